@@ -1,0 +1,5 @@
+//! One module per command.
+
+pub mod list;
+pub mod show;
+pub mod validate;

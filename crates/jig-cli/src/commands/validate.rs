@@ -1,0 +1,88 @@
+//! `jig validate`: load everything, report every problem, exit 0 or 3.
+
+use std::sync::Arc;
+
+use jig_load::{LoadFailure, Snapshot};
+use serde_json::json;
+
+use crate::cli::ValidateArgs;
+use crate::exit::Code;
+use crate::output::{Settings, plural, summary_of_failure};
+
+pub fn run(settings: &Settings, args: &ValidateArgs) -> anyhow::Result<Code> {
+    let mut loader = settings.loader(&args.files);
+    let result = loader.load();
+    let code = report(settings, args.json, &result);
+    if !args.watch {
+        return Ok(code);
+    }
+    let json = args.json;
+    let settings = settings.clone();
+    if !json {
+        eprintln!(
+            "watching {} for changes (Ctrl-C to stop)",
+            loader.root().map_or_else(String::new, |r| r.display().to_string())
+        );
+    }
+    let _handle =
+        jig_load::watch::watch(loader, jig_load::watch::DEFAULT_DEBOUNCE, move |update| {
+            if !json {
+                let names: Vec<String> =
+                    update.changed.iter().map(|p| p.display().to_string()).collect();
+                eprintln!(
+                    "\nchanged: {}",
+                    if names.is_empty() { "(rescan)".to_owned() } else { names.join(", ") }
+                );
+            }
+            report(&settings, json, &update.result);
+        })?;
+    loop {
+        std::thread::park();
+    }
+}
+
+fn report(settings: &Settings, json: bool, result: &Result<Arc<Snapshot>, LoadFailure>) -> Code {
+    if json {
+        let value = match result {
+            Ok(snapshot) => json!({
+                "valid": true,
+                "tools": snapshot.len(),
+                "runbooks": snapshot.runbooks().count(),
+                "packages": snapshot.packages(),
+                "registry_hash": snapshot.registry_hash(),
+                "diagnostics": snapshot.warnings(),
+            }),
+            Err(failure) => json!({ "valid": false, "diagnostics": failure.diagnostics }),
+        };
+        println!("{value}");
+    }
+    match result {
+        Ok(snapshot) => {
+            if !json {
+                eprint!(
+                    "{}",
+                    jig_load::render::render(snapshot.warnings(), snapshot.root(), settings.color)
+                );
+                eprintln!(
+                    "valid: {}, {}, {} ({}); registry {}",
+                    plural(snapshot.len(), "tool"),
+                    plural(snapshot.runbooks().count(), "runbook"),
+                    plural(snapshot.packages().len(), "package"),
+                    plural(snapshot.warnings().len(), "warning"),
+                    &snapshot.registry_hash()[..12],
+                );
+            }
+            Code::Ok
+        }
+        Err(failure) => {
+            if !json {
+                eprint!(
+                    "{}",
+                    jig_load::render::render(&failure.diagnostics, &failure.root, settings.color)
+                );
+                eprintln!("{}", summary_of_failure(failure));
+            }
+            Code::Invalid
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! Exit codes (DESIGN.md §7).
+
+use std::process::ExitCode;
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    /// Success.
+    Ok = 0,
+    /// Not found, or the operation failed.
+    Failed = 1,
+    /// The project has errors.
+    Invalid = 3,
+}
+
+impl From<Code> for ExitCode {
+    fn from(code: Code) -> Self {
+        ExitCode::from(code as u8)
+    }
+}

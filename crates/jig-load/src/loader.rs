@@ -1,0 +1,443 @@
+//! The load pipeline: discover packages, list their files, parse what is not cached (in
+//! parallel), check everything that spans files, and build a snapshot or fail with every
+//! diagnostic.
+//!
+//! A [`Loader`] keeps parsed files between loads. [`Loader::reload`] takes the paths that
+//! changed (from the watcher) and re-parses only those, plus the tools whose `$ref`s point at
+//! them; the directory walk is redone only when a file appeared or vanished, or a manifest
+//! changed.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use jig_model::diagnostic::codes;
+use jig_model::{Diagnostic, Sha256Hash, ToolDef};
+use rayon::prelude::*;
+
+use crate::package::{self, Layout, Package, PackageRole, display_path};
+use crate::refs::SchemaFiles;
+use crate::resolve::Index;
+use crate::runbooks::{check, file as runbook_file};
+use crate::snapshot::{LoadFailure, PackageSummary, RunbookEntry, ScenarioEntry, Snapshot};
+use crate::toolfile::{self, ToolContext, ToolFile};
+use crate::yaml::pointer_push;
+
+/// What to load besides the project's own files.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Include the built-in `std` package (on by default; off only in tests of the loader).
+    pub with_std: bool,
+    /// Runbook files named explicitly (any `.yaml`, not only `*.runbook.yaml`).
+    pub extra_runbooks: Vec<PathBuf>,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self { with_std: true, extra_runbooks: Vec::new() }
+    }
+}
+
+/// Load the project around `start` once.
+pub fn load(start: &Path) -> Result<Arc<Snapshot>, LoadFailure> {
+    Loader::new(start).load()
+}
+
+/// Loads a project and keeps what it parsed, for fast reloads.
+#[derive(Debug)]
+pub struct Loader {
+    start: PathBuf,
+    options: LoadOptions,
+    schema_files: SchemaFiles,
+    tools: HashMap<PathBuf, CachedTool>,
+    runbooks: HashMap<PathBuf, Arc<runbook_file::RunbookFile>>,
+    state: Option<State>,
+}
+
+#[derive(Debug)]
+struct CachedTool {
+    /// Package identity the entries were built for (ids depend on it).
+    context: String,
+    file: Arc<ToolFile>,
+}
+
+/// The discovered layout and file inventory.
+#[derive(Debug)]
+struct State {
+    layout: Layout,
+    layout_diagnostics: Vec<Diagnostic>,
+    /// Per package: its tool files and runbook files.
+    tool_files: Vec<Vec<PathBuf>>,
+    runbook_files: Vec<Vec<PathBuf>>,
+    known: HashSet<PathBuf>,
+}
+
+impl Loader {
+    /// A loader for the project around `start` (a directory, or a file inside the project).
+    pub fn new(start: impl Into<PathBuf>) -> Self {
+        Self::with_options(start, LoadOptions::default())
+    }
+
+    /// A loader with options.
+    pub fn with_options(start: impl Into<PathBuf>, options: LoadOptions) -> Self {
+        Self {
+            start: start.into(),
+            options,
+            schema_files: SchemaFiles::default(),
+            tools: HashMap::new(),
+            runbooks: HashMap::new(),
+            state: None,
+        }
+    }
+
+    /// Load everything from scratch.
+    pub fn load(&mut self) -> Result<Arc<Snapshot>, LoadFailure> {
+        self.tools.clear();
+        self.runbooks.clear();
+        self.schema_files = SchemaFiles::default();
+        self.state = Some(self.discover());
+        self.assemble()
+    }
+
+    /// Load again after `changed` paths changed on disk (created, modified, removed or renamed).
+    pub fn reload(&mut self, changed: &[PathBuf]) -> Result<Arc<Snapshot>, LoadFailure> {
+        let Some(state) = &self.state else { return self.load() };
+        let changed_set: HashSet<&PathBuf> = changed.iter().collect();
+        let manifest_changed = state
+            .layout
+            .packages
+            .iter()
+            .any(|p| p.manifest_path.as_ref().is_some_and(|m| changed_set.contains(m)))
+            || changed.iter().any(|p| {
+                p.file_name().is_some_and(|n| {
+                    jig_model::manifest::MANIFEST_FILE_NAMES.iter().any(|m| n == *m)
+                })
+            });
+        let inventory_changed =
+            changed.iter().any(|p| state.known.contains(p) != p.is_file() || p.is_dir());
+
+        self.schema_files.invalidate(changed);
+        self.tools.retain(|path, cached| {
+            !changed_set.contains(path) && !cached.file.deps.iter().any(|d| changed_set.contains(d))
+        });
+        self.runbooks.retain(|path, _| !changed_set.contains(path));
+        if manifest_changed || inventory_changed {
+            self.state = Some(self.discover());
+        }
+        self.assemble()
+    }
+
+    /// The directories the watcher must observe: every package root on disk.
+    pub fn watch_roots(&self) -> Vec<PathBuf> {
+        let Some(state) = &self.state else { return Vec::new() };
+        let mut roots: Vec<PathBuf> = state
+            .layout
+            .packages
+            .iter()
+            .filter(|p| p.role != PackageRole::Std)
+            .map(|p| p.root.clone())
+            .collect();
+        roots.sort();
+        roots.dedup();
+        // A root inside another root is already watched recursively.
+        let all = roots.clone();
+        roots.retain(|r| !all.iter().any(|other| other != r && r.starts_with(other)));
+        roots
+    }
+
+    /// The project root (after a load).
+    pub fn root(&self) -> Option<&Path> {
+        self.state.as_ref().map(|s| s.layout.root.as_path())
+    }
+
+    fn discover(&self) -> State {
+        let mut layout_diagnostics = Vec::new();
+        let layout = package::discover(&self.start, self.options.with_std, &mut layout_diagnostics);
+        let mut tool_files = Vec::new();
+        let mut runbook_files = Vec::new();
+        let mut known = HashSet::new();
+        for package in &layout.packages {
+            let tools = package.vfs.walk(&package.tools_dir, ".tool.yaml");
+            let mut runbooks = package
+                .runbooks_dir
+                .as_ref()
+                .map(|d| package.vfs.walk(d, ".runbook.yaml"))
+                .unwrap_or_default();
+            for extra in &self.options.extra_runbooks {
+                let extra = package.vfs.canonicalize(extra).unwrap_or_else(|| extra.clone());
+                if owner(&layout, &extra).is_some_and(|owner| std::ptr::eq(owner, package))
+                    && !runbooks.contains(&extra)
+                {
+                    runbooks.push(extra);
+                }
+            }
+            known.extend(tools.iter().cloned());
+            known.extend(runbooks.iter().cloned());
+            tool_files.push(tools);
+            runbook_files.push(runbooks);
+        }
+        State { layout, layout_diagnostics, tool_files, runbook_files, known }
+    }
+
+    fn assemble(&mut self) -> Result<Arc<Snapshot>, LoadFailure> {
+        let Some(state) = &self.state else { unreachable!("discover runs first") };
+        let layout = &state.layout;
+        let mut diagnostics = state.layout_diagnostics.clone();
+        let display = |path: &Path| display_path(path, &layout.root);
+
+        // Parse the tool files that are not cached, in parallel.
+        let contexts: Vec<String> = layout.packages.iter().map(package_context).collect();
+        let todo: Vec<(usize, &PathBuf)> = state
+            .tool_files
+            .iter()
+            .enumerate()
+            .flat_map(|(p, files)| files.iter().map(move |f| (p, f)))
+            .filter(|(p, f)| self.tools.get(*f).is_none_or(|c| c.context != contexts[*p]))
+            .collect();
+        let schema_files = &self.schema_files;
+        let parsed: Vec<(PathBuf, usize, ToolFile)> = todo
+            .par_iter()
+            .map(|(p, path)| {
+                let ctx = ToolContext {
+                    package: &layout.packages[*p],
+                    files: schema_files,
+                    display: &display,
+                };
+                ((*path).clone(), *p, toolfile::load(&ctx, path))
+            })
+            .collect();
+        for (path, p, file) in parsed {
+            self.tools
+                .insert(path, CachedTool { context: contexts[p].clone(), file: Arc::new(file) });
+        }
+        for runbooks in &state.runbook_files {
+            for path in runbooks {
+                if !self.runbooks.contains_key(path) {
+                    let package = owner(layout, path).unwrap_or(&layout.packages[0]);
+                    let file = runbook_file::load(package.vfs.as_ref(), path, &display(path));
+                    self.runbooks.insert(path.clone(), Arc::new(file));
+                }
+            }
+        }
+
+        // Index tools and runbooks by name, per package.
+        let mut index =
+            Index { packages: &layout.packages, tools: Vec::new(), runbooks: Vec::new() };
+        for (p, package) in layout.packages.iter().enumerate() {
+            let tools: BTreeMap<String, Arc<ToolFile>> = state.tool_files[p]
+                .iter()
+                .filter_map(|path| self.tools.get(path))
+                .map(|cached| (cached.file.stem.clone(), Arc::clone(&cached.file)))
+                .collect();
+            let mut runbooks = BTreeMap::new();
+            for path in &state.runbook_files[p] {
+                let Some(cached) = self.runbooks.get(path) else { continue };
+                let mut file = (**cached).clone();
+                file.scenarios = scenarios_for(package, path, &display, &mut diagnostics);
+                runbooks.insert(package.runbook_name(path), Arc::new(file));
+            }
+            index.tools.push(tools);
+            index.runbooks.push(runbooks);
+        }
+
+        // Per-file diagnostics, then checks that span files.
+        for files in &index.tools {
+            for file in files.values() {
+                diagnostics.extend(file.diagnostics.iter().cloned());
+            }
+        }
+        let tools = collect_tools(&index, &mut diagnostics);
+        check_exports(layout, &index, &mut diagnostics);
+        for (p, runbooks) in index.runbooks.iter().enumerate() {
+            for file in runbooks.values() {
+                diagnostics.extend(file.diagnostics.iter().cloned());
+                check::check(&index, p, file, &mut diagnostics);
+            }
+        }
+
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        diagnostics.dedup();
+        if diagnostics.iter().any(Diagnostic::is_error) {
+            return Err(LoadFailure { root: layout.root.clone(), diagnostics });
+        }
+        let runbooks = runbook_entries(layout, &index, &display);
+        let packages = layout
+            .packages
+            .iter()
+            .map(|p| PackageSummary {
+                name: p.name.clone(),
+                role: p.role,
+                root: display(&p.root),
+                manifest: p.manifest_path.as_deref().map(display),
+            })
+            .collect();
+        Ok(Arc::new(Snapshot::new(layout.root.clone(), packages, tools, runbooks, diagnostics)))
+    }
+}
+
+/// Identity of a package as far as its tools' ids are concerned.
+fn package_context(package: &Package) -> String {
+    format!(
+        "{}|{:?}|{:?}|{}",
+        package.name,
+        package.role,
+        package.exports,
+        package.tools_dir.display()
+    )
+}
+
+/// The package whose root holds `path` (the deepest one).
+fn owner<'a>(layout: &'a Layout, path: &Path) -> Option<&'a Package> {
+    layout
+        .packages
+        .iter()
+        .filter(|p| path.starts_with(&p.root))
+        .max_by_key(|p| p.root.components().count())
+}
+
+/// Every tool entry, with duplicate ids reported against both files.
+fn collect_tools(
+    index: &Index<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, Arc<ToolDef>> {
+    let mut by_id: BTreeMap<String, Vec<(&ToolFile, &Arc<ToolDef>)>> = BTreeMap::new();
+    for files in &index.tools {
+        for file in files.values() {
+            for def in &file.defs {
+                by_id.entry(def.id.clone()).or_default().push((file, def));
+            }
+        }
+    }
+    let mut tools = BTreeMap::new();
+    for (id, mut defs) in by_id {
+        defs.sort_by(|a, b| {
+            (&a.1.source.file, a.1.source.line).cmp(&(&b.1.source.file, b.1.source.line))
+        });
+        let (_, first) = defs[0];
+        for (file, def) in &defs[1..] {
+            let mut diagnostic = Diagnostic::error(
+                codes::TOOL_DUPLICATE,
+                format!(
+                    "tool id `{id}` is defined twice: in {} (line {}) and in {} (line {})",
+                    first.source.file, first.source.line, def.source.file, def.source.line
+                ),
+            )
+            .with_hint("tool ids are unique across the project and its packages");
+            diagnostic = match &file.located {
+                Some(located) => located.at(
+                    diagnostic,
+                    if def.dialect == jig_model::tool_def::Dialect::Toolpack {
+                        "/id"
+                    } else {
+                        "/meta/name"
+                    },
+                ),
+                None => diagnostic.in_file(def.source.file.clone()),
+            };
+            diagnostics.push(diagnostic);
+        }
+        tools.insert(id, Arc::clone(first));
+    }
+    tools
+}
+
+/// `exports.tools` entries must point at tool files.
+fn check_exports(layout: &Layout, index: &Index<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    for (p, package) in layout.packages.iter().enumerate() {
+        let Some(exports) = &package.exports else { continue };
+        let located = package
+            .manifest_path
+            .as_ref()
+            .and_then(|m| layout.manifests.iter().find(|l| l.display == layout.display(m)));
+        for (alias, target) in exports {
+            let stem = package::normalize_stem(target);
+            if index.tools[p].contains_key(stem) {
+                continue;
+            }
+            let mut diagnostic = Diagnostic::error(
+                codes::EXPORT_NOT_FOUND,
+                format!(
+                    "export `{alias}` points at `{target}`, but there is no {}/{stem}.tool.yaml",
+                    layout.display(&package.tools_dir)
+                ),
+            );
+            if let Some(s) =
+                crate::located::did_you_mean(stem, index.tools[p].keys().map(String::as_str))
+            {
+                diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
+            }
+            diagnostics.push(match located {
+                Some(located) => located.at(diagnostic, &pointer_push("/exports/tools", alias)),
+                None => diagnostic,
+            });
+        }
+    }
+}
+
+/// Scenario directories for the runbook at `path`: `scenarios/<name>/*/` beside it (gert) and
+/// at the package root (seed 004).
+fn scenarios_for(
+    package: &Package,
+    path: &Path,
+    display: &dyn Fn(&Path) -> String,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<runbook_file::ScenarioFiles> {
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let base = file_name
+        .strip_suffix(".runbook.yaml")
+        .or_else(|| file_name.strip_suffix(".yaml"))
+        .unwrap_or(&file_name)
+        .to_owned();
+    let mut dirs = vec![path.parent().unwrap_or(Path::new("")).join("scenarios").join(&base)];
+    let at_root = package.root.join("scenarios").join(&base);
+    if !dirs.contains(&at_root) {
+        dirs.push(at_root);
+    }
+    dirs.iter()
+        .filter(|dir| package.vfs.is_dir(dir))
+        .flat_map(|dir| {
+            runbook_file::load_scenarios(package.vfs.as_ref(), dir, display, diagnostics)
+        })
+        .collect()
+}
+
+fn runbook_entries(
+    layout: &Layout,
+    index: &Index<'_>,
+    display: &dyn Fn(&Path) -> String,
+) -> BTreeMap<String, Arc<RunbookEntry>> {
+    let mut out = BTreeMap::new();
+    for (p, runbooks) in index.runbooks.iter().enumerate() {
+        let package = &layout.packages[p];
+        for (name, file) in runbooks {
+            let Some(runbook) = &file.runbook else { continue };
+            let full_name = match package.role {
+                PackageRole::Root => name.clone(),
+                _ => format!("{}/{name}", package.name),
+            };
+            let scenarios: Vec<ScenarioEntry> = file
+                .scenarios
+                .iter()
+                .map(|s| ScenarioEntry {
+                    name: s.name.clone(),
+                    dir: display(&s.dir),
+                    scenario: s.scenario.as_ref().map(|(_, v)| v.clone()),
+                    test: s.test.as_ref().map(|(_, v)| v.clone()),
+                })
+                .collect();
+            let hash = Sha256Hash::of_serializable(&(runbook, &scenarios))
+                .map(|h| h.to_hex())
+                .unwrap_or_default();
+            let entry = RunbookEntry {
+                name: full_name.clone(),
+                package: package.name.clone(),
+                file: display(&file.path),
+                runbook: runbook.clone(),
+                scenarios,
+                hash,
+            };
+            out.insert(full_name, Arc::new(entry));
+        }
+    }
+    out
+}

@@ -1,0 +1,326 @@
+//! `$ref` resolution for tool schemas, and their JSON Schema meta-validation.
+//!
+//! External references (`schemas/input.json`, `common.yaml#/$defs/name`) are inlined, so every
+//! resolved schema is self-contained: the engine validates with it, MCP clients receive it, and
+//! nothing is ever fetched at call time. Resolution is relative to the referencing file
+//! (seed 000), nested chains included, and confined to the package root: remote URLs, `file://`,
+//! absolute paths, `..` escapes and symlinks pointing outside are refused, as are cycles.
+//! References inside the tool file that start with `#` are left for the JSON Schema validator,
+//! which resolves them against the schema itself; `#` references inside an external file point
+//! into that file and are inlined like any other.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use jig_model::Diagnostic;
+use jig_model::diagnostic::codes;
+use serde_json::{Map, Value};
+
+use crate::located::Located;
+use crate::vfs::{ReadError, Vfs, normalize};
+use crate::yaml::{self, pointer_push};
+
+/// Keywords whose values are data, not schemas: a `$ref` inside them is just text.
+const DATA_KEYWORDS: [&str; 4] = ["const", "enum", "examples", "default"];
+
+/// Parsed `$ref` target files, shared by every tool of a load.
+#[derive(Debug, Default)]
+pub(crate) struct SchemaFiles {
+    files: RwLock<HashMap<PathBuf, Arc<Result<Located, Diagnostic>>>>,
+}
+
+impl SchemaFiles {
+    /// Forget the given files (they changed on disk).
+    pub(crate) fn invalidate(&self, paths: &[PathBuf]) {
+        if let Ok(mut files) = self.files.write() {
+            for path in paths {
+                files.remove(path);
+            }
+        }
+    }
+
+    fn get(&self, path: &Path, vfs: &dyn Vfs, display: &str) -> Arc<Result<Located, Diagnostic>> {
+        if let Some(found) = self.files.read().ok().and_then(|f| f.get(path).cloned()) {
+            return found;
+        }
+        let loaded = Arc::new(read_document(vfs, path, display));
+        if let Ok(mut files) = self.files.write() {
+            files.insert(path.to_path_buf(), Arc::clone(&loaded));
+        }
+        loaded
+    }
+}
+
+/// Read and parse one JSON or YAML file into a [`Located`].
+pub(crate) fn read_document(
+    vfs: &dyn Vfs,
+    path: &Path,
+    display: &str,
+) -> Result<Located, Diagnostic> {
+    let caps = yaml::Caps::DEFAULT;
+    let text = vfs.read(path, caps.max_bytes).map_err(|e| read_error(e, display, &caps))?;
+    let doc = yaml::parse(&text, &caps).map_err(|e| {
+        let mut diagnostic = Diagnostic::error(e.code, e.message).in_file(display);
+        if let Some(pos) = e.pos {
+            diagnostic = diagnostic.at_line(pos.line, pos.column);
+        }
+        match e.hint {
+            Some(hint) => diagnostic.with_hint(hint),
+            None => diagnostic,
+        }
+    })?;
+    Ok(Located { display: display.to_owned(), doc: Arc::new(doc) })
+}
+
+/// A read failure as a diagnostic.
+pub(crate) fn read_error(error: ReadError, display: &str, caps: &yaml::Caps) -> Diagnostic {
+    match error {
+        ReadError::NotFound => Diagnostic::error(codes::FILE_IO, "file not found").in_file(display),
+        ReadError::TooLarge(size) => {
+            let e = yaml::too_large(size, caps);
+            Diagnostic::error(e.code, e.message)
+                .in_file(display)
+                .with_hint(e.hint.unwrap_or_default())
+        }
+        ReadError::Encoding => {
+            Diagnostic::error(codes::FILE_ENCODING, "file is not valid UTF-8").in_file(display)
+        }
+        ReadError::Io(message) => Diagnostic::error(codes::FILE_IO, message).in_file(display),
+    }
+}
+
+/// What resolution needs to know about the package.
+pub(crate) struct RefContext<'a> {
+    /// Reads files.
+    pub vfs: &'a dyn Vfs,
+    /// The package root, canonical: nothing outside may be referenced.
+    pub package_root: &'a Path,
+    /// Shared parsed targets.
+    pub files: &'a SchemaFiles,
+    /// How a path is shown in diagnostics.
+    pub display: &'a (dyn Fn(&Path) -> String + Sync),
+}
+
+/// A resolved schema and the files it was built from.
+pub(crate) struct Resolved {
+    /// The self-contained schema.
+    pub value: Value,
+    /// Every external file that was inlined (for the watcher's invalidation).
+    pub deps: BTreeSet<PathBuf>,
+}
+
+struct Frame {
+    file: Arc<Located>,
+    path: PathBuf,
+    external: bool,
+}
+
+struct Resolver<'a, 'c> {
+    ctx: &'a RefContext<'c>,
+    /// `(file, fragment)` pairs being resolved, outermost first: a repeat is a cycle.
+    stack: Vec<(PathBuf, String)>,
+    deps: BTreeSet<PathBuf>,
+}
+
+/// Resolve every external `$ref` in `schema`, found at `pointer` of `file` (whose path is
+/// `file_path`).
+pub(crate) fn resolve(
+    ctx: &RefContext<'_>,
+    schema: &Value,
+    file: &Located,
+    file_path: &Path,
+    pointer: &str,
+) -> Result<Resolved, Diagnostic> {
+    let mut resolver = Resolver { ctx, stack: Vec::new(), deps: BTreeSet::new() };
+    let frame =
+        Frame { file: Arc::new(file.clone()), path: file_path.to_path_buf(), external: false };
+    let value = resolver.walk(schema, &frame, pointer)?;
+    Ok(Resolved { value, deps: resolver.deps })
+}
+
+impl Resolver<'_, '_> {
+    fn walk(&mut self, value: &Value, frame: &Frame, pointer: &str) -> Result<Value, Diagnostic> {
+        match value {
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| self.walk(item, frame, &pointer_push(pointer, &i.to_string())))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array),
+            Value::Object(map) => {
+                if let Some(Value::String(reference)) = map.get("$ref") {
+                    return self.reference(reference, map, frame, pointer);
+                }
+                self.walk_object(map, frame, pointer).map(Value::Object)
+            }
+            other => Ok(other.clone()),
+        }
+    }
+
+    fn walk_object(
+        &mut self,
+        map: &Map<String, Value>,
+        frame: &Frame,
+        pointer: &str,
+    ) -> Result<Map<String, Value>, Diagnostic> {
+        let mut out = Map::new();
+        for (key, child) in map {
+            let walked = if DATA_KEYWORDS.contains(&key.as_str()) {
+                child.clone()
+            } else {
+                self.walk(child, frame, &pointer_push(pointer, key))?
+            };
+            out.insert(key.clone(), walked);
+        }
+        Ok(out)
+    }
+
+    fn reference(
+        &mut self,
+        reference: &str,
+        map: &Map<String, Value>,
+        frame: &Frame,
+        pointer: &str,
+    ) -> Result<Value, Diagnostic> {
+        let ref_pointer = pointer_push(pointer, "$ref");
+        let fail = |code: &str, message: String| {
+            frame.file.at(Diagnostic::error(code, message), &ref_pointer)
+        };
+
+        let (target_path, fragment) = if let Some(fragment) = reference.strip_prefix('#') {
+            if !frame.external {
+                // Internal to the tool's own schema: the validator resolves it.
+                return self.walk_object(map, frame, pointer).map(Value::Object);
+            }
+            (frame.path.clone(), fragment.to_owned())
+        } else {
+            if is_remote(reference) {
+                return Err(fail(codes::REF_REMOTE, format!("`$ref: {reference}` points outside the package")).with_hint(
+                    "Jig never fetches schemas: copy the schema into the package and reference it by relative path",
+                ));
+            }
+            let (path_part, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+            if Path::new(path_part).is_absolute() {
+                return Err(fail(
+                    codes::REF_ESCAPE,
+                    format!("`$ref: {reference}` is an absolute path"),
+                )
+                .with_hint("reference schema files by a path relative to the referencing file"));
+            }
+            let base = frame.path.parent().unwrap_or(Path::new(""));
+            let joined = normalize(&base.join(path_part));
+            if !joined.starts_with(self.ctx.package_root) {
+                return Err(fail(
+                    codes::REF_ESCAPE,
+                    format!("`$ref: {reference}` leaves the package root"),
+                )
+                .with_hint("schemas must live inside the package that uses them"));
+            }
+            let Some(canonical) = self.ctx.vfs.canonicalize(&joined) else {
+                return Err(fail(
+                    codes::REF_NOT_FOUND,
+                    format!("`$ref: {reference}`: no such file `{}`", (self.ctx.display)(&joined)),
+                ));
+            };
+            if !canonical.starts_with(self.ctx.package_root) {
+                return Err(fail(
+                    codes::REF_ESCAPE,
+                    format!(
+                        "`$ref: {reference}` resolves outside the package root through a symlink"
+                    ),
+                ));
+            }
+            if !self.ctx.vfs.is_file(&canonical) {
+                return Err(fail(
+                    codes::REF_NOT_FOUND,
+                    format!("`$ref: {reference}`: `{}` is not a file", (self.ctx.display)(&joined)),
+                ));
+            }
+            (canonical, fragment.to_owned())
+        };
+
+        let key = (target_path.clone(), fragment.clone());
+        if self.stack.contains(&key) {
+            let mut chain: Vec<String> = self
+                .stack
+                .iter()
+                .map(|(p, f)| describe_target(&(self.ctx.display)(p), f))
+                .collect();
+            chain.push(describe_target(&(self.ctx.display)(&target_path), &fragment));
+            return Err(fail(codes::REF_CYCLE, format!("`$ref` cycle: {}", chain.join(" → ")))
+                .with_hint("break the loop; recursive schemas must stay within one file and use `#/$defs/…`"));
+        }
+
+        let display = (self.ctx.display)(&target_path);
+        let target_file = if target_path == frame.path {
+            Arc::clone(&frame.file)
+        } else {
+            match &*self.ctx.files.get(&target_path, self.ctx.vfs, &display) {
+                Ok(located) => Arc::new(located.clone()),
+                Err(diagnostic) => {
+                    let mut diagnostic = diagnostic.clone();
+                    diagnostic.message =
+                        format!("{} (referenced from {})", diagnostic.message, frame.file.display);
+                    return Err(diagnostic);
+                }
+            }
+        };
+        self.deps.insert(target_path.clone());
+        let Some(target) = lookup(&target_file.doc.value, &fragment) else {
+            return Err(fail(
+                codes::REF_POINTER,
+                format!("`$ref: {reference}`: `{display}` has nothing at `#{fragment}`"),
+            ));
+        };
+        let target = target.clone();
+
+        self.stack.push(key);
+        let next = Frame { file: target_file, path: target_path, external: true };
+        let resolved = self.walk(&target, &next, &fragment);
+        self.stack.pop();
+        let resolved = resolved?;
+
+        let siblings: Map<String, Value> = map
+            .iter()
+            .filter(|(k, _)| k.as_str() != "$ref")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if siblings.is_empty() {
+            return Ok(resolved);
+        }
+        // `$ref` with siblings means both apply (2020-12): keep that meaning when inlining.
+        let mut merged = self.walk_object(&siblings, frame, pointer)?;
+        merged.insert("allOf".into(), Value::Array(vec![resolved]));
+        Ok(Value::Object(merged))
+    }
+}
+
+fn describe_target(display: &str, fragment: &str) -> String {
+    if fragment.is_empty() { display.to_owned() } else { format!("{display}#{fragment}") }
+}
+
+fn is_remote(reference: &str) -> bool {
+    let lower = reference.to_ascii_lowercase();
+    lower.contains("://")
+        || lower.starts_with("file:")
+        || lower.starts_with("http:")
+        || lower.starts_with("https:")
+        || lower.starts_with("urn:")
+        || lower.starts_with("//")
+}
+
+fn lookup<'a>(value: &'a Value, fragment: &str) -> Option<&'a Value> {
+    if fragment.is_empty() { Some(value) } else { value.pointer(fragment) }
+}
+
+/// Check that `schema` is a valid JSON Schema and compiles (patterns, internal references).
+pub(crate) fn check_schema(schema: &Value) -> Result<(), (String, String)> {
+    if let Err(error) = jsonschema::meta::validate(schema) {
+        return Err((error.instance_path().as_str().to_owned(), error.to_string()));
+    }
+    if let Err(error) = jsonschema::options().offline().build(schema) {
+        return Err((String::new(), error.to_string()));
+    }
+    Ok(())
+}

@@ -1,0 +1,619 @@
+//! Checks of a runbook against the rest of the project: its tool list and tool steps, its
+//! invocations, its step graph, and its scenarios.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use jig_model::Diagnostic;
+use jig_model::diagnostic::codes;
+use jig_model::runbook::{Runbook, RunbookApi, Step, StepKind};
+use serde_json::Value;
+
+use super::file::{RunbookFile, ScenarioFiles};
+use crate::located::{Located, did_you_mean};
+use crate::resolve::{Index, ResolveError};
+use crate::toolfile::{ToolFile, ToolFileKind};
+use crate::vfs::normalize;
+
+/// What a runbook's tool reference resolved to.
+enum ToolRef {
+    /// A tool file of some package.
+    File(Arc<ToolFile>),
+    /// A v0 raw path that exists (not checked further).
+    Path,
+}
+
+/// Check `file` (a runbook of package `package`) and its scenarios.
+pub(crate) fn check(
+    index: &Index<'_>,
+    package: usize,
+    file: &RunbookFile,
+    out: &mut Vec<Diagnostic>,
+) {
+    let (Some(runbook), Some(located)) = (&file.runbook, &file.located) else { return };
+    let checker = Checker { index, package, file, runbook, located };
+    checker.syntax_of_version(out);
+    checker.unique_ids(out);
+    let tools = checker.tool_list(out);
+    checker.steps(&runbook.steps, &tools, out);
+    checker.legacy_links(out);
+    if runbook.api_version == RunbookApi::KernelV0 && !terminates(&runbook.steps) {
+        let last = runbook.steps.last().map_or("/steps", |s| s.pointer.as_str());
+        out.push(located.at(
+            Diagnostic::error(codes::RUNBOOK, "not every path reaches an `end` step")
+                .with_hint("finish each path with `type: end`, or end with a `branch` that has a `default` arm"),
+            last,
+        ));
+    }
+    for scenario in &file.scenarios {
+        checker.scenario(scenario, &tools, out);
+    }
+}
+
+struct Checker<'a> {
+    index: &'a Index<'a>,
+    package: usize,
+    file: &'a RunbookFile,
+    runbook: &'a Runbook,
+    located: &'a Located,
+}
+
+impl Checker<'_> {
+    fn syntax_of_version(&self, out: &mut Vec<Diagnostic>) {
+        if self.runbook.api_version != RunbookApi::V1 {
+            return;
+        }
+        let value = &self.located.doc.value;
+        if value.get("imports").is_some() {
+            out.push(self.located.at_key(
+                Diagnostic::error(codes::RUNBOOK_V1_SYNTAX, "runbook/v1 removed `imports`")
+                    .with_hint("declare the package under `require` in the manifest and reference it as `pkg/name`"),
+                "/imports",
+            ));
+        }
+        if value.get("tools").is_some_and(Value::is_object) {
+            out.push(self.located.at(
+                Diagnostic::error(codes::RUNBOOK_V1_SYNTAX, "in runbook/v1, `tools` is a list of names, not a map")
+                    .with_hint("write `tools: [nslookup, pkg/query]`; put shared tools in a required package"),
+                "/tools",
+            ));
+        }
+    }
+
+    fn unique_ids(&self, out: &mut Vec<Diagnostic>) {
+        let mut seen: BTreeMap<&str, &Step> = BTreeMap::new();
+        for step in self.runbook.walk() {
+            let Some(id) = &step.id else { continue };
+            if let Some(first) = seen.get(id.as_str()) {
+                let line = self.located.line_of(&first.pointer);
+                out.push(self.located.at(
+                    Diagnostic::error(
+                        codes::RUNBOOK,
+                        format!("step id `{id}` is used twice (first on line {line})"),
+                    ),
+                    &format!("{}/id", step.pointer),
+                ));
+            } else {
+                seen.insert(id, step);
+            }
+        }
+    }
+
+    /// Resolve `tools`; returns what each resolvable name points at.
+    fn tool_list(&self, out: &mut Vec<Diagnostic>) -> BTreeMap<String, ToolRef> {
+        let mut resolved = BTreeMap::new();
+        for (i, reference) in self.runbook.tools.iter().enumerate() {
+            if let Some(raw) = self.runbook.tool_paths.get(reference) {
+                // v0 map form: a path relative to the runbook file.
+                let pointer = crate::yaml::pointer_push("/tools", reference);
+                match self.raw_path(raw, &[""]) {
+                    true => {
+                        resolved.insert(reference.clone(), ToolRef::Path);
+                    }
+                    false => out.push(self.located.at(
+                        Diagnostic::error(
+                            codes::RESOLVE_TOOL,
+                            format!("tool file `{raw}` does not exist"),
+                        ),
+                        &pointer,
+                    )),
+                }
+                continue;
+            }
+            match self.index.tool(self.package, reference) {
+                Ok((_, file)) => {
+                    resolved.insert(reference.clone(), ToolRef::File(file));
+                }
+                Err(error) => {
+                    let code = match error {
+                        ResolveError::UnknownPackage(_) => codes::RESOLVE_PACKAGE,
+                        ResolveError::NotFound(_) => codes::RESOLVE_TOOL,
+                    };
+                    let mut diagnostic = Diagnostic::error(code, error.message());
+                    if let Some(hint) = self.tool_hint(reference) {
+                        diagnostic = diagnostic.with_hint(hint);
+                    }
+                    out.push(self.located.at(diagnostic, &format!("/tools/{i}")));
+                }
+            }
+        }
+        resolved
+    }
+
+    fn tool_hint(&self, reference: &str) -> Option<String> {
+        let (package, name) = match reference.split_once('/') {
+            None => (self.package, reference),
+            Some((prefix, name)) => match self.index.packages[self.package].requires.get(prefix) {
+                Some(&package) => (package, name),
+                None => {
+                    let known =
+                        self.index.packages[self.package].requires.keys().map(String::as_str);
+                    return Some(match did_you_mean(prefix, known) {
+                        Some(s) => format!("did you mean `{s}/{name}`?"),
+                        None => format!("add `{prefix}` to `require` in the manifest"),
+                    });
+                }
+            },
+        };
+        let mut names: Vec<&str> = self.index.tools[package].keys().map(String::as_str).collect();
+        if let Some(exports) = &self.index.packages[package].exports {
+            names.extend(exports.keys().map(String::as_str));
+        }
+        did_you_mean(name, names).map(|s| format!("did you mean `{s}`?"))
+    }
+
+    fn steps(&self, steps: &[Step], tools: &BTreeMap<String, ToolRef>, out: &mut Vec<Diagnostic>) {
+        let ids: Vec<Option<&str>> = steps.iter().map(|s| s.id.as_deref()).collect();
+        for (position, step) in steps.iter().enumerate() {
+            if let Some(next) = &step.next {
+                let target = next.target();
+                match ids.iter().position(|id| *id == Some(target)) {
+                    None => out.push(
+                        self.located.at(
+                            Diagnostic::error(
+                                codes::RUNBOOK,
+                                format!(
+                                    "`next` jumps to `{target}`, which is not a step of this list"
+                                ),
+                            )
+                            .with_hint(
+                                "`next` targets must be in the same step list (kernel-v0 §6.3)",
+                            ),
+                            &format!("{}/next", step.pointer),
+                        ),
+                    ),
+                    Some(target_position)
+                        if target_position <= position && next.max().is_none() =>
+                    {
+                        out.push(
+                            self.located.at(
+                                Diagnostic::error(
+                                    codes::RUNBOOK,
+                                    format!("`next` jumps back to `{target}` without a bound"),
+                                )
+                                .with_hint(format!("write `next: {{step: {target}, max: 3}}`")),
+                                &format!("{}/next", step.pointer),
+                            ),
+                        )
+                    }
+                    Some(_) => {}
+                }
+            }
+            match &step.kind {
+                StepKind::Tool { tool, action, inputs, inputs_from, .. } => {
+                    self.tool_step(
+                        step,
+                        tool,
+                        action.as_deref(),
+                        inputs,
+                        !inputs_from.is_empty(),
+                        tools,
+                        out,
+                    );
+                }
+                StepKind::Invoke { runbook, .. } => {
+                    self.runbook_link(runbook, &format!("{}/invoke", step.pointer), out)
+                }
+                StepKind::Branch { arms } | StepKind::Parallel { arms } => {
+                    let is_branch = matches!(step.kind, StepKind::Branch { .. });
+                    let defaults =
+                        arms.iter().filter(|a| a.condition.as_deref() == Some("default")).count();
+                    if is_branch && defaults > 1 {
+                        out.push(self.located.at(
+                            Diagnostic::error(
+                                codes::RUNBOOK,
+                                "a branch has more than one `default` arm",
+                            ),
+                            &step.pointer,
+                        ));
+                    }
+                    for (i, arm) in arms.iter().enumerate() {
+                        if is_branch && arm.condition.is_none() {
+                            out.push(self.located.at(
+                                Diagnostic::error(
+                                    codes::RUNBOOK,
+                                    "a branch arm needs a `condition` (or `condition: default`)",
+                                ),
+                                &format!("{}/branches/{i}", step.pointer),
+                            ));
+                        }
+                        self.steps(&arm.steps, tools, out);
+                    }
+                }
+                StepKind::Repeat { steps, .. } => self.steps(steps, tools, out),
+                _ => {}
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn tool_step(
+        &self,
+        step: &Step,
+        tool: &str,
+        action: Option<&str>,
+        inputs: &serde_json::Map<String, Value>,
+        spread: bool,
+        tools: &BTreeMap<String, ToolRef>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let tool_pointer = match self.runbook.api_version {
+            RunbookApi::KernelV0 => format!("{}/tool", step.pointer),
+            _ => format!("{}/tool/name", step.pointer),
+        };
+        let resolved = match tools.get(tool) {
+            Some(resolved) => resolved,
+            None if self.runbook.tools.iter().any(|t| t == tool) => return, // failed above
+            None => {
+                let mut diagnostic = Diagnostic::error(
+                    codes::RESOLVE_TOOL,
+                    format!("step uses tool `{tool}`, which is not in the runbook's `tools` list"),
+                );
+                diagnostic = match did_you_mean(tool, self.runbook.tools.iter().map(String::as_str))
+                {
+                    Some(s) => diagnostic.with_hint(format!("did you mean `{s}`?")),
+                    None => diagnostic.with_hint(format!(
+                        "add `{tool}` to `tools`: the list is the runbook's allow-list"
+                    )),
+                };
+                out.push(self.located.at(diagnostic, &tool_pointer));
+                return;
+            }
+        };
+        let ToolRef::File(file) = resolved else { return };
+        let action_pointer = match self.runbook.api_version {
+            RunbookApi::KernelV0 => format!("{}/action", step.pointer),
+            _ => format!("{}/tool/action", step.pointer),
+        };
+        let inputs_pointer = match self.runbook.api_version {
+            RunbookApi::KernelV0 => format!("{}/inputs", step.pointer),
+            _ => format!("{}/tool/args", step.pointer),
+        };
+        let schema = match &file.kind {
+            None => return, // the tool file has its own errors
+            Some(ToolFileKind::Toolpack) => {
+                if let Some(action) = action {
+                    out.push(
+                        self.located.at(
+                            Diagnostic::error(
+                                codes::RUNBOOK,
+                                format!("`{tool}` is a toolpack; it has no action `{action}`"),
+                            )
+                            .with_hint("remove `action`"),
+                            &action_pointer,
+                        ),
+                    );
+                    return;
+                }
+                file.defs.first().map(|d| &d.input_schema)
+            }
+            Some(ToolFileKind::Gert(gert)) => {
+                let Some(action) = action else {
+                    let actions: Vec<&str> = gert.actions.keys().map(String::as_str).collect();
+                    out.push(
+                        self.located.at(
+                            Diagnostic::error(
+                                codes::RUNBOOK,
+                                format!("step calls `{tool}` without an `action`"),
+                            )
+                            .with_hint(format!("its actions: {}", actions.join(", "))),
+                            &step.pointer,
+                        ),
+                    );
+                    return;
+                };
+                if !gert.actions.contains_key(action) {
+                    let actions: Vec<&str> = gert.actions.keys().map(String::as_str).collect();
+                    let mut diagnostic = Diagnostic::error(
+                        codes::RUNBOOK,
+                        format!("tool `{tool}` has no action `{action}`"),
+                    );
+                    diagnostic = match did_you_mean(action, actions.iter().copied()) {
+                        Some(s) => diagnostic.with_hint(format!("did you mean `{s}`?")),
+                        None => {
+                            diagnostic.with_hint(format!("its actions: {}", actions.join(", ")))
+                        }
+                    };
+                    out.push(self.located.at(diagnostic, &action_pointer));
+                    return;
+                }
+                file.defs
+                    .iter()
+                    .find(|d| d.id.ends_with(&format!(".{action}")))
+                    .map(|d| &d.input_schema)
+            }
+        };
+        let Some(schema) = schema else { return };
+        let properties: BTreeSet<&str> = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+        for name in inputs.keys() {
+            if closed && !properties.contains(name.as_str()) {
+                let mut diagnostic =
+                    Diagnostic::error(codes::RUNBOOK, format!("`{tool}` takes no input `{name}`"));
+                diagnostic = match did_you_mean(name, properties.iter().copied()) {
+                    Some(s) => diagnostic.with_hint(format!("did you mean `{s}`?")),
+                    None => diagnostic.with_hint(format!(
+                        "its inputs: {}",
+                        properties.iter().copied().collect::<Vec<_>>().join(", ")
+                    )),
+                };
+                out.push(
+                    self.located
+                        .at_key(diagnostic, &crate::yaml::pointer_push(&inputs_pointer, name)),
+                );
+            }
+        }
+        if spread {
+            return; // `inputs_from` may supply the rest.
+        }
+        let required =
+            schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+        for name in required.iter().filter_map(Value::as_str) {
+            if !inputs.contains_key(name) {
+                out.push(self.located.at(
+                    Diagnostic::error(
+                        codes::RUNBOOK,
+                        format!("step does not give `{tool}` its required input `{name}`"),
+                    ),
+                    &step.pointer,
+                ));
+            }
+        }
+    }
+
+    fn runbook_link(&self, reference: &str, pointer: &str, out: &mut Vec<Diagnostic>) {
+        match self.index.runbook(self.package, reference) {
+            Ok(ambiguity) => {
+                if let Some(warning) = ambiguity {
+                    out.push(self.located.at(
+                        Diagnostic::warning(codes::RESOLVE_AMBIGUOUS, warning).with_hint(
+                            "rename the local group, or refer to the package by its full name",
+                        ),
+                        pointer,
+                    ));
+                }
+            }
+            Err(error) => {
+                // runbook/v0 falls back to raw filesystem paths (seed 004 "transition period").
+                if self.runbook.api_version == RunbookApi::V0
+                    && self.raw_path(reference, &["", ".runbook.yaml", ".yaml"])
+                {
+                    return;
+                }
+                let code = match error {
+                    ResolveError::UnknownPackage(_) => codes::RESOLVE_PACKAGE,
+                    ResolveError::NotFound(_) => codes::RESOLVE_RUNBOOK,
+                };
+                let names = self.index.runbooks[self.package].keys().map(String::as_str);
+                let mut diagnostic = Diagnostic::error(code, error.message());
+                if let Some(s) = did_you_mean(reference, names) {
+                    diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
+                }
+                out.push(self.located.at(diagnostic, pointer));
+            }
+        }
+    }
+
+    /// v0 `imports` and outcome `next_runbook`s.
+    fn legacy_links(&self, out: &mut Vec<Diagnostic>) {
+        for (i, import) in self.runbook.imports.iter().enumerate() {
+            if !self.raw_path(import, &["", ".runbook.yaml", ".yaml"])
+                && self.index.runbook(self.package, import).is_err()
+            {
+                out.push(self.located.at(
+                    Diagnostic::error(
+                        codes::RESOLVE_RUNBOOK,
+                        format!("import `{import}` does not exist"),
+                    ),
+                    &format!("/imports/{i}"),
+                ));
+            }
+        }
+        for step in self.runbook.walk() {
+            let Some(legacy) = &step.legacy else { continue };
+            for (i, outcome) in legacy.outcomes.iter().enumerate() {
+                if let Some(next) = &outcome.next_runbook {
+                    self.runbook_link(
+                        &next.file,
+                        &format!("{}/outcomes/{i}/next_runbook/file", step.pointer),
+                        out,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Whether `raw` (with one of `suffixes`) is a file relative to the runbook, in its package.
+    fn raw_path(&self, raw: &str, suffixes: &[&str]) -> bool {
+        let package = &self.index.packages[self.package];
+        let base = self.file.path.parent().unwrap_or(Path::new(""));
+        suffixes.iter().any(|suffix| {
+            let candidate = normalize(&base.join(format!("{raw}{suffix}")));
+            package.vfs.is_file(&candidate)
+        })
+    }
+
+    fn scenario(
+        &self,
+        scenario: &ScenarioFiles,
+        tools: &BTreeMap<String, ToolRef>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let steps: BTreeMap<&str, &Step> = self
+            .runbook
+            .walk()
+            .into_iter()
+            .filter_map(|s| s.id.as_deref().map(|id| (id, s)))
+            .collect();
+        if let Some((located, data)) = &scenario.scenario {
+            for name in data.inputs.keys() {
+                if !self.runbook.inputs.contains_key(name) {
+                    let mut diagnostic = Diagnostic::error(
+                        codes::SCENARIO,
+                        format!("runbook `{}` has no input `{name}`", self.runbook.name),
+                    );
+                    if let Some(s) =
+                        did_you_mean(name, self.runbook.inputs.keys().map(String::as_str))
+                    {
+                        diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
+                    }
+                    out.push(
+                        located.at_key(diagnostic, &crate::yaml::pointer_push("/inputs", name)),
+                    );
+                }
+            }
+            for (name, input) in &self.runbook.inputs {
+                if input.required && input.default.is_none() && !data.inputs.contains_key(name) {
+                    out.push(located.at(
+                        Diagnostic::error(
+                            codes::SCENARIO,
+                            format!("the scenario does not give the required input `{name}`"),
+                        ),
+                        "/inputs",
+                    ));
+                }
+            }
+            for key in data.tool_responses.keys() {
+                let pointer = crate::yaml::pointer_push("/tool_responses", key);
+                let Some((tool, action)) = key.rsplit_once(':') else {
+                    out.push(located.at_key(
+                        Diagnostic::error(
+                            codes::SCENARIO,
+                            format!("response key `{key}` must be `tool:action`"),
+                        ),
+                        &pointer,
+                    ));
+                    continue;
+                };
+                match tools.get(tool) {
+                    None => {
+                        let mut diagnostic = Diagnostic::error(
+                            codes::SCENARIO,
+                            format!("`{tool}` is not in the runbook's `tools` list"),
+                        );
+                        if let Some(s) =
+                            did_you_mean(tool, self.runbook.tools.iter().map(String::as_str))
+                        {
+                            diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
+                        }
+                        out.push(located.at_key(diagnostic, &pointer));
+                    }
+                    Some(ToolRef::File(file)) if matches!(&file.kind, Some(ToolFileKind::Gert(g)) if !g.actions.contains_key(action)) =>
+                    {
+                        let Some(ToolFileKind::Gert(gert)) = &file.kind else { continue };
+                        let mut diagnostic = Diagnostic::error(
+                            codes::SCENARIO,
+                            format!("tool `{tool}` has no action `{action}`"),
+                        );
+                        if let Some(s) =
+                            did_you_mean(action, gert.actions.keys().map(String::as_str))
+                        {
+                            diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
+                        }
+                        out.push(located.at_key(diagnostic, &pointer));
+                    }
+                    Some(_) => {}
+                }
+            }
+            for step_id in data.evidence.keys().chain(data.approvals.keys()) {
+                match steps.get(step_id.as_str()) {
+                    None => out.push(located.at_key(
+                        Diagnostic::error(
+                            codes::SCENARIO,
+                            format!("runbook `{}` has no step `{step_id}`", self.runbook.name),
+                        ),
+                        &crate::yaml::pointer_push(
+                            if data.evidence.contains_key(step_id) {
+                                "/evidence"
+                            } else {
+                                "/approvals"
+                            },
+                            step_id,
+                        ),
+                    )),
+                    Some(step)
+                        if data.evidence.contains_key(step_id)
+                            && !matches!(step.kind, StepKind::Manual { .. }) =>
+                    {
+                        out.push(located.at_key(
+                            Diagnostic::error(
+                                codes::SCENARIO,
+                                format!(
+                                    "step `{step_id}` is not a manual step; it takes no evidence"
+                                ),
+                            ),
+                            &crate::yaml::pointer_push("/evidence", step_id),
+                        ));
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        if let Some((located, test)) = &scenario.test {
+            for (field, list) in
+                [("must_reach", &test.must_reach), ("must_not_reach", &test.must_not_reach)]
+            {
+                for (i, id) in list.iter().enumerate() {
+                    if !steps.contains_key(id.as_str()) {
+                        let mut diagnostic = Diagnostic::error(
+                            codes::SCENARIO,
+                            format!("runbook `{}` has no step `{id}`", self.runbook.name),
+                        );
+                        if let Some(s) = did_you_mean(id, steps.keys().copied()) {
+                            diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
+                        }
+                        out.push(located.at(diagnostic, &format!("/{field}/{i}")));
+                    }
+                }
+            }
+            for (i, id) in test.must_not_reach.iter().enumerate() {
+                if test.must_reach.contains(id) {
+                    out.push(located.at(
+                        Diagnostic::error(
+                            codes::SCENARIO,
+                            format!("`{id}` is in both `must_reach` and `must_not_reach`"),
+                        ),
+                        &format!("/must_not_reach/{i}"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Whether every path through `steps` reaches an `end` step (kernel-v0 §5).
+fn terminates(steps: &[Step]) -> bool {
+    steps.iter().any(|step| match &step.kind {
+        StepKind::End { .. } => true,
+        StepKind::Branch { arms } => {
+            arms.iter().any(|a| a.condition.as_deref() == Some("default"))
+                && arms.iter().all(|a| terminates(&a.steps))
+        }
+        _ => false,
+    })
+}

@@ -1,0 +1,5 @@
+//! Runbooks: reading the three formats into one representation ([`file`]) and checking them
+//! against the project ([`check`]).
+
+pub(crate) mod check;
+pub(crate) mod file;

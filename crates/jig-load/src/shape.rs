@@ -1,0 +1,436 @@
+//! Structural validation of Jig's files against the JSON Schemas generated from jig-model.
+//!
+//! Validating against the schema, rather than stopping at serde's first error, reports every
+//! structural problem of a file at once, each at its own line. The raw validator messages are
+//! rewritten into sentences that name the field and, for unknown fields and bad enum values,
+//! suggest the closest valid spelling.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use jig_model::Diagnostic;
+use jig_model::diagnostic::codes;
+use jig_model::file_schemas::FileFormat;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::{ValidationError, Validator};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::located::{Located, did_you_mean};
+use crate::yaml::{pointer_push, pointer_tokens};
+
+struct Compiled {
+    schema: Value,
+    validator: Validator,
+}
+
+fn compiled(format: FileFormat) -> &'static Compiled {
+    static CACHE: OnceLock<HashMap<FileFormat, Compiled>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| {
+        FileFormat::ALL
+            .into_iter()
+            .map(|format| {
+                let schema = format.schema();
+                let validator = jsonschema::options()
+                    .offline()
+                    .build(&schema)
+                    .unwrap_or_else(|e| panic!("generated schema for {format:?} is invalid: {e}"));
+                (format, Compiled { schema, validator })
+            })
+            .collect()
+    });
+    &cache[&format]
+}
+
+/// Check `file` against `format`'s schema, then deserialize it. Returns the value, or every
+/// structural problem found.
+pub(crate) fn check<T: DeserializeOwned>(
+    file: &Located,
+    format: FileFormat,
+) -> Result<T, Vec<Diagnostic>> {
+    let compiled = compiled(format);
+    let value = &file.doc.value;
+    if !compiled.validator.is_valid(value) {
+        let mut out = Vec::new();
+        for error in compiled.validator.iter_errors(value) {
+            translate(&error, &compiled.schema, file, format, &mut out);
+        }
+        out.dedup();
+        return Err(out);
+    }
+    T::deserialize(value).map_err(|e| {
+        vec![file.at(
+            Diagnostic::error(
+                codes::FIELD_INVALID,
+                format!("{} is malformed: {e}", format.describe()),
+            ),
+            "",
+        )]
+    })
+}
+
+fn translate(
+    error: &ValidationError<'_>,
+    schema: &Value,
+    file: &Located,
+    format: FileFormat,
+    out: &mut Vec<Diagnostic>,
+) {
+    let pointer = error.instance_path().as_str().to_owned();
+    let field = field_name(&pointer, format);
+    match error.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let allowed = allowed_properties(schema, error.schema_path().as_str());
+            for name in unexpected {
+                let at = pointer_push(&pointer, name);
+                let mut diagnostic = Diagnostic::error(
+                    codes::FIELD_UNKNOWN,
+                    format!("unknown field `{name}`{}", context_suffix(&pointer, format)),
+                );
+                diagnostic = match did_you_mean(name, allowed.iter().map(String::as_str)) {
+                    Some(suggestion) => {
+                        diagnostic.with_hint(format!("did you mean `{suggestion}`?"))
+                    }
+                    None if !allowed.is_empty() => {
+                        diagnostic.with_hint(format!("expected one of: {}", allowed.join(", ")))
+                    }
+                    None => diagnostic,
+                };
+                out.push(file.at_key(diagnostic, &at));
+            }
+        }
+        ValidationErrorKind::Required { property } => {
+            let name = property.as_str().unwrap_or_default();
+            let diagnostic = Diagnostic::error(
+                codes::FIELD_MISSING,
+                format!("missing required field `{name}`{}", context_suffix(&pointer, format)),
+            );
+            out.push(file.at_key(diagnostic, &pointer));
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(t) => article(&t.to_string()),
+                TypeKind::Multiple(set) => {
+                    set.iter().map(|t| article(&t.to_string())).collect::<Vec<_>>().join(" or ")
+                }
+            };
+            let diagnostic = Diagnostic::error(
+                codes::FIELD_TYPE,
+                format!("{field} must be {expected}, not {}", describe_value(error.instance())),
+            );
+            out.push(file.at(diagnostic, &pointer));
+        }
+        ValidationErrorKind::Enum { options } => {
+            out.push(file.at(enum_diagnostic(&field, error.instance(), options), &pointer));
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            let options = Value::Array(vec![(**expected_value).clone()]);
+            out.push(file.at(enum_diagnostic(&field, error.instance(), &options), &pointer));
+        }
+        ValidationErrorKind::Pattern { pattern } => {
+            let (code, hint) = pattern_help(pattern);
+            let diagnostic = Diagnostic::error(
+                code,
+                format!(
+                    "{field} {} does not match the pattern `{pattern}`",
+                    describe_value(error.instance())
+                ),
+            );
+            out.push(file.at(with_optional_hint(diagnostic, hint), &pointer));
+        }
+        ValidationErrorKind::PropertyNames { error: inner } => {
+            // The offending name is the inner error's instance.
+            let name = inner.instance().as_str().unwrap_or_default().to_owned();
+            let mut diagnostic = Diagnostic::error(
+                codes::FIELD_PATTERN,
+                format!("`{name}` is not an allowed name in {field}"),
+            );
+            if let ValidationErrorKind::Pattern { pattern } = inner.kind() {
+                let (_, hint) = pattern_help(pattern);
+                diagnostic = with_optional_hint(
+                    diagnostic,
+                    hint.or(Some(format!("names must match `{pattern}`"))),
+                );
+            }
+            out.push(file.at_key(diagnostic, &pointer_push(&pointer, &name)));
+        }
+        ValidationErrorKind::Minimum { limit }
+        | ValidationErrorKind::ExclusiveMinimum { limit } => {
+            let bound = if matches!(error.kind(), ValidationErrorKind::Minimum { .. }) {
+                "at least"
+            } else {
+                "more than"
+            };
+            let diagnostic = Diagnostic::error(
+                codes::FIELD_RANGE,
+                format!(
+                    "{field} must be {bound} {limit}, not {}",
+                    describe_value(error.instance())
+                ),
+            );
+            out.push(file.at(diagnostic, &pointer));
+        }
+        ValidationErrorKind::Maximum { limit }
+        | ValidationErrorKind::ExclusiveMaximum { limit } => {
+            let diagnostic = Diagnostic::error(
+                codes::FIELD_RANGE,
+                format!(
+                    "{field} must be at most {limit}, not {}",
+                    describe_value(error.instance())
+                ),
+            );
+            out.push(file.at(diagnostic, &pointer));
+        }
+        ValidationErrorKind::MinItems { limit } => {
+            let diagnostic = Diagnostic::error(
+                codes::FIELD_RANGE,
+                format!("{field} needs at least {limit} item(s)"),
+            );
+            out.push(file.at(diagnostic, &pointer));
+        }
+        ValidationErrorKind::MinLength { limit } => {
+            let diagnostic = Diagnostic::error(
+                codes::FIELD_RANGE,
+                format!("{field} must have at least {limit} character(s)"),
+            );
+            out.push(file.at(diagnostic, &pointer));
+        }
+        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
+            translate_alternatives(error, context, schema, file, format, out);
+        }
+        _ => {
+            let diagnostic = Diagnostic::error(codes::FIELD_INVALID, format!("{field}: {error}"));
+            out.push(file.at(diagnostic, &pointer));
+        }
+    }
+}
+
+/// A `oneOf`/`anyOf` failed. For a union tagged by a `kind` (or `type`) field, report the
+/// errors of the variant the tag selects, or an unknown tag. Otherwise report the alternative
+/// that came closest (the fewest errors, type mismatches counting most).
+fn translate_alternatives(
+    error: &ValidationError<'_>,
+    context: &[Vec<ValidationError<'static>>],
+    schema: &Value,
+    file: &Located,
+    format: FileFormat,
+    out: &mut Vec<Diagnostic>,
+) {
+    let pointer = error.instance_path().as_str().to_owned();
+    for tag in ["kind", "type"] {
+        let Some(tag_value) = error.instance().get(tag) else { continue };
+        let tag_pointer = pointer_push(&pointer, tag);
+        let is_tag_error = |e: &ValidationError<'_>| {
+            e.instance_path().as_str() == tag_pointer
+                && matches!(
+                    e.kind(),
+                    ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
+                )
+        };
+        let tags: Vec<Value> = context
+            .iter()
+            .flat_map(|errors| errors.iter().filter(|e| is_tag_error(e)))
+            .filter_map(|e| match e.kind() {
+                ValidationErrorKind::Constant { expected_value } => {
+                    Some((**expected_value).clone())
+                }
+                _ => None,
+            })
+            .collect();
+        if tags.is_empty() {
+            continue;
+        }
+        if let Some(selected) =
+            context.iter().find(|errors| !errors.iter().any(|e| is_tag_error(e)))
+        {
+            for inner in selected {
+                translate(inner, schema, file, format, out);
+            }
+        } else {
+            let field = field_name(&tag_pointer, format);
+            out.push(
+                file.at(enum_diagnostic(&field, tag_value, &Value::Array(tags)), &tag_pointer),
+            );
+        }
+        return;
+    }
+    let score = |errors: &Vec<ValidationError<'static>>| -> usize {
+        errors
+            .iter()
+            .map(|e| {
+                if matches!(e.kind(), ValidationErrorKind::Type { .. })
+                    && e.instance_path().as_str() == pointer
+                {
+                    100
+                } else {
+                    1
+                }
+            })
+            .sum()
+    };
+    let Some(best) = context.iter().min_by_key(|errors| score(errors)) else { return };
+    if score(best) >= 100 {
+        let field = field_name(&pointer, format);
+        let diagnostic = Diagnostic::error(
+            codes::FIELD_TYPE,
+            format!("{field} has the wrong shape ({})", describe_value(error.instance())),
+        )
+        .with_hint(alternatives_hint(error, schema));
+        out.push(file.at(diagnostic, &pointer));
+        return;
+    }
+    for inner in best {
+        translate(inner, schema, file, format, out);
+    }
+}
+
+fn alternatives_hint(error: &ValidationError<'_>, schema: &Value) -> String {
+    let alternatives = schema_at(schema, error.schema_path().as_str())
+        .and_then(Value::as_array)
+        .map(|options| {
+            options.iter().map(|o| describe_schema(o, schema)).collect::<Vec<_>>().join(", or ")
+        })
+        .unwrap_or_default();
+    if alternatives.is_empty() {
+        "see the schema under schemas/".into()
+    } else {
+        format!("expected {alternatives}")
+    }
+}
+
+fn describe_schema(option: &Value, root: &Value) -> String {
+    let resolved = option
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|p| schema_at(root, p))
+        .unwrap_or(option);
+    match resolved.get("type").and_then(Value::as_str) {
+        Some("array") => {
+            let item = resolved
+                .get("items")
+                .and_then(|i| i.get("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("value");
+            format!("a list of {item}s")
+        }
+        Some("object") => "a map".to_owned(),
+        Some(other) => article(other),
+        None => "a value".to_owned(),
+    }
+}
+
+fn enum_diagnostic(field: &str, found: &Value, options: &Value) -> Diagnostic {
+    let names: Vec<String> = options
+        .as_array()
+        .map(|o| {
+            o.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).collect()
+        })
+        .unwrap_or_default();
+    let diagnostic = Diagnostic::error(
+        codes::FIELD_ENUM,
+        format!("{field} must be one of {}, not {}", names.join(", "), describe_value(found)),
+    );
+    match found.as_str().and_then(|s| did_you_mean(s, names.iter().map(String::as_str))) {
+        Some(suggestion) => diagnostic.with_hint(format!("did you mean `{suggestion}`?")),
+        None => diagnostic,
+    }
+}
+
+fn with_optional_hint(diagnostic: Diagnostic, hint: Option<String>) -> Diagnostic {
+    match hint {
+        Some(hint) => diagnostic.with_hint(hint),
+        None => diagnostic,
+    }
+}
+
+/// A code and an explanation for the patterns Jig's schemas use.
+fn pattern_help(pattern: &str) -> (&'static str, Option<String>) {
+    use jig_model::manifest::PACKAGE_NAME_PATTERN;
+    use jig_model::toolpack::{ENV_NAME_PATTERN, TOOL_ID_PATTERN};
+    if pattern == TOOL_ID_PATTERN {
+        (
+            codes::TOOL_ID,
+            Some(
+                "tool ids are dotted lowercase segments, e.g. `acme.deploy` or `net.http_get`"
+                    .into(),
+            ),
+        )
+    } else if pattern == ENV_NAME_PATTERN {
+        (
+            codes::FIELD_PATTERN,
+            Some(
+                "environment variable names are UPPER_CASE letters, digits and underscores".into(),
+            ),
+        )
+    } else if pattern == PACKAGE_NAME_PATTERN {
+        (
+            codes::FIELD_PATTERN,
+            Some("package names start with a letter and use letters, digits, `-` and `_`".into()),
+        )
+    } else {
+        (codes::FIELD_PATTERN, None)
+    }
+}
+
+/// The property names allowed by the schema object owning an `additionalProperties` keyword.
+fn allowed_properties(schema: &Value, schema_path: &str) -> Vec<String> {
+    let parent = schema_path.strip_suffix("/additionalProperties").unwrap_or(schema_path);
+    schema_at(schema, parent)
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|props| props.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn schema_at<'a>(schema: &'a Value, pointer: &str) -> Option<&'a Value> {
+    if pointer.is_empty() { Some(schema) } else { schema.pointer(pointer) }
+}
+
+/// How a field is named in messages: `` `execution.kind` ``, `` `limits.maxInputBytes` ``.
+fn field_name(pointer: &str, format: FileFormat) -> String {
+    if pointer.is_empty() {
+        return format!("the {}", format.describe());
+    }
+    let mut name = String::new();
+    for token in pointer_tokens(pointer) {
+        if token.parse::<usize>().is_ok() {
+            name.push_str(&format!("[{token}]"));
+        } else {
+            if !name.is_empty() {
+                name.push('.');
+            }
+            name.push_str(&token);
+        }
+    }
+    format!("`{name}`")
+}
+
+fn context_suffix(pointer: &str, format: FileFormat) -> String {
+    if pointer.is_empty() {
+        format!(" in {}", article(format.describe()))
+    } else {
+        format!(" in {}", field_name(pointer, format))
+    }
+}
+
+fn article(noun: &str) -> String {
+    let first = noun.chars().next().unwrap_or('x');
+    let a = if "aeiou".contains(first) { "an" } else { "a" };
+    format!("{a} {noun}")
+}
+
+/// A short rendering of a value for messages.
+pub(crate) fn describe_value(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("`{b}`"),
+        Value::Number(n) => format!("`{n}`"),
+        Value::String(s) if s.chars().count() > 40 => {
+            format!("\"{}…\"", s.chars().take(40).collect::<String>())
+        }
+        Value::String(s) => format!("\"{s}\""),
+        Value::Array(_) => "a list".to_owned(),
+        Value::Object(_) => "a map".to_owned(),
+    }
+}

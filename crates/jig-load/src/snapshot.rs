@@ -1,0 +1,181 @@
+//! The registry snapshot: an immutable, fully valid view of a project.
+//!
+//! A snapshot only exists for a project without errors (fail-closed). It is deterministic: the
+//! same files give the same entries and the same `registry_hash`, whatever order the directory
+//! walk or the worker threads produced them in, because every collection is keyed and sorted.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use jig_model::runbook::Runbook;
+use jig_model::scenario::{Scenario, ScenarioTest};
+use jig_model::{Diagnostic, Sha256Hash, ToolDef};
+use serde::Serialize;
+
+use crate::package::PackageRole;
+
+/// A package of the project, as shown to users.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PackageSummary {
+    /// Its name.
+    pub name: String,
+    /// Root, required or std.
+    pub role: PackageRole,
+    /// Its root directory, relative to the project root (`<std>` for the built-ins).
+    pub root: String,
+    /// Its manifest file, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<String>,
+}
+
+/// A scenario of a runbook.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioEntry {
+    /// The scenario's name (its directory).
+    pub name: String,
+    /// Its directory, relative to the project root.
+    pub dir: String,
+    /// `scenario.yaml`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<Scenario>,
+    /// `test.yaml`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<ScenarioTest>,
+}
+
+/// A runbook of the project.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunbookEntry {
+    /// Its reference name: `group/name` locally, `pkg/group/name` from a required package.
+    pub name: String,
+    /// The package that defines it.
+    pub package: String,
+    /// Its file, relative to the project root.
+    pub file: String,
+    /// The runbook.
+    pub runbook: Runbook,
+    /// Its recorded scenarios.
+    pub scenarios: Vec<ScenarioEntry>,
+    /// SHA-256 of the runbook's canonical JSON.
+    pub hash: String,
+}
+
+/// An immutable, valid registry.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub(crate) root: PathBuf,
+    pub(crate) packages: Vec<PackageSummary>,
+    pub(crate) tools: BTreeMap<String, Arc<ToolDef>>,
+    pub(crate) runbooks: BTreeMap<String, Arc<RunbookEntry>>,
+    pub(crate) warnings: Vec<Diagnostic>,
+    pub(crate) registry_hash: String,
+}
+
+impl Snapshot {
+    pub(crate) fn new(
+        root: PathBuf,
+        packages: Vec<PackageSummary>,
+        tools: BTreeMap<String, Arc<ToolDef>>,
+        runbooks: BTreeMap<String, Arc<RunbookEntry>>,
+        warnings: Vec<Diagnostic>,
+    ) -> Self {
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(2 * (tools.len() + runbooks.len()) + 2);
+        parts.push(b"jig.registry.v1");
+        for (id, tool) in &tools {
+            parts.push(id.as_bytes());
+            parts.push(tool.hash.as_bytes());
+        }
+        parts.push(b"runbooks");
+        for (name, entry) in &runbooks {
+            parts.push(name.as_bytes());
+            parts.push(entry.hash.as_bytes());
+        }
+        let registry_hash = Sha256Hash::of_parts(parts).to_hex();
+        Self { root, packages, tools, runbooks, warnings, registry_hash }
+    }
+
+    /// The project root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The packages: root first, then required ones, std last.
+    pub fn packages(&self) -> &[PackageSummary] {
+        &self.packages
+    }
+
+    /// Every tool, sorted by id.
+    pub fn list(&self) -> impl Iterator<Item = &Arc<ToolDef>> {
+        self.tools.values()
+    }
+
+    /// The tools carrying `tag`, sorted by id.
+    pub fn list_tagged<'a>(&'a self, tag: &'a str) -> impl Iterator<Item = &'a Arc<ToolDef>> {
+        self.tools.values().filter(move |tool| tool.tags.iter().any(|t| t == tag))
+    }
+
+    /// One tool by id.
+    pub fn get(&self, id: &str) -> Option<&Arc<ToolDef>> {
+        self.tools.get(id)
+    }
+
+    /// How many tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are no tools at all.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Every runbook, sorted by name.
+    pub fn runbooks(&self) -> impl Iterator<Item = &Arc<RunbookEntry>> {
+        self.runbooks.values()
+    }
+
+    /// One runbook by reference name.
+    pub fn runbook(&self, name: &str) -> Option<&Arc<RunbookEntry>> {
+        self.runbooks.get(name)
+    }
+
+    /// Warnings of the load (the snapshot has no errors).
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+
+    /// SHA-256 over every tool's and runbook's hash, in name order.
+    pub fn registry_hash(&self) -> &str {
+        &self.registry_hash
+    }
+}
+
+/// A load that found errors: no snapshot, only what is wrong.
+#[derive(Debug, Clone)]
+pub struct LoadFailure {
+    /// The project root (diagnostic files are relative to it).
+    pub root: PathBuf,
+    /// Every problem, errors and warnings, sorted by file and position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl LoadFailure {
+    /// The errors only.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.is_error())
+    }
+}
+
+impl std::fmt::Display for LoadFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = self.errors().count();
+        write!(f, "the project has {count} error(s)")?;
+        if let Some(first) = self.errors().next() {
+            write!(f, "; first: {}: {}", first.file.as_deref().unwrap_or("-"), first.message)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadFailure {}

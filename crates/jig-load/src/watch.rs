@@ -1,0 +1,122 @@
+//! Live reload: watch every package root and rebuild the snapshot when files change.
+//!
+//! Events are debounced (editors save in bursts: a temp file and a rename, or a truncate and a
+//! write) and handed to [`Loader::reload`] as the list of changed paths, so only those files
+//! are parsed again. Each batch yields a new snapshot or a failure, delivered to the callback on
+//! the watcher's own thread. Dropping the [`WatchHandle`] stops watching.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use notify::RecursiveMode;
+use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+
+use crate::loader::Loader;
+use crate::snapshot::{LoadFailure, Snapshot};
+
+/// A failure to start watching.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WatchError {
+    /// The OS watcher could not be created or could not watch a directory.
+    #[error("cannot watch {path}: {source}")]
+    Watch {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        source: notify::Error,
+    },
+}
+
+/// One reload: what changed and what the project looks like now.
+#[derive(Debug)]
+pub struct WatchUpdate {
+    /// The paths that changed.
+    pub changed: Vec<PathBuf>,
+    /// The new snapshot, or why there is none.
+    pub result: Result<Arc<Snapshot>, LoadFailure>,
+}
+
+/// Keeps the watcher alive; drop it to stop.
+pub struct WatchHandle {
+    stop: Option<mpsc::Sender<Batch>>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for WatchHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WatchHandle").finish_non_exhaustive()
+    }
+}
+
+impl Drop for WatchHandle {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(Batch::Stop);
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+enum Batch {
+    Changed(Vec<PathBuf>),
+    Stop,
+}
+
+/// How long to wait for a burst of events to settle.
+pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(100);
+
+/// Watch the project `loader` has loaded (call [`Loader::load`] first) and call `on_update`
+/// after every settled batch of changes.
+pub fn watch(
+    mut loader: Loader,
+    debounce: Duration,
+    mut on_update: impl FnMut(WatchUpdate) + Send + 'static,
+) -> Result<WatchHandle, WatchError> {
+    let (sender, receiver) = mpsc::channel::<Batch>();
+    let events = sender.clone();
+    let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
+        let paths: Vec<PathBuf> = match result {
+            Ok(events) => events.into_iter().flat_map(|event| event.event.paths).collect(),
+            // The OS dropped events (queue overflow): reload everything we know.
+            Err(_) => Vec::new(),
+        };
+        let _ = events.send(Batch::Changed(paths));
+    })
+    .map_err(|source| WatchError::Watch { path: PathBuf::new(), source })?;
+    let mut roots = loader.watch_roots();
+    for root in &roots {
+        debouncer
+            .watch(root, RecursiveMode::Recursive)
+            .map_err(|source| WatchError::Watch { path: root.clone(), source })?;
+    }
+    let thread = thread::spawn(move || {
+        while let Ok(batch) = receiver.recv() {
+            let Batch::Changed(mut changed) = batch else { break };
+            // Fold in whatever else is already queued.
+            while let Ok(more) = receiver.try_recv() {
+                match more {
+                    Batch::Changed(paths) => changed.extend(paths),
+                    Batch::Stop => return,
+                }
+            }
+            changed.sort();
+            changed.dedup();
+            let result = if changed.is_empty() { loader.load() } else { loader.reload(&changed) };
+            // A new `require` may have brought a new package root into the project.
+            let now = loader.watch_roots();
+            for root in now.iter().filter(|r| !roots.contains(r)) {
+                let _ = debouncer.watch(root, RecursiveMode::Recursive);
+            }
+            roots = now;
+            on_update(WatchUpdate { changed, result });
+        }
+        drop(debouncer);
+    });
+    Ok(WatchHandle { stop: Some(sender), thread: Some(thread) })
+}

@@ -1,0 +1,140 @@
+//! The JSON envelopes of seed 002 §2: what clients send and what the runtime answers.
+//!
+//! Each envelope carries a `"type"` discriminator so a stream of mixed messages (a WebSocket, an
+//! MCP bridge) can be decoded as one [`Envelope`]. `ToolResponse` adds `run_id` and `replayed`
+//! (DESIGN.md §6).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::ErrorCode;
+
+/// A request to run one tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolRequest {
+    /// The registry id of the tool, e.g. `file_read` or `acme.deploy`.
+    pub tool: String,
+    /// The arguments, validated against the tool's `inputSchema`.
+    #[serde(default = "empty_object")]
+    pub args: Value,
+    /// Caller-chosen id that ties responses and events to this request.
+    pub request_id: String,
+    /// The session the call belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Seconds since the Unix epoch, as the client saw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<i64>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// One error inside a [`ToolResponse`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResponseError {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// A sentence for people.
+    pub message: String,
+    /// Structured details (the field, the rule, the limit…).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+/// The outcome of one tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolResponse {
+    /// `true` when the tool ran and its output passed validation.
+    pub ok: bool,
+    /// The registry id of the tool.
+    pub tool: String,
+    /// The id of the request this answers.
+    pub request_id: String,
+    /// Wall time of the call in milliseconds.
+    pub duration_ms: u64,
+    /// The tool's output (valid against its `outputSchema` when `ok`).
+    #[serde(default)]
+    pub data: Value,
+    /// Why the call failed; empty when `ok`.
+    #[serde(default)]
+    pub errors: Vec<ResponseError>,
+    /// Deterministic run identity (DESIGN.md §5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// `true` when the result was replayed from the audit store instead of executed.
+    #[serde(default)]
+    pub replayed: bool,
+}
+
+/// Progress of a running task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Progress {
+    /// Percent complete, 0–100, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pct: Option<f64>,
+    /// What is happening now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// An event about a running request: progress, a chunk of output, a state change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EventMessage {
+    /// The event name, e.g. `TaskProgress` or `OutputChunk`.
+    pub event: String,
+    /// The request the event belongs to.
+    pub request_id: String,
+    /// Progress, for `TaskProgress`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
+    /// Event-specific payload (an output chunk, a state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// An error not tied to a finished call (a malformed request, a transport problem).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorMessage {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// A sentence for people.
+    pub message: String,
+    /// The request concerned, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+/// Liveness of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Heartbeat {
+    /// The session that is alive.
+    pub session_id: String,
+    /// Seconds since the Unix epoch.
+    pub timestamp: i64,
+}
+
+/// Any envelope, discriminated by its `"type"` field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type")]
+pub enum Envelope {
+    /// See [`ToolRequest`].
+    ToolRequest(ToolRequest),
+    /// See [`ToolResponse`].
+    ToolResponse(ToolResponse),
+    /// See [`EventMessage`].
+    EventMessage(EventMessage),
+    /// See [`ErrorMessage`].
+    ErrorMessage(ErrorMessage),
+    /// See [`Heartbeat`].
+    Heartbeat(Heartbeat),
+}

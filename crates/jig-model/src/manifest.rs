@@ -1,0 +1,103 @@
+//! The package manifest: `jig.yaml`, or gert's `gert.yaml` read the same way (seed 004 and
+//! `shared/reference/gert/schemas/gert-project.json`).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The file names a manifest may have, in the order they are looked for.
+pub const MANIFEST_FILE_NAMES: [&str; 2] = ["jig.yaml", "gert.yaml"];
+
+/// Pattern of a package name (gert-project.json).
+pub const PACKAGE_NAME_PATTERN: &str = r"^[a-zA-Z][a-zA-Z0-9_-]*$";
+
+/// A package manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "Jig package manifest (jig.yaml / gert.yaml)")]
+#[schemars(extend("$id" = "https://jig.dev/schemas/manifest.schema.json"))]
+pub struct Manifest {
+    /// The package's identity; other packages use it as the prefix of qualified references.
+    #[schemars(pattern(PACKAGE_NAME_PATTERN))]
+    pub name: String,
+    /// What the package is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Overrides of the convention directories.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<PathsConfig>,
+    /// Packages this one uses: name → path relative to this manifest, pointing at a package root
+    /// or straight at a `tools/` folder.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(extend("propertyNames" = { "pattern": PACKAGE_NAME_PATTERN }))]
+    pub require: BTreeMap<String, String>,
+    /// Names this package offers to its consumers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exports: Option<Exports>,
+    /// Runtime settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<RuntimeConfig>,
+    /// Policy: allowlists, guards, validators and governance rules (checked by jig-policy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<Value>,
+}
+
+/// `paths`: where tools and runbooks live, relative to the package root.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathsConfig {
+    /// Tool definitions (default `tools`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<String>,
+    /// Runbooks (default `runbooks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runbooks: Option<String>,
+}
+
+/// `exports`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Exports {
+    /// Virtual name → path inside the tools directory, without `.tool.yaml`. When present, only
+    /// these names are visible to consumers; when absent, every tool is, by file name.
+    #[serde(default)]
+    pub tools: BTreeMap<String, String>,
+}
+
+/// `config`: runtime settings.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeConfig {
+    /// External providers (gert).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub providers: BTreeMap<String, ProviderConfig>,
+}
+
+/// One external provider.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    /// Provider binary name or path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
+    /// Path to the provider's configuration file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Path to a provider-specific configuration file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+}
+
+impl Manifest {
+    /// The tools directory, relative to the package root.
+    pub fn tools_dir(&self) -> &str {
+        self.paths.as_ref().and_then(|p| p.tools.as_deref()).unwrap_or("tools")
+    }
+
+    /// The runbooks directory, relative to the package root.
+    pub fn runbooks_dir(&self) -> &str {
+        self.paths.as_ref().and_then(|p| p.runbooks.as_deref()).unwrap_or("runbooks")
+    }
+}

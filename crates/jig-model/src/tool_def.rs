@@ -1,0 +1,174 @@
+//! A registry entry: one callable tool, whichever dialect defined it.
+//!
+//! A toolpack becomes one [`ToolDef`]; a `tool/v0` file becomes one per action. Schemas are
+//! fully resolved (no external `$ref` left), so an entry is self-contained: the engine, the UI
+//! and MCP clients can use `input_schema` as is.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::canonical::Sha256Hash;
+use crate::gert_tool::{Capture, Extract, Platform, RedactionRule, Startup, TransportMode};
+use crate::toolpack::{Caps, EnvSpec, Execution, Limits, OutputDecl, Risk, SideEffect, Templating};
+
+/// Which file format defined a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum Dialect {
+    /// Seed 000 toolpack.
+    #[serde(rename = "toolpack")]
+    Toolpack,
+    /// gert `tool/v0`.
+    #[serde(rename = "tool/v0")]
+    GertV0,
+}
+
+/// Where a definition lives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SourceLocation {
+    /// The file, relative to the project root (`<std>/…` for the built-in package).
+    pub file: String,
+    /// 1-based line of the definition (the action, for tool/v0).
+    pub line: u32,
+}
+
+/// How a registry entry runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ToolExecution {
+    /// A toolpack's `execution` block.
+    Toolpack(Execution),
+    /// A tool/v0 action with its transport.
+    Gert(GertExecution),
+}
+
+impl ToolExecution {
+    /// `builtin`, `python`, …, `stdio`, `jsonrpc`, `mcp`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Toolpack(execution) => execution.kind(),
+            Self::Gert(gert) => gert.kind.as_str(),
+        }
+    }
+}
+
+/// A tool/v0 action, with everything needed to run it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GertExecution {
+    /// The transport.
+    pub kind: TransportMode,
+    /// The program to start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
+    /// The action's argv templates (Go-template syntax).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub argv: Vec<String>,
+    /// jsonrpc: the method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// mcp: the server's tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_tool: Option<String>,
+    /// Address of a running server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect: Option<String>,
+    /// How to start a persistent server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup: Option<Startup>,
+    /// Kernel generation output extraction.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extract: BTreeMap<String, Extract>,
+    /// Schema generation output capture.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub capture: BTreeMap<String, Capture>,
+    /// Output redactions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redact: Vec<RedactionRule>,
+    /// Supported operating systems (empty: any).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub platform: Vec<Platform>,
+    /// Resource tags read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<String>,
+    /// Resource tags written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writes: Vec<String>,
+    /// The action always needs approval.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub requires_approval: bool,
+}
+
+/// One callable tool in the registry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolDef {
+    /// Registry id: a toolpack's `id`, or `<tool>.<action>` (`<package>/<tool>.<action>` from a
+    /// required package) for tool/v0.
+    pub id: String,
+    /// Contract version.
+    pub version: String,
+    /// What it does.
+    #[serde(default)]
+    pub description: String,
+    /// Discovery labels.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// The package that defines it.
+    pub package: String,
+    /// The dialect.
+    pub dialect: Dialect,
+    /// Same input, same output.
+    pub deterministic: bool,
+    /// Safe to run twice.
+    pub idempotent: bool,
+    /// What it may change; empty means nothing.
+    pub side_effects: Vec<SideEffect>,
+    /// Risk level.
+    pub risk: Risk,
+    /// Time limit, ms.
+    pub timeout_ms: u64,
+    /// Size limits.
+    pub limits: Limits,
+    /// Resolved JSON Schema of the arguments.
+    pub input_schema: Value,
+    /// Resolved JSON Schema of the result.
+    pub output_schema: Value,
+    /// How it runs.
+    pub execution: ToolExecution,
+    /// Process capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caps: Option<Caps>,
+    /// Process environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<EnvSpec>,
+    /// Templating of execution strings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub templating: Option<Templating>,
+    /// Declared output artifacts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<OutputDecl>,
+    /// Where it is defined.
+    pub source: SourceLocation,
+    /// SHA-256 of the entry's canonical JSON (without `source` and `hash`).
+    #[serde(default)]
+    pub hash: String,
+}
+
+impl ToolDef {
+    /// `true` when the tool has any effect beyond reading (seed 003 "side-effect tools").
+    pub fn has_side_effects(&self) -> bool {
+        self.side_effects.iter().any(|e| e.is_side_effect())
+    }
+
+    /// The content hash: canonical JSON of everything but `source` and `hash`, so moving a file
+    /// or reloading it does not change a tool's identity.
+    pub fn compute_hash(&self) -> String {
+        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            map.remove("source");
+            map.remove("hash");
+        }
+        Sha256Hash::of_json(&value).to_hex()
+    }
+}
