@@ -314,13 +314,49 @@ fn lookup<'a>(value: &'a Value, fragment: &str) -> Option<&'a Value> {
     if fragment.is_empty() { Some(value) } else { value.pointer(fragment) }
 }
 
-/// Check that `schema` is a valid JSON Schema and compiles (patterns, internal references).
-pub(crate) fn check_schema(schema: &Value) -> Result<(), (String, String)> {
+/// The JSON Schema primitive types.
+const SCHEMA_TYPES: [&str; 7] =
+    ["array", "boolean", "integer", "null", "number", "object", "string"];
+
+/// Why a schema is not a valid JSON Schema: where inside it, what, and a hint.
+pub(crate) struct SchemaProblem {
+    /// JSON pointer inside the schema.
+    pub pointer: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub hint: Option<String>,
+}
+
+/// Check that `schema` is a valid JSON Schema (draft 2020-12 unless `$schema` says otherwise)
+/// and compiles (regex patterns, internal references).
+pub(crate) fn check_schema(schema: &Value) -> Result<(), SchemaProblem> {
     if let Err(error) = jsonschema::meta::validate(schema) {
-        return Err((error.instance_path().as_str().to_owned(), error.to_string()));
+        let pointer = error.instance_path().as_str().to_owned();
+        if pointer.ends_with("/type") || pointer.contains("/type/") {
+            let found = error.instance();
+            let shown = found.as_str().map_or_else(|| found.to_string(), str::to_owned);
+            let hint = found
+                .as_str()
+                .and_then(|s| crate::located::did_you_mean(s, SCHEMA_TYPES))
+                .map_or_else(
+                    || format!("one of: {}", SCHEMA_TYPES.join(", ")),
+                    |s| format!("did you mean `{s}`?"),
+                );
+            return Err(SchemaProblem {
+                pointer,
+                message: format!("`{shown}` is not a JSON Schema type"),
+                hint: Some(hint),
+            });
+        }
+        return Err(SchemaProblem { pointer, message: error.to_string(), hint: None });
     }
     if let Err(error) = jsonschema::options().offline().build(schema) {
-        return Err((String::new(), error.to_string()));
+        return Err(SchemaProblem {
+            pointer: String::new(),
+            message: error.to_string(),
+            hint: None,
+        });
     }
     Ok(())
 }

@@ -85,7 +85,8 @@ fn marker_width(line: &str, column: usize) -> usize {
         }
         _ => rest.iter().position(|c| c.is_whitespace()).unwrap_or(rest.len()),
     };
-    let width = rest.iter().take(width).collect::<String>().trim_end_matches(',').chars().count();
+    let width =
+        rest.iter().take(width).collect::<String>().trim_end_matches([',', ':']).chars().count();
     width.clamp(1, 60)
 }
 

@@ -16,6 +16,9 @@ use crate::resolve::{Index, ResolveError};
 use crate::toolfile::{ToolFile, ToolFileKind};
 use crate::vfs::normalize;
 
+/// The action name that calls a toolpack from a runbook format that requires an action.
+pub(crate) const TOOLPACK_ACTION: &str = "run";
+
 /// What a runbook's tool reference resolved to.
 enum ToolRef {
     /// A tool file of some package.
@@ -293,14 +296,18 @@ impl Checker<'_> {
         let schema = match &file.kind {
             None => return, // the tool file has its own errors
             Some(ToolFileKind::Toolpack) => {
-                if let Some(action) = action {
+                // A toolpack has one entry point; v0/v1 steps, which must name an action, call
+                // it `run`.
+                if let Some(action) = action.filter(|a| *a != TOOLPACK_ACTION) {
                     out.push(
                         self.located.at(
                             Diagnostic::error(
                                 codes::RUNBOOK,
                                 format!("`{tool}` is a toolpack; it has no action `{action}`"),
                             )
-                            .with_hint("remove `action`"),
+                            .with_hint(format!(
+                                "omit `action` (or write `{TOOLPACK_ACTION}` where the format requires one)"
+                            )),
                             &action_pointer,
                         ),
                     );

@@ -91,7 +91,12 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
         return;
     }
 
-    let tool_name = ctx.package.public_tool_name(&file.stem);
+    // Consumers see a required package's tools by their export alias; the project's own tools
+    // keep their file names.
+    let tool_name = match ctx.package.role {
+        crate::package::PackageRole::Root => file.stem.clone(),
+        _ => ctx.package.public_tool_name(&file.stem),
+    };
     let prefix = ctx.id_prefix();
     for (name, action, plan) in plans {
         let contract = plan.contract;

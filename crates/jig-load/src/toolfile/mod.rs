@@ -142,14 +142,16 @@ fn resolve_schema(
     let schema = located.doc.value.pointer(pointer).cloned().unwrap_or(Value::Null);
     let resolved = refs::resolve(&ctx.refs(), &schema, located, path, pointer)?;
     deps.extend(resolved.deps);
-    if let Err((inner, message)) = refs::check_schema(&resolved.value) {
-        let at = format!("{pointer}{inner}");
+    if let Err(problem) = refs::check_schema(&resolved.value) {
+        let at = format!("{pointer}{}", problem.pointer);
+        let hint =
+            problem.hint.unwrap_or_else(|| "schemas follow JSON Schema draft 2020-12".to_owned());
         return Err(located.at(
             Diagnostic::error(
                 codes::SCHEMA_INVALID,
-                format!("`{}` is not a valid JSON Schema: {message}", &pointer[1..]),
+                format!("`{}` is not a valid JSON Schema: {}", &pointer[1..], problem.message),
             )
-            .with_hint("schemas follow JSON Schema draft 2020-12"),
+            .with_hint(hint),
             &at,
         ));
     }

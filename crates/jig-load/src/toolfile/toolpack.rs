@@ -19,38 +19,45 @@ use crate::shape;
 use crate::vfs::normalize;
 
 pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile) {
-    let pack: Toolpack = match shape::check(located, FileFormat::Toolpack) {
+    let shape = shape::check::<Toolpack>(located, FileFormat::Toolpack);
+    let before = file.diagnostics.len();
+    // Schemas are resolved even when the rest of the file is malformed, so that one run of
+    // `jig validate` reports their problems too.
+    let schema = |pointer: &str, file: &mut ToolFile| -> Option<Value> {
+        located.doc.value.pointer(pointer)?;
+        match resolve_schema(ctx, located, &file.path, pointer, &mut file.deps) {
+            Ok(value) => Some(value),
+            Err(diagnostic) => {
+                file.diagnostics.push(diagnostic);
+                None
+            }
+        }
+    };
+    let input = schema("/inputSchema", file);
+    let output = schema("/outputSchema", file);
+    let pack = match shape {
         Ok(pack) => pack,
         Err(mut found) => {
             file.diagnostics.append(&mut found);
             return;
         }
     };
-    let before = file.diagnostics.len();
     check_identity(ctx, located, &pack, &mut file.diagnostics);
     check_execution(ctx, located, &file.path, &pack, &mut file.diagnostics);
     check_caps(located, &pack, &mut file.diagnostics);
     check_outputs(located, &pack, &mut file.diagnostics);
     check_side_effects(located, &pack, &mut file.diagnostics);
-
-    let input = resolve_schema(ctx, located, &file.path, "/inputSchema", &mut file.deps);
-    let output = resolve_schema(ctx, located, &file.path, "/outputSchema", &mut file.deps);
-    let (input, output) = match (input, output) {
-        (Ok(input), Ok(output)) => (input, output),
-        (input, output) => {
-            file.diagnostics.extend(input.err());
-            file.diagnostics.extend(output.err());
-            return;
+    if let Some(input) = &input {
+        if input.get("type").and_then(Value::as_str) != Some("object") {
+            file.diagnostics.push(located.at(
+                Diagnostic::error(codes::SCHEMA_INVALID, "`inputSchema` must describe an object (`type: object`)")
+                    .with_hint("tool arguments are always a JSON object; declare each argument under `properties`"),
+                "/inputSchema",
+            ));
         }
-    };
-    if input.get("type").and_then(Value::as_str) != Some("object") {
-        file.diagnostics.push(located.at(
-            Diagnostic::error(codes::SCHEMA_INVALID, "`inputSchema` must describe an object (`type: object`)")
-                .with_hint("tool arguments are always a JSON object; declare each argument under `properties`"),
-            "/inputSchema",
-        ));
+        check_templates(located, &pack, input, &mut file.diagnostics);
     }
-    check_templates(located, &pack, &input, &mut file.diagnostics);
+    let (Some(input), Some(output)) = (input, output) else { return };
     if file.diagnostics[before..].iter().any(Diagnostic::is_error) {
         return;
     }

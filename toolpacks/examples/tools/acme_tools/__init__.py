@@ -1,0 +1,1 @@
+"""Python helpers behind acme-ops tools."""
