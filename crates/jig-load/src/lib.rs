@@ -10,6 +10,7 @@
 //! Hostile input is refused cheaply: size caps before reading, depth and alias budgets while
 //! parsing, `$ref` confined to the package root. [`watch`] reloads on file changes.
 
+mod buffer;
 mod loader;
 mod located;
 mod package;
@@ -24,6 +25,7 @@ mod vfs;
 pub mod watch;
 pub mod yaml;
 
+pub use buffer::check_tool_source;
 pub use loader::{LoadOptions, Loader, load};
 pub use located::did_you_mean;
 pub use package::{PackageRole, STD_PACKAGE, find_manifest};

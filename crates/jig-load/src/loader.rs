@@ -323,15 +323,8 @@ fn collect_tools(
                 ),
             )
             .with_hint("tool ids are unique across the project and its packages");
-            diagnostic = match &file.located {
-                Some(located) => located.at(
-                    diagnostic,
-                    if def.dialect == jig_model::tool_def::Dialect::Toolpack {
-                        "/id"
-                    } else {
-                        "/meta/name"
-                    },
-                ),
+            diagnostic = match &file.identity {
+                Some(identity) => identity.locate(diagnostic),
                 None => diagnostic.in_file(def.source.file.clone()),
             };
             diagnostics.push(diagnostic);

@@ -33,9 +33,40 @@ impl Located {
         diagnostic.in_file(self.display.clone()).at_pointer(pointer)
     }
 
+    /// Remember where `pointer`'s key is, to locate diagnostics made later without the file.
+    pub fn place(&self, pointer: &str) -> Place {
+        let pos = self.doc.key_position(pointer);
+        Place {
+            file: self.display.clone(),
+            line: pos.map(|p| p.line),
+            column: pos.map(|p| p.column),
+            pointer: pointer.to_owned(),
+        }
+    }
+
     /// The 1-based line of `pointer`'s key, for messages that name a second location.
     pub fn line_of(&self, pointer: &str) -> u32 {
         self.doc.key_position(pointer).map_or(1, |p| p.line)
+    }
+}
+
+/// A remembered location in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Place {
+    file: String,
+    line: Option<u32>,
+    column: Option<u32>,
+    pointer: String,
+}
+
+impl Place {
+    /// Locate `diagnostic` here.
+    pub fn locate(&self, mut diagnostic: Diagnostic) -> Diagnostic {
+        diagnostic.file = Some(self.file.clone());
+        diagnostic.line = self.line;
+        diagnostic.column = self.column;
+        diagnostic.pointer = Some(self.pointer.clone());
+        diagnostic
     }
 }
 

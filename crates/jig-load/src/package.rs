@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::located::Located;
 use crate::refs::read_document;
 use crate::shape;
-use crate::vfs::{DiskFs, EmbeddedFs, STD_ROOT, Vfs, normalize, relative_to};
+use crate::vfs::{DiskFs, MemoryFs, STD_ROOT, Vfs, normalize, relative_to};
 use crate::yaml::pointer_push;
 
 /// The name of the built-in package.
@@ -170,7 +170,7 @@ pub(crate) fn discover(start: &Path, with_std: bool, diagnostics: &mut Vec<Diagn
         index += 1;
     }
     if with_std && !builder.layout.packages.iter().any(|p| p.name == STD_PACKAGE) {
-        let vfs: Arc<dyn Vfs> = Arc::new(EmbeddedFs::std());
+        let vfs: Arc<dyn Vfs> = Arc::new(MemoryFs::std());
         let manifest_path = Path::new(STD_ROOT).join("jig.yaml");
         builder.add_package_from(&manifest_path, PackageRole::Std, None, vfs);
     }

@@ -28,6 +28,9 @@ const DATA_KEYWORDS: [&str; 4] = ["const", "enum", "examples", "default"];
 #[derive(Debug, Default)]
 pub(crate) struct SchemaFiles {
     files: RwLock<HashMap<PathBuf, Arc<Result<Located, Diagnostic>>>>,
+    /// Lexical path → canonical path, when it is a file. Thousands of tools reference the same
+    /// few files; resolving symlinks once per file instead of once per reference matters.
+    canonical: RwLock<HashMap<PathBuf, Option<PathBuf>>>,
 }
 
 impl SchemaFiles {
@@ -38,6 +41,22 @@ impl SchemaFiles {
                 files.remove(path);
             }
         }
+        // Any change may have added or moved a symlink.
+        if let Ok(mut canonical) = self.canonical.write() {
+            canonical.clear();
+        }
+    }
+
+    /// The canonical path of `path` if it is an existing file, remembered.
+    fn canonical_file(&self, path: &Path, vfs: &dyn Vfs) -> Option<PathBuf> {
+        if let Some(found) = self.canonical.read().ok().and_then(|c| c.get(path).cloned()) {
+            return found;
+        }
+        let found = vfs.canonicalize(path).filter(|c| vfs.is_file(c));
+        if let Ok(mut canonical) = self.canonical.write() {
+            canonical.insert(path.to_path_buf(), found.clone());
+        }
+        found
     }
 
     fn get(&self, path: &Path, vfs: &dyn Vfs, display: &str) -> Arc<Result<Located, Diagnostic>> {
@@ -135,54 +154,85 @@ pub(crate) fn resolve(
     let mut resolver = Resolver { ctx, stack: Vec::new(), deps: BTreeSet::new() };
     let frame =
         Frame { file: Arc::new(file.clone()), path: file_path.to_path_buf(), external: false };
-    let value = resolver.walk(schema, &frame, pointer)?;
+    let mut value = schema.clone();
+    resolver.walk(&mut value, &frame, &mut pointer.to_owned())?;
     Ok(Resolved { value, deps: resolver.deps })
 }
 
+/// Append an escaped pointer token to `pointer` in place.
+fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    if token.contains(['~', '/']) {
+        pointer.push_str(&token.replace('~', "~0").replace('/', "~1"));
+    } else {
+        pointer.push_str(token);
+    }
+}
+
 impl Resolver<'_, '_> {
-    fn walk(&mut self, value: &Value, frame: &Frame, pointer: &str) -> Result<Value, Diagnostic> {
+    /// Resolve `value` in place; `pointer` is its location (restored on return).
+    fn walk(
+        &mut self,
+        value: &mut Value,
+        frame: &Frame,
+        pointer: &mut String,
+    ) -> Result<(), Diagnostic> {
         match value {
-            Value::Array(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| self.walk(item, frame, &pointer_push(pointer, &i.to_string())))
-                .collect::<Result<Vec<_>, _>>()
-                .map(Value::Array),
+            Value::Array(items) => {
+                let len = pointer.len();
+                for (i, item) in items.iter_mut().enumerate() {
+                    push_token(pointer, &i.to_string());
+                    self.walk(item, frame, pointer)?;
+                    pointer.truncate(len);
+                }
+            }
             Value::Object(map) => {
                 if let Some(Value::String(reference)) = map.get("$ref") {
-                    return self.reference(reference, map, frame, pointer);
+                    let reference = reference.clone();
+                    if let Some(resolved) = self.reference(&reference, frame, pointer)? {
+                        map.shift_remove("$ref");
+                        if map.is_empty() {
+                            *value = resolved;
+                            return Ok(());
+                        }
+                        self.walk_object(map, frame, pointer)?;
+                        merge_siblings(map, resolved);
+                        return Ok(());
+                    }
                 }
-                self.walk_object(map, frame, pointer).map(Value::Object)
+                self.walk_object(map, frame, pointer)?;
             }
-            other => Ok(other.clone()),
+            _ => {}
         }
+        Ok(())
     }
 
     fn walk_object(
         &mut self,
-        map: &Map<String, Value>,
+        map: &mut Map<String, Value>,
         frame: &Frame,
-        pointer: &str,
-    ) -> Result<Map<String, Value>, Diagnostic> {
-        let mut out = Map::new();
-        for (key, child) in map {
-            let walked = if DATA_KEYWORDS.contains(&key.as_str()) {
-                child.clone()
-            } else {
-                self.walk(child, frame, &pointer_push(pointer, key))?
-            };
-            out.insert(key.clone(), walked);
+        pointer: &mut String,
+    ) -> Result<(), Diagnostic> {
+        let len = pointer.len();
+        for (key, child) in map.iter_mut() {
+            if DATA_KEYWORDS.contains(&key.as_str()) {
+                continue;
+            }
+            push_token(pointer, key);
+            self.walk(child, frame, pointer)?;
+            pointer.truncate(len);
         }
-        Ok(out)
+        Ok(())
     }
 
+    /// The resolved target of `reference`, or `None` for a reference the validator resolves
+    /// itself (a `#…` inside the tool's own schema).
     fn reference(
         &mut self,
         reference: &str,
-        map: &Map<String, Value>,
         frame: &Frame,
         pointer: &str,
-    ) -> Result<Value, Diagnostic> {
+    ) -> Result<Option<Value>, Diagnostic> {
         let ref_pointer = pointer_push(pointer, "$ref");
         let fail = |code: &str, message: String| {
             frame.file.at(Diagnostic::error(code, message), &ref_pointer)
@@ -190,8 +240,7 @@ impl Resolver<'_, '_> {
 
         let (target_path, fragment) = if let Some(fragment) = reference.strip_prefix('#') {
             if !frame.external {
-                // Internal to the tool's own schema: the validator resolves it.
-                return self.walk_object(map, frame, pointer).map(Value::Object);
+                return Ok(None);
             }
             (frame.path.clone(), fragment.to_owned())
         } else {
@@ -217,10 +266,12 @@ impl Resolver<'_, '_> {
                 )
                 .with_hint("schemas must live inside the package that uses them"));
             }
-            let Some(canonical) = self.ctx.vfs.canonicalize(&joined) else {
+            let Some(canonical) = self.ctx.files.canonical_file(&joined, self.ctx.vfs) else {
+                let problem =
+                    if self.ctx.vfs.is_dir(&joined) { "is not a file" } else { "does not exist" };
                 return Err(fail(
                     codes::REF_NOT_FOUND,
-                    format!("`$ref: {reference}`: no such file `{}`", (self.ctx.display)(&joined)),
+                    format!("`$ref: {reference}`: `{}` {problem}", (self.ctx.display)(&joined)),
                 ));
             };
             if !canonical.starts_with(self.ctx.package_root) {
@@ -229,12 +280,6 @@ impl Resolver<'_, '_> {
                     format!(
                         "`$ref: {reference}` resolves outside the package root through a symlink"
                     ),
-                ));
-            }
-            if !self.ctx.vfs.is_file(&canonical) {
-                return Err(fail(
-                    codes::REF_NOT_FOUND,
-                    format!("`$ref: {reference}`: `{}` is not a file", (self.ctx.display)(&joined)),
                 ));
             }
             (canonical, fragment.to_owned())
@@ -273,26 +318,66 @@ impl Resolver<'_, '_> {
                 format!("`$ref: {reference}`: `{display}` has nothing at `#{fragment}`"),
             ));
         };
-        let target = target.clone();
 
+        let mut target = target.clone();
         self.stack.push(key);
         let next = Frame { file: target_file, path: target_path, external: true };
-        let resolved = self.walk(&target, &next, &fragment);
+        let resolved = self.walk(&mut target, &next, &mut fragment.clone());
         self.stack.pop();
-        let resolved = resolved?;
+        resolved?;
+        Ok(Some(target))
+    }
+}
 
-        let siblings: Map<String, Value> = map
-            .iter()
-            .filter(|(k, _)| k.as_str() != "$ref")
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        if siblings.is_empty() {
-            return Ok(resolved);
+/// Keywords that only describe: a `$ref`'s sibling of this kind can be written into the target.
+const ANNOTATIONS: [&str; 8] = [
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+/// Keywords whose meaning depends on others of the same schema object: never merged.
+const INTERACTING: [&str; 14] = [
+    "additionalProperties",
+    "properties",
+    "patternProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "items",
+    "prefixItems",
+    "contains",
+    "if",
+    "then",
+    "else",
+    "$defs",
+    "$id",
+    "$anchor",
+];
+
+/// A `$ref` with siblings means both apply (2020-12). Write the result as one schema when that
+/// means the same — the siblings only annotate, or the two share no keyword and neither uses a
+/// keyword that interacts with others — so forms and MCP clients see a plain schema; otherwise
+/// keep the siblings and add the target under `allOf`.
+fn merge_siblings(siblings: &mut Map<String, Value>, target: Value) {
+    let Value::Object(mut target) = target else {
+        siblings.insert("allOf".into(), Value::Array(vec![target]));
+        return;
+    };
+    let only_annotations = siblings.keys().all(|k| ANNOTATIONS.contains(&k.as_str()));
+    let independent = siblings.keys().all(|k| !target.contains_key(k))
+        && !siblings.keys().chain(target.keys()).any(|k| INTERACTING.contains(&k.as_str()));
+    if only_annotations || independent {
+        for (key, value) in std::mem::take(siblings) {
+            target.insert(key, value);
         }
-        // `$ref` with siblings means both apply (2020-12): keep that meaning when inlining.
-        let mut merged = self.walk_object(&siblings, frame, pointer)?;
-        merged.insert("allOf".into(), Value::Array(vec![resolved]));
-        Ok(Value::Object(merged))
+        *siblings = target;
+    } else {
+        siblings.insert("allOf".into(), Value::Array(vec![Value::Object(target)]));
     }
 }
 

@@ -117,30 +117,38 @@ fn walk_disk(dir: &Path, suffix: &str, out: &mut Vec<PathBuf>, depth: usize) {
     }
 }
 
-/// The std package, compiled in.
+/// Files held in memory: the std package compiled into the binary, or a buffer being checked.
 #[derive(Debug)]
-pub(crate) struct EmbeddedFs {
-    files: BTreeMap<PathBuf, &'static str>,
+pub(crate) struct MemoryFs {
+    files: BTreeMap<PathBuf, Arc<str>>,
 }
 
-impl EmbeddedFs {
+impl MemoryFs {
     /// The std package's files under [`STD_ROOT`].
     pub(crate) fn std() -> Self {
-        let files = embedded::STD_FILES
-            .iter()
-            .map(|(rel, text)| (Path::new(STD_ROOT).join(rel), *text))
+        Self::from_files(Path::new(STD_ROOT), embedded::STD_FILES.iter().copied())
+    }
+
+    /// `files` (path relative to `root`, contents) under `root`.
+    pub(crate) fn from_files<'a>(
+        root: &Path,
+        files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Self {
+        let files = files
+            .into_iter()
+            .map(|(rel, text)| (normalize(&root.join(rel)), Arc::from(text)))
             .collect();
         Self { files }
     }
 }
 
-impl Vfs for EmbeddedFs {
+impl Vfs for MemoryFs {
     fn read(&self, path: &Path, max_bytes: u64) -> Result<Arc<str>, ReadError> {
         let text = self.files.get(&normalize(path)).ok_or(ReadError::NotFound)?;
         if text.len() as u64 > max_bytes {
             return Err(ReadError::TooLarge(text.len() as u64));
         }
-        Ok(Arc::from(*text))
+        Ok(Arc::clone(text))
     }
 
     fn walk(&self, dir: &Path, suffix: &str) -> Vec<PathBuf> {

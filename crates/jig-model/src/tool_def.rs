@@ -100,8 +100,9 @@ pub struct GertExecution {
     pub requires_approval: bool,
 }
 
-/// One callable tool in the registry.
+/// One callable tool in the registry. Field names are camelCase, like the toolpack format.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolDef {
     /// Registry id: a toolpack's `id`, or `<tool>.<action>` (`<package>/<tool>.<action>` from a
     /// required package) for tool/v0.
@@ -150,7 +151,7 @@ pub struct ToolDef {
     pub outputs: Vec<OutputDecl>,
     /// Where it is defined.
     pub source: SourceLocation,
-    /// SHA-256 of the entry's canonical JSON (without `source` and `hash`).
+    /// SHA-256 of the entry's JSON without `source` and `hash` (see [`ToolDef::compute_hash`]).
     #[serde(default)]
     pub hash: String,
 }
@@ -161,14 +162,126 @@ impl ToolDef {
         self.side_effects.iter().any(|e| e.is_side_effect())
     }
 
-    /// The content hash: canonical JSON of everything but `source` and `hash`, so moving a file
-    /// or reloading it does not change a tool's identity.
+    /// The content hash: SHA-256 of the JSON of everything but `source` and `hash`, so moving a
+    /// file does not change a tool's identity. Fields are written in declaration order and schema
+    /// keys in file order, so the same files always give the same hash. (This is not RFC 8785:
+    /// canonicalising every schema of a 10,000-tool registry costs more than the rest of the load
+    /// together, and a registry hash only needs to be reproducible, not order-insensitive.)
     pub fn compute_hash(&self) -> String {
-        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
-        if let Value::Object(map) = &mut value {
-            map.remove("source");
-            map.remove("hash");
+        let bytes = serde_json::to_vec(&self.hash_view()).unwrap_or_default();
+        Sha256Hash::of_bytes(&bytes).to_hex()
+    }
+
+    fn hash_view(&self) -> HashView<'_> {
+        HashView {
+            id: &self.id,
+            version: &self.version,
+            description: &self.description,
+            tags: &self.tags,
+            package: &self.package,
+            dialect: self.dialect,
+            deterministic: self.deterministic,
+            idempotent: self.idempotent,
+            side_effects: &self.side_effects,
+            risk: self.risk,
+            timeout_ms: self.timeout_ms,
+            limits: &self.limits,
+            input_schema: &self.input_schema,
+            output_schema: &self.output_schema,
+            execution: &self.execution,
+            caps: &self.caps,
+            env: &self.env,
+            templating: &self.templating,
+            outputs: &self.outputs,
         }
-        Sha256Hash::of_json(&value).to_hex()
+    }
+}
+
+/// The hashed part of a [`ToolDef`]: every field except `source` and `hash`. A test checks that
+/// the two stay in step.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HashView<'a> {
+    id: &'a str,
+    version: &'a str,
+    description: &'a str,
+    tags: &'a [String],
+    package: &'a str,
+    dialect: Dialect,
+    deterministic: bool,
+    idempotent: bool,
+    side_effects: &'a [SideEffect],
+    risk: Risk,
+    timeout_ms: u64,
+    limits: &'a Limits,
+    input_schema: &'a Value,
+    output_schema: &'a Value,
+    execution: &'a ToolExecution,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    caps: &'a Option<Caps>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    env: &'a Option<EnvSpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    templating: &'a Option<Templating>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    outputs: &'a [OutputDecl],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_view_covers_every_field_but_source_and_hash() {
+        let tool = ToolDef {
+            id: "acme.t".into(),
+            version: "1.0.0".into(),
+            description: "d".into(),
+            tags: vec!["x".into()],
+            package: "p".into(),
+            dialect: Dialect::Toolpack,
+            deterministic: true,
+            idempotent: true,
+            side_effects: vec![SideEffect::Read],
+            risk: Risk::Low,
+            timeout_ms: 1,
+            limits: Limits { max_input_bytes: 1, max_output_bytes: 1 },
+            input_schema: serde_json::json!({"type": "object"}),
+            output_schema: serde_json::json!({}),
+            execution: ToolExecution::Toolpack(crate::toolpack::Execution::Cli(
+                crate::toolpack::CliExecution { cmd: vec!["true".into()] },
+            )),
+            caps: Some(Caps::default()),
+            env: Some(EnvSpec::default()),
+            templating: None,
+            outputs: vec![OutputDecl {
+                role: "report".into(),
+                artifact_type: "text/plain".into(),
+                label: None,
+                path: None,
+            }],
+            source: SourceLocation { file: "f".into(), line: 1 },
+            hash: String::new(),
+        };
+        let mut moved = tool.clone();
+        moved.source = SourceLocation { file: "elsewhere".into(), line: 9 };
+        assert_eq!(tool.compute_hash(), moved.compute_hash(), "source is not hashed");
+        let mut changed = tool.clone();
+        changed.description = "other".into();
+        assert_ne!(tool.compute_hash(), changed.compute_hash());
+
+        // With every optional field set, the view has exactly the fields but source and hash.
+        let mut full = tool.clone();
+        full.templating = Some(crate::toolpack::Templating {
+            engine: crate::toolpack::TemplateEngine::Jinja2,
+            context: serde_json::Map::new(),
+        });
+        let keys = |v: Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+        let mut expected = keys(serde_json::to_value(&full).unwrap());
+        expected.retain(|k| k != "source" && k != "hash");
+        expected.sort();
+        let mut actual = keys(serde_json::to_value(full.hash_view()).unwrap());
+        actual.sort();
+        assert_eq!(expected, actual);
     }
 }

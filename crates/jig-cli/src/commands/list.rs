@@ -1,5 +1,7 @@
 //! `jig list`: the tools, sorted by id, as a table or JSON.
 
+use std::io::Write;
+
 use jig_model::ToolDef;
 use serde::Serialize;
 
@@ -9,6 +11,7 @@ use crate::output::Settings;
 
 /// What `list --json` prints per tool: everything but the schemas (see `jig show`).
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct ToolSummary<'a> {
     id: &'a str,
     version: &'a str,
@@ -41,7 +44,7 @@ impl<'a> From<&'a ToolDef> for ToolSummary<'a> {
     }
 }
 
-pub fn run(settings: &Settings, args: &ListArgs) -> anyhow::Result<Code> {
+pub fn run(settings: &Settings, args: &ListArgs, out: &mut impl Write) -> anyhow::Result<Code> {
     let Ok(snapshot) = settings.load_or_report() else { return Ok(Code::Invalid) };
     let tools: Vec<&ToolDef> = match &args.tag {
         Some(tag) => snapshot.list_tagged(tag).map(AsRef::as_ref).collect(),
@@ -49,11 +52,16 @@ pub fn run(settings: &Settings, args: &ListArgs) -> anyhow::Result<Code> {
     };
     if args.json {
         let summaries: Vec<ToolSummary<'_>> = tools.iter().map(|t| ToolSummary::from(*t)).collect();
-        println!("{}", serde_json::to_string_pretty(&summaries)?);
+        serde_json::to_writer_pretty(&mut *out, &summaries)?;
+        writeln!(out)?;
         return Ok(Code::Ok);
     }
     let id_width = tools.iter().map(|t| t.id.len()).max().unwrap_or(2).max(2);
-    println!("{:<id_width$}  {:<8}  {:<14}  {:<8}  DESCRIPTION", "ID", "KIND", "EFFECTS", "RISK");
+    writeln!(
+        out,
+        "{:<id_width$}  {:<8}  {:<14}  {:<8}  DESCRIPTION",
+        "ID", "KIND", "EFFECTS", "RISK"
+    )?;
     for tool in &tools {
         let effects = if tool.side_effects.is_empty() {
             "none".to_owned()
@@ -62,13 +70,14 @@ pub fn run(settings: &Settings, args: &ListArgs) -> anyhow::Result<Code> {
         };
         let description: String =
             tool.description.lines().next().unwrap_or("").chars().take(70).collect();
-        println!(
+        writeln!(
+            out,
             "{:<id_width$}  {:<8}  {:<14}  {:<8}  {description}",
             tool.id,
             tool.execution.kind(),
             effects,
             tool.risk.as_str()
-        );
+        )?;
     }
     Ok(Code::Ok)
 }

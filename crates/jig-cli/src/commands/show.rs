@@ -1,12 +1,14 @@
 //! `jig show TOOL`: one definition with its resolved schemas.
 
+use std::io::Write;
+
 use jig_model::ToolDef;
 
 use crate::cli::ShowArgs;
 use crate::exit::Code;
 use crate::output::Settings;
 
-pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<Code> {
+pub fn run(settings: &Settings, args: &ShowArgs, out: &mut impl Write) -> anyhow::Result<Code> {
     let Ok(snapshot) = settings.load_or_report() else { return Ok(Code::Invalid) };
     let Some(tool) = snapshot.get(&args.tool) else {
         eprintln!("error[E_NOT_FOUND]: no tool `{}` in this project", args.tool);
@@ -19,44 +21,54 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<Code> {
         return Ok(Code::Failed);
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(tool.as_ref())?);
+        serde_json::to_writer_pretty(&mut *out, tool.as_ref())?;
+        writeln!(out)?;
     } else {
-        print_tool(tool);
+        print_tool(tool, out)?;
     }
     Ok(Code::Ok)
 }
 
-fn print_tool(tool: &ToolDef) {
-    println!("{} {}", tool.id, tool.version);
+fn print_tool(tool: &ToolDef, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "{} {}", tool.id, tool.version)?;
     if !tool.description.is_empty() {
-        println!("  {}", tool.description.trim());
+        writeln!(out, "  {}", tool.description.trim())?;
     }
-    println!();
-    println!("  package        {}", tool.package);
-    println!("  defined in     {}:{}", tool.source.file, tool.source.line);
-    println!("  kind           {}", tool.execution.kind());
     let effects: Vec<&str> = tool.side_effects.iter().map(|e| e.as_str()).collect();
-    println!(
-        "  side effects   {}",
-        if effects.is_empty() { "none".to_owned() } else { effects.join(", ") }
-    );
-    println!("  risk           {}", tool.risk.as_str());
-    println!("  deterministic  {}", tool.deterministic);
-    println!("  timeout        {} ms", tool.timeout_ms);
-    println!(
-        "  limits         input {} B, output {} B",
-        tool.limits.max_input_bytes, tool.limits.max_output_bytes
-    );
-    if !tool.tags.is_empty() {
-        println!("  tags           {}", tool.tags.join(", "));
+    let rows = [
+        ("package", tool.package.clone()),
+        ("defined in", format!("{}:{}", tool.source.file, tool.source.line)),
+        ("kind", tool.execution.kind().to_owned()),
+        ("side effects", if effects.is_empty() { "none".to_owned() } else { effects.join(", ") }),
+        ("risk", tool.risk.as_str().to_owned()),
+        ("deterministic", tool.deterministic.to_string()),
+        ("timeout", format!("{} ms", tool.timeout_ms)),
+        (
+            "limits",
+            format!(
+                "input {} B, output {} B",
+                tool.limits.max_input_bytes, tool.limits.max_output_bytes
+            ),
+        ),
+        ("tags", tool.tags.join(", ")),
+    ];
+    writeln!(out)?;
+    for (label, value) in rows.iter().filter(|(_, v)| !v.is_empty()) {
+        writeln!(out, "  {label:<14} {value}")?;
     }
-    println!();
-    println!("input schema:");
-    println!("{}", indent(&serde_json::to_string_pretty(&tool.input_schema).unwrap_or_default()));
-    println!("output schema:");
-    println!("{}", indent(&serde_json::to_string_pretty(&tool.output_schema).unwrap_or_default()));
-    println!("execution:");
-    println!("{}", indent(&serde_json::to_string_pretty(&tool.execution).unwrap_or_default()));
+    for (title, value) in [
+        ("input schema", serde_json::to_value(&tool.input_schema)),
+        ("output schema", serde_json::to_value(&tool.output_schema)),
+        ("execution", serde_json::to_value(&tool.execution)),
+    ] {
+        writeln!(out, "\n{title}:")?;
+        writeln!(
+            out,
+            "{}",
+            indent(&serde_json::to_string_pretty(&value.unwrap_or_default()).unwrap_or_default())
+        )?;
+    }
+    Ok(())
 }
 
 fn indent(text: &str) -> String {

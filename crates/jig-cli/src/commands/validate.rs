@@ -1,5 +1,6 @@
 //! `jig validate`: load everything, report every problem, exit 0 or 3.
 
+use std::io::Write;
 use std::sync::Arc;
 
 use jig_load::{LoadFailure, Snapshot};
@@ -9,10 +10,10 @@ use crate::cli::ValidateArgs;
 use crate::exit::Code;
 use crate::output::{Settings, plural, summary_of_failure};
 
-pub fn run(settings: &Settings, args: &ValidateArgs) -> anyhow::Result<Code> {
+pub fn run(settings: &Settings, args: &ValidateArgs, out: &mut impl Write) -> anyhow::Result<Code> {
     let mut loader = settings.loader(&args.files);
     let result = loader.load();
-    let code = report(settings, args.json, &result);
+    let code = report(settings, args.json, &result, out)?;
     if !args.watch {
         return Ok(code);
     }
@@ -34,14 +35,20 @@ pub fn run(settings: &Settings, args: &ValidateArgs) -> anyhow::Result<Code> {
                     if names.is_empty() { "(rescan)".to_owned() } else { names.join(", ") }
                 );
             }
-            report(&settings, json, &update.result);
+            // Watch mode prints from the watcher's thread, to its own handle on stdout.
+            let _ = report(&settings, json, &update.result, &mut std::io::stdout().lock());
         })?;
     loop {
         std::thread::park();
     }
 }
 
-fn report(settings: &Settings, json: bool, result: &Result<Arc<Snapshot>, LoadFailure>) -> Code {
+fn report(
+    settings: &Settings,
+    json: bool,
+    result: &Result<Arc<Snapshot>, LoadFailure>,
+    out: &mut impl Write,
+) -> std::io::Result<Code> {
     if json {
         let value = match result {
             Ok(snapshot) => json!({
@@ -54,7 +61,8 @@ fn report(settings: &Settings, json: bool, result: &Result<Arc<Snapshot>, LoadFa
             }),
             Err(failure) => json!({ "valid": false, "diagnostics": failure.diagnostics }),
         };
-        println!("{value}");
+        writeln!(out, "{value}")?;
+        out.flush()?;
     }
     match result {
         Ok(snapshot) => {
@@ -72,7 +80,7 @@ fn report(settings: &Settings, json: bool, result: &Result<Arc<Snapshot>, LoadFa
                     &snapshot.registry_hash()[..12],
                 );
             }
-            Code::Ok
+            Ok(Code::Ok)
         }
         Err(failure) => {
             if !json {
@@ -82,7 +90,7 @@ fn report(settings: &Settings, json: bool, result: &Result<Arc<Snapshot>, LoadFa
                 );
                 eprintln!("{}", summary_of_failure(failure));
             }
-            Code::Invalid
+            Ok(Code::Invalid)
         }
     }
 }

@@ -17,7 +17,7 @@ use jig_model::gert_tool::GertTool;
 use jig_model::{Diagnostic, ToolDef};
 use serde_json::Value;
 
-use crate::located::Located;
+use crate::located::{Located, Place};
 use crate::package::{Package, PackageRole};
 use crate::refs::{self, RefContext, SchemaFiles};
 
@@ -74,8 +74,8 @@ pub(crate) struct ToolFile {
     pub diagnostics: Vec<Diagnostic>,
     /// Other files it was built from (`$ref` targets).
     pub deps: BTreeSet<PathBuf>,
-    /// The file as read (for snippets and duplicate-id locations).
-    pub located: Option<Located>,
+    /// Where the file's identity is written (`id`, or `meta.name`), for duplicate-id reports.
+    pub identity: Option<Place>,
 }
 
 /// Load one tool file.
@@ -89,7 +89,7 @@ pub(crate) fn load(ctx: &ToolContext<'_>, path: &Path) -> ToolFile {
         kind: None,
         diagnostics: Vec::new(),
         deps: BTreeSet::new(),
-        located: None,
+        identity: None,
     };
     let located = match refs::read_document(ctx.package.vfs.as_ref(), path, &display) {
         Ok(located) => located,
@@ -126,7 +126,8 @@ pub(crate) fn load(ctx: &ToolContext<'_>, path: &Path) -> ToolFile {
             );
         }
     }
-    file.located = Some(located);
+    let pointer = if located.doc.value.get("apiVersion").is_some() { "/meta/name" } else { "/id" };
+    file.identity = Some(located.place(pointer));
     file
 }
 

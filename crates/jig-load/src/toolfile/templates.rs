@@ -10,7 +10,8 @@ use regex::Regex;
 
 /// The variables a Jinja2 template reads, or its syntax error.
 pub(crate) fn jinja_variables(source: &str) -> Result<BTreeSet<String>, String> {
-    let env = minijinja::Environment::new();
+    static ENV: OnceLock<minijinja::Environment<'static>> = OnceLock::new();
+    let env = ENV.get_or_init(minijinja::Environment::new);
     let template = env.template_from_str(source).map_err(|e| {
         // minijinja's Display includes the template name and the line; keep the description.
         e.detail().map_or_else(|| e.kind().to_string(), str::to_owned)
