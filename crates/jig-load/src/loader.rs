@@ -214,7 +214,12 @@ impl Loader {
             for path in runbooks {
                 if !self.runbooks.contains_key(path) {
                     let package = owner(layout, path).unwrap_or(&layout.packages[0]);
-                    let file = runbook_file::load(package.vfs.as_ref(), path, &display(path));
+                    let file = runbook_file::load(
+                        package.vfs.as_ref(),
+                        &package.root,
+                        path,
+                        &display(path),
+                    );
                     self.runbooks.insert(path.clone(), Arc::new(file));
                 }
             }

@@ -78,14 +78,25 @@ pub fn did_you_mean<'a>(
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
     let folded = fold(name);
-    let mut best: Option<(&str, f64)> = None;
+    let lower = name.to_lowercase();
+    // A typo is a few edits away (transpositions count once), or shares most characters in
+    // order with a common prefix (Jaro–Winkler), which catches longer slips.
+    let max_edits = (name.chars().count() / 3).max(1);
+    let mut best: Option<(&str, (usize, u64))> = None;
     for candidate in candidates {
         if fold(candidate) == folded {
             return Some(candidate);
         }
-        let score = strsim::jaro_winkler(&name.to_lowercase(), &candidate.to_lowercase());
-        if score >= 0.8 && best.is_none_or(|(_, s)| score > s) {
-            best = Some((candidate, score));
+        let other = candidate.to_lowercase();
+        let edits = strsim::damerau_levenshtein(&lower, &other);
+        let similarity = strsim::jaro_winkler(&lower, &other);
+        if edits > max_edits && similarity < 0.8 {
+            continue;
+        }
+        // Fewer edits first, then higher similarity.
+        let rank = (edits, ((1.0 - similarity) * 1e6) as u64);
+        if best.is_none_or(|(_, r)| rank < r) {
+            best = Some((candidate, rank));
         }
     }
     best.map(|(c, _)| c)

@@ -72,10 +72,15 @@ impl Package {
         text.strip_suffix(".tool.yaml").unwrap_or(&text).to_owned()
     }
 
-    /// The runbook name (path below the runbooks dir, without the extension) of `path`.
+    /// The runbook name (path below the runbooks dir, without the extension) of `path`. A file
+    /// named explicitly from outside the runbooks dir is named by its path below the root.
     pub fn runbook_name(&self, path: &Path) -> String {
-        let rel =
-            self.runbooks_dir.as_ref().and_then(|d| path.strip_prefix(d).ok()).unwrap_or(path);
+        let rel = self
+            .runbooks_dir
+            .as_ref()
+            .and_then(|d| path.strip_prefix(d).ok())
+            .or_else(|| path.strip_prefix(&self.root).ok())
+            .unwrap_or(path);
         let text = rel.to_string_lossy().replace('\\', "/");
         let text = text
             .strip_suffix(".runbook.yaml")

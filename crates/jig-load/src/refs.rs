@@ -9,13 +9,13 @@
 //! which resolves them against the schema itself; `#` references inside an external file point
 //! into that file and are inlined like any other.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use jig_model::Diagnostic;
 use jig_model::diagnostic::codes;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::located::Located;
 use crate::vfs::{ReadError, Vfs, normalize};
@@ -135,11 +135,18 @@ struct Frame {
     external: bool,
 }
 
+/// An external target: a file and a fragment inside it.
+type Target = (PathBuf, String);
+
 struct Resolver<'a, 'c> {
     ctx: &'a RefContext<'c>,
-    /// `(file, fragment)` pairs being resolved, outermost first: a repeat is a cycle.
-    stack: Vec<(PathBuf, String)>,
+    /// Targets being resolved, outermost first: meeting one again means it is recursive.
+    stack: Vec<Target>,
     deps: BTreeSet<PathBuf>,
+    /// Recursive targets and the `$defs` name each gets in the resolved schema.
+    recursive: BTreeMap<Target, String>,
+    /// Resolved recursive targets, by `$defs` name.
+    defs: BTreeMap<String, Value>,
 }
 
 /// Resolve every external `$ref` in `schema`, found at `pointer` of `file` (whose path is
@@ -151,11 +158,27 @@ pub(crate) fn resolve(
     file_path: &Path,
     pointer: &str,
 ) -> Result<Resolved, Diagnostic> {
-    let mut resolver = Resolver { ctx, stack: Vec::new(), deps: BTreeSet::new() };
+    let mut resolver = Resolver {
+        ctx,
+        stack: Vec::new(),
+        deps: BTreeSet::new(),
+        recursive: BTreeMap::new(),
+        defs: BTreeMap::new(),
+    };
     let frame =
         Frame { file: Arc::new(file.clone()), path: file_path.to_path_buf(), external: false };
     let mut value = schema.clone();
     resolver.walk(&mut value, &frame, &mut pointer.to_owned())?;
+    if !resolver.defs.is_empty() {
+        resolver.check_pure_cycles(file, pointer)?;
+        let Value::Object(root) = &mut value else {
+            unreachable!("a recursive target is reached through an object")
+        };
+        let defs = root.entry("$defs").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(defs) = defs {
+            defs.extend(resolver.defs);
+        }
+    }
     Ok(Resolved { value, deps: resolver.deps })
 }
 
@@ -287,14 +310,10 @@ impl Resolver<'_, '_> {
 
         let key = (target_path.clone(), fragment.clone());
         if self.stack.contains(&key) {
-            let mut chain: Vec<String> = self
-                .stack
-                .iter()
-                .map(|(p, f)| describe_target(&(self.ctx.display)(p), f))
-                .collect();
-            chain.push(describe_target(&(self.ctx.display)(&target_path), &fragment));
-            return Err(fail(codes::REF_CYCLE, format!("`$ref` cycle: {}", chain.join(" → ")))
-                .with_hint("break the loop; recursive schemas must stay within one file and use `#/$defs/…`"));
+            // A recursive schema (a tree, a linked list): inline it once, and refer to that
+            // copy, kept under the resolved schema's `$defs`, from inside itself.
+            let name = self.def_name(&key);
+            return Ok(Some(json!({ "$ref": format!("#/$defs/{name}") })));
         }
 
         let display = (self.ctx.display)(&target_path);
@@ -323,10 +342,68 @@ impl Resolver<'_, '_> {
         self.stack.push(key);
         let next = Frame { file: target_file, path: target_path, external: true };
         let resolved = self.walk(&mut target, &next, &mut fragment.clone());
-        self.stack.pop();
+        let key = self.stack.pop().unwrap_or_default();
         resolved?;
+        if let Some(name) = self.recursive.get(&key) {
+            self.defs.insert(name.clone(), target.clone());
+        }
         Ok(Some(target))
     }
+
+    /// The `$defs` name of a recursive target: `<file stem>.<last fragment segment>`, made
+    /// unique; only letters, digits, `.`, `_` and `-`, so it is a plain URI fragment.
+    fn def_name(&mut self, key: &Target) -> String {
+        if let Some(name) = self.recursive.get(key) {
+            return name.clone();
+        }
+        let stem = key.0.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let last = key.1.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or("root");
+        let clean = |s: &str| -> String {
+            s.chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+                .collect()
+        };
+        let base = format!("{}.{}", clean(&stem), clean(last));
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.recursive.values().any(|v| *v == name) {
+            name = format!("{base}.{n}");
+            n += 1;
+        }
+        self.recursive.insert(key.clone(), name.clone());
+        name
+    }
+
+    /// References that only lead to other references and back never reach a schema.
+    fn check_pure_cycles(&self, file: &Located, pointer: &str) -> Result<(), Diagnostic> {
+        for ((path, fragment), start) in &self.recursive {
+            let mut seen = vec![start.as_str()];
+            let mut current = start.as_str();
+            while let Some(next) = self.defs.get(current).and_then(pure_ref_to_def) {
+                if seen.contains(&next) {
+                    let target = describe_target(&(self.ctx.display)(path), fragment);
+                    return Err(file
+                        .at(
+                            Diagnostic::error(
+                                codes::REF_CYCLE,
+                                format!("`$ref`s loop back to {target} without reaching a schema"),
+                            ),
+                            pointer,
+                        )
+                        .with_hint("each `$ref` in the loop points at another `$ref`; one of them must point at a schema"));
+                }
+                seen.push(next);
+                current = next;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `name` when `value` is exactly `{"$ref": "#/$defs/<name>"}`.
+fn pure_ref_to_def(value: &Value) -> Option<&str> {
+    let map = value.as_object().filter(|m| m.len() == 1)?;
+    map.get("$ref")?.as_str()?.strip_prefix("#/$defs/")
 }
 
 /// Keywords that only describe: a `$ref`'s sibling of this kind can be written into the target.

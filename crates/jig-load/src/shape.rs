@@ -254,6 +254,26 @@ fn translate_alternatives(
         }
         return;
     }
+    // An enum written as `oneOf` of documented constants: one constant error per alternative.
+    let constants: Option<Vec<Value>> = context
+        .iter()
+        .map(|errors| match errors.as_slice() {
+            [only] if only.instance_path().as_str() == pointer => match only.kind() {
+                ValidationErrorKind::Constant { expected_value } => {
+                    Some((**expected_value).clone())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    if let Some(options) = constants.filter(|c| !c.is_empty()) {
+        let field = field_name(&pointer, format);
+        out.push(
+            file.at(enum_diagnostic(&field, error.instance(), &Value::Array(options)), &pointer),
+        );
+        return;
+    }
     let score = |errors: &Vec<ValidationError<'static>>| -> usize {
         errors
             .iter()

@@ -40,6 +40,13 @@ pub(crate) trait Vfs: Send + Sync + std::fmt::Debug {
     fn is_file(&self, path: &Path) -> bool;
     /// The path with symlinks resolved, when it exists.
     fn canonicalize(&self, path: &Path) -> Option<PathBuf>;
+    /// Whether `path` itself is a symbolic link.
+    fn is_symlink(&self, path: &Path) -> bool;
+
+    /// Whether `path` resolves inside `root` (a symlink may lead elsewhere).
+    fn stays_within(&self, path: &Path, root: &Path) -> bool {
+        !self.is_symlink(path) || self.canonicalize(path).is_some_and(|c| c.starts_with(root))
+    }
 }
 
 /// The real file system.
@@ -88,6 +95,10 @@ impl Vfs for DiskFs {
 
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         fs_err::canonicalize(path).ok()
+    }
+
+    fn is_symlink(&self, path: &Path) -> bool {
+        fs_err::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
     }
 }
 
@@ -172,6 +183,10 @@ impl Vfs for MemoryFs {
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         let path = normalize(path);
         (self.files.contains_key(&path) || self.is_dir(&path)).then_some(path)
+    }
+
+    fn is_symlink(&self, _path: &Path) -> bool {
+        false
     }
 }
 

@@ -152,18 +152,7 @@ impl Reader<'_> {
         let mut root: Option<Value> = None;
         let mut documents = 0usize;
         while let Some(next) = parser.next_event() {
-            let (event, span) = next.map_err(|e| {
-                let marker = e.marker();
-                let pos = Pos {
-                    line: u32::try_from(marker.line()).unwrap_or(u32::MAX),
-                    column: u32::try_from(marker.col() + 1).unwrap_or(u32::MAX),
-                };
-                YamlError::new(
-                    codes::YAML_SYNTAX,
-                    format!("YAML syntax error: {}", e.info()),
-                    Some(pos),
-                )
-            })?;
+            let (event, span) = next.map_err(|e| scan_error(&e, self.caps))?;
             let pos = Pos::from_span(&span);
             match event {
                 Event::StreamStart | Event::StreamEnd | Event::Nothing | Event::DocumentEnd => {}
@@ -379,6 +368,28 @@ impl Reader<'_> {
                 )),
             },
         }
+    }
+}
+
+/// A scanner error as a diagnostic. The scanner enforces its own nesting limit and anchor
+/// lookup before events reach the reader; those are reported under the reader's codes.
+fn scan_error(error: &saphyr_parser::ScanError, caps: &Caps) -> YamlError {
+    let marker = error.marker();
+    let pos = Pos {
+        line: u32::try_from(marker.line()).unwrap_or(u32::MAX),
+        column: u32::try_from(marker.col() + 1).unwrap_or(u32::MAX),
+    };
+    let info = error.info();
+    if info.contains("recursion limit") {
+        YamlError::new(
+            codes::YAML_TOO_DEEP,
+            format!("nesting is deeper than {} levels", caps.max_depth),
+            Some(pos),
+        )
+    } else if info.contains("unknown anchor") {
+        YamlError::new(codes::YAML_UNKNOWN_ANCHOR, "alias to an undefined anchor", Some(pos))
+    } else {
+        YamlError::new(codes::YAML_SYNTAX, format!("YAML syntax error: {info}"), Some(pos))
     }
 }
 

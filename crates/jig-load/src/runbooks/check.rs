@@ -261,6 +261,9 @@ impl Checker<'_> {
         tools: &BTreeMap<String, ToolRef>,
         out: &mut Vec<Diagnostic>,
     ) {
+        if tool.is_empty() {
+            return; // reported as a missing `tool`
+        }
         let tool_pointer = match self.runbook.api_version {
             RunbookApi::KernelV0 => format!("{}/tool", step.pointer),
             _ => format!("{}/tool/name", step.pointer),

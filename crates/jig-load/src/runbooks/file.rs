@@ -44,8 +44,8 @@ pub(crate) struct ScenarioFiles {
     pub test: Option<(Located, ScenarioTest)>,
 }
 
-/// Parse a runbook file.
-pub(crate) fn load(vfs: &dyn Vfs, path: &Path, display: &str) -> RunbookFile {
+/// Parse a runbook file of the package rooted at `root`.
+pub(crate) fn load(vfs: &dyn Vfs, root: &Path, path: &Path, display: &str) -> RunbookFile {
     let mut file = RunbookFile {
         path: path.to_path_buf(),
         runbook: None,
@@ -53,6 +53,10 @@ pub(crate) fn load(vfs: &dyn Vfs, path: &Path, display: &str) -> RunbookFile {
         diagnostics: Vec::new(),
         scenarios: Vec::new(),
     };
+    if !vfs.stays_within(path, root) {
+        file.diagnostics.push(crate::toolfile::outside_package(display.to_owned()));
+        return file;
+    }
     let located = match read_document(vfs, path, display) {
         Ok(located) => located,
         Err(diagnostic) => {

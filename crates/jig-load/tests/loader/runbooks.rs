@@ -1,0 +1,240 @@
+//! Runbooks in all three formats, their checks, and their scenarios.
+
+use jig_model::diagnostic::codes;
+use jig_model::runbook::{RunbookApi, StepKind};
+
+use crate::support::Project;
+
+const CURL: &str = "apiVersion: tool/v0\nmeta: { name: curl, binary: curl }\n\
+                    contract:\n  inputs: { url: { type: string, required: true } }\n  outputs: { status_code: { type: string } }\n\
+                    actions:\n  get: { argv: [curl, '{{ .url }}'] }\n  head: { argv: [curl, -I, '{{ .url }}'] }\n";
+
+fn project() -> Project {
+    let project = Project::with_manifest("name: ops\n");
+    project.file("tools/curl.tool.yaml", CURL);
+    project
+}
+
+const KERNEL: &str = r#"apiVersion: kernel/v0
+meta:
+  name: check
+  inputs:
+    host: { type: string, required: true }
+tools: [curl]
+steps:
+  - id: probe
+    type: tool
+    tool: curl
+    action: get
+    inputs: { url: "https://{{ .host }}" }
+  - id: triage
+    type: branch
+    branches:
+      - condition: '{{ eq .status_code "200" }}'
+        steps:
+          - { id: ok, type: end, outcome: { category: no_action } }
+      - condition: default
+        steps:
+          - { id: look, type: manual, instructions: Look. }
+          - { id: bad, type: end, outcome: { category: escalated, code: odd } }
+"#;
+
+#[test]
+fn the_three_formats_are_read_into_one_representation() {
+    let project = project();
+    project
+        .file("runbooks/k.runbook.yaml", KERNEL)
+        .file(
+            "runbooks/one.runbook.yaml",
+            "apiVersion: runbook/v1\ntools: [curl]\nmeta: { name: one }\ntree:\n  - step: { id: a, type: tool, tool: { name: curl, action: head, args: { url: x } } }\n  - iterate:\n      max: 3\n      until: done\n      steps:\n        - step: { id: b, type: manual, instructions: wait }\n  - branches:\n      - condition: default\n        steps:\n          - step: { id: c, type: cli, with: { argv: [echo] } }\n",
+        )
+        .file(
+            "runbooks/zero.runbook.yaml",
+            "apiVersion: runbook/v0\nimports: [one.runbook.yaml]\ntools: { curl: ../tools/curl.tool.yaml }\nmeta: { name: zero, inputs: { host: { from: prompt } } }\nsteps:\n  - { id: a, type: tool, tool: { name: curl, action: get, args: { url: x } } }\n  - { id: b, type: invoke, invoke: { runbook: one } }\n",
+        );
+    let snapshot = project.snapshot();
+    let get = |name: &str| snapshot.runbook(name).expect(name).runbook.clone();
+    let kernel = get("k");
+    assert_eq!(kernel.api_version, RunbookApi::KernelV0);
+    let ids: Vec<&str> = kernel.walk().iter().filter_map(|s| s.id.as_deref()).collect();
+    assert_eq!(ids, ["probe", "triage", "ok", "look", "bad"]);
+    assert!(kernel.inputs["host"].required);
+
+    let one = get("one");
+    assert_eq!(one.api_version, RunbookApi::V1);
+    assert!(matches!(one.steps[1].kind, StepKind::Repeat { max: Some(3), .. }));
+    assert!(matches!(one.steps[2].kind, StepKind::Branch { .. }));
+    assert_eq!(one.steps[1].pointer, "/tree/1/iterate");
+
+    let zero = get("zero");
+    assert_eq!(zero.tool_paths["curl"], "../tools/curl.tool.yaml");
+    assert_eq!(zero.imports, ["one.runbook.yaml"]);
+    assert!(zero.inputs["host"].required, "a v0 input without default is required");
+}
+
+#[test]
+fn runbook_v1_rejects_imports_and_tool_maps() {
+    let project = project();
+    project.file(
+        "runbooks/r.runbook.yaml",
+        "apiVersion: runbook/v1\nimports: [x]\ntools: { curl: ../tools/curl.tool.yaml }\nmeta: { name: r }\n",
+    );
+    let found: Vec<(String, String)> = project
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.code, d.pointer.unwrap_or_default()))
+        .collect();
+    assert!(
+        found.contains(&(codes::RUNBOOK_V1_SYNTAX.to_owned(), "/imports".to_owned())),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&(codes::RUNBOOK_V1_SYNTAX.to_owned(), "/tools".to_owned())),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn runbook_v0_falls_back_to_raw_paths_and_checks_they_exist() {
+    let project = project();
+    project.file(
+        "runbooks/old.runbook.yaml",
+        "apiVersion: runbook/v0\nimports: [../shared/missing]\nmeta: { name: old }\nsteps:\n  - { id: a, type: manual, outcomes: [{ state: resolved, next_runbook: { file: ../runbooks/old } }] }\n",
+    );
+    let error = project.error(codes::RESOLVE_RUNBOOK);
+    assert_eq!(
+        (error.message.as_str(), error.pointer.as_deref()),
+        ("import `../shared/missing` does not exist", Some("/imports/0"))
+    );
+}
+
+#[test]
+fn tool_steps_are_checked_against_the_tool_list_actions_and_inputs() {
+    let step = |s: &str| {
+        let project = project();
+        project.file("runbooks/r.runbook.yaml", &format!("apiVersion: kernel/v0\nmeta: {{ name: r }}\ntools: [curl]\nsteps:\n  - {s}\n  - {{ type: end, outcome: {{ category: resolved }} }}\n"));
+        match project.load() {
+            Ok(_) => Vec::new(),
+            Err(failure) => failure.diagnostics.into_iter().map(|d| (d.message, d.hint)).collect(),
+        }
+    };
+    let found = step("{ id: a, type: tool, tool: crul, action: get, inputs: { url: x } }");
+    assert_eq!(found[0].0, "step uses tool `crul`, which is not in the runbook's `tools` list");
+    assert_eq!(found[0].1.as_deref(), Some("did you mean `curl`?"));
+
+    let found = step("{ id: a, type: tool, tool: curl, action: gett, inputs: { url: x } }");
+    assert_eq!(
+        found[0],
+        ("tool `curl` has no action `gett`".to_owned(), Some("did you mean `get`?".to_owned()))
+    );
+
+    let found = step("{ id: a, type: tool, tool: curl, inputs: { url: x } }");
+    assert_eq!(
+        found[0],
+        (
+            "step calls `curl` without an `action`".to_owned(),
+            Some("its actions: get, head".to_owned())
+        )
+    );
+
+    let found = step("{ id: a, type: tool, tool: curl, action: get, inputs: { uri: x } }");
+    let messages: Vec<&str> = found.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(
+        messages,
+        ["step does not give `curl` its required input `url`", "`curl` takes no input `uri`"]
+    );
+    assert_eq!(found[1].1.as_deref(), Some("did you mean `url`?"));
+
+    // `inputs_from` may supply the required inputs.
+    let found = step("{ id: a, type: tool, tool: curl, action: get, inputs_from: target }");
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn step_ids_are_unique_and_next_is_bounded_and_local() {
+    let project = project();
+    project.file(
+        "runbooks/r.runbook.yaml",
+        "apiVersion: kernel/v0\nmeta: { name: r }\nsteps:\n  - { id: a, type: manual }\n  - { id: b, type: manual, next: a }\n  - { id: c, type: manual, next: { step: a, max: 3 } }\n  - { id: d, type: manual, next: nowhere }\n  - { id: a, type: end, outcome: { category: resolved } }\n",
+    );
+    let found: Vec<String> = project.diagnostics().into_iter().map(|d| d.message).collect();
+    assert!(found.contains(&"step id `a` is used twice (first on line 4)".to_owned()), "{found:?}");
+    assert!(found.contains(&"`next` jumps back to `a` without a bound".to_owned()), "{found:?}");
+    assert!(
+        found.contains(&"`next` jumps to `nowhere`, which is not a step of this list".to_owned()),
+        "{found:?}"
+    );
+    assert_eq!(found.len(), 3, "the bounded backward jump is fine: {found:?}");
+}
+
+#[test]
+fn every_kernel_path_must_reach_an_end() {
+    let project = project();
+    project.file(
+        "runbooks/r.runbook.yaml",
+        "apiVersion: kernel/v0\nmeta: { name: r }\nsteps:\n  - id: t\n    type: branch\n    branches:\n      - { condition: '{{ .x }}', steps: [{ type: end, outcome: { category: resolved } }] }\n      - { condition: '{{ .y }}', steps: [{ id: m, type: manual }] }\n",
+    );
+    assert_eq!(project.error(codes::RUNBOOK).message, "not every path reaches an `end` step");
+}
+
+#[test]
+fn steps_lacking_what_their_type_needs_are_reported() {
+    let project = project();
+    project.file(
+        "runbooks/r.runbook.yaml",
+        "apiVersion: kernel/v0\nmeta: { name: r }\nsteps:\n  - { id: a, type: tool }\n  - { id: b, type: assert }\n  - { type: end }\n",
+    );
+    let mut found: Vec<String> = project.diagnostics().into_iter().map(|d| d.message).collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "a `assert` step needs `assert`",
+            "a `end` step needs `outcome`",
+            "a `tool` step needs `tool`"
+        ]
+    );
+}
+
+#[test]
+fn unknown_api_versions_are_reported_with_a_suggestion() {
+    let project = project();
+    project.file("runbooks/r.runbook.yaml", "apiVersion: kernel/v1\nmeta: { name: r }\n");
+    let error = project.error(codes::API_VERSION);
+    assert_eq!(error.hint.as_deref(), Some("did you mean `kernel/v0`?"));
+}
+
+#[test]
+fn scenarios_beside_the_runbook_and_at_the_root_are_checked() {
+    let project = project();
+    project
+        .file("runbooks/check.runbook.yaml", KERNEL)
+        .file("runbooks/scenarios/check/up/scenario.yaml", "inputs: { host: a.example }\ntool_responses:\n  \"curl:get\": [{ outputs: { status_code: \"200\" } }]\n")
+        .file("runbooks/scenarios/check/up/test.yaml", "expected_outcome: no_action\nmust_reach: [probe, ok]\nmust_not_reach: [look]\n")
+        .file("scenarios/check/down/scenario.yaml", "inputs: { host: b.example }\nevidence: { look: { notes: done } }\n");
+    let snapshot = project.snapshot();
+    let entry = snapshot.runbook("check").expect("runbook");
+    let names: Vec<&str> = entry.scenarios.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["up", "down"]);
+
+    project
+        .file("runbooks/scenarios/check/up/scenario.yaml", "inputs: { hots: a.example }\ntool_responses:\n  \"curl:gte\": []\n  \"wget:get\": []\n  nocolon: []\n")
+        .file("runbooks/scenarios/check/up/test.yaml", "must_reach: [prob, ok]\nmust_not_reach: [ok]\n")
+        .file("scenarios/check/down/scenario.yaml", "inputs: { host: b.example }\nevidence: { probe: { notes: x } }\n");
+    let mut found: Vec<(String, Option<String>)> =
+        project.diagnostics().into_iter().map(|d| (d.message, d.hint)).collect();
+    found.sort();
+    let expected = [
+        ("`ok` is in both `must_reach` and `must_not_reach`", None),
+        ("`wget` is not in the runbook's `tools` list", None),
+        ("response key `nocolon` must be `tool:action`", None),
+        ("runbook `check` has no input `hots`", Some("did you mean `host`?")),
+        ("runbook `check` has no step `prob`", Some("did you mean `probe`?")),
+        ("step `probe` is not a manual step; it takes no evidence", None),
+        ("the scenario does not give the required input `host`", None),
+        ("tool `curl` has no action `gte`", Some("did you mean `get`?")),
+    ];
+    let expected: Vec<(String, Option<String>)> =
+        expected.iter().map(|(m, h)| ((*m).to_owned(), h.map(str::to_owned))).collect();
+    assert_eq!(found, expected);
+}
