@@ -33,9 +33,9 @@ impl Located {
         diagnostic.in_file(self.display.clone()).at_pointer(pointer)
     }
 
-    /// Remember where `pointer`'s key is, to locate diagnostics made later without the file.
+    /// Remember where `pointer`'s value is, to locate diagnostics made later without the file.
     pub fn place(&self, pointer: &str) -> Place {
-        let pos = self.doc.key_position(pointer);
+        let pos = self.doc.position(pointer);
         Place {
             file: self.display.clone(),
             line: pos.map(|p| p.line),

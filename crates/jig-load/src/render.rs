@@ -83,7 +83,11 @@ fn marker_width(line: &str, column: usize) -> usize {
         Some(quote @ ('"' | '\'')) => {
             rest.iter().skip(1).position(|c| c == quote).map_or(rest.len(), |end| end + 2)
         }
-        _ => rest.iter().position(|c| c.is_whitespace()).unwrap_or(rest.len()),
+        // A plain token ends at whitespace or at the flow punctuation around it.
+        _ => rest
+            .iter()
+            .position(|c| c.is_whitespace() || matches!(c, ',' | ']' | '}'))
+            .unwrap_or(rest.len()),
     };
     let width =
         rest.iter().take(width).collect::<String>().trim_end_matches([',', ':']).chars().count();
