@@ -20,7 +20,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let settings = output::Settings::from_args(&cli.global);
-    let mut out = std::io::stdout().lock();
+    // Not locked for the whole run: `validate --watch` prints from the watcher thread.
+    let mut out = std::io::stdout();
     let result = match &cli.command {
         cli::Command::Validate(args) => commands::validate::run(&settings, args, &mut out),
         cli::Command::List(args) => commands::list::run(&settings, args, &mut out),

@@ -1,0 +1,200 @@
+//! validate, list, show and their exit codes (DESIGN.md §7).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use jig_model::toolpack::BUILTIN_TOOLS;
+
+use crate::{jig, repo, stderr, stdout_json};
+
+#[test]
+fn validate_accepts_the_example_project_and_std() {
+    for project in ["toolpacks/examples", "toolpacks/std"] {
+        let output = jig(&repo().join(project), &["validate"]);
+        assert_eq!(output.status.code(), Some(0), "{project}: {}", stderr(&output));
+        assert!(stderr(&output).contains("valid: "), "{}", stderr(&output));
+        assert!(output.stdout.is_empty(), "diagnostics go to stderr");
+    }
+}
+
+#[test]
+fn validate_refuses_a_broken_project_with_exit_3_naming_file_and_line() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(dir.path().join("tools")).expect("mkdir");
+    std::fs::write(dir.path().join("jig.yaml"), "name: broken\n").expect("write");
+    std::fs::write(
+        dir.path().join("tools/t.tool.yaml"),
+        "id: broken.t\nversion: 1.0.0\ndeterministic: true\ntimeoutMs: 0\n",
+    )
+    .expect("write");
+    let output = jig(dir.path(), &["validate"]);
+    assert_eq!(output.status.code(), Some(3));
+    let text = stderr(&output);
+    assert!(text.contains("error[field.range]: `timeoutMs` must be at least 1, not `0`"), "{text}");
+    assert!(text.contains("--> tools/t.tool.yaml:4:12"), "{text}");
+    assert!(text.contains("4 | timeoutMs: 0"), "{text}");
+    assert!(text.contains("invalid: 5 errors, 0 warnings"), "{text}");
+
+    let output = jig(dir.path(), &["validate", "--json"]);
+    assert_eq!(output.status.code(), Some(3));
+    let report = stdout_json(&output);
+    assert_eq!(report["valid"], false);
+    let first = &report["diagnostics"][0];
+    assert_eq!(
+        (first["file"].as_str(), first["line"].as_u64()),
+        (Some("tools/t.tool.yaml"), Some(1))
+    );
+    assert!(
+        report["diagnostics"].as_array().is_some_and(|d| d.iter().all(|d| d["code"].is_string()))
+    );
+
+    // list and show refuse to work on an invalid project, with the same exit code.
+    assert_eq!(jig(dir.path(), &["list"]).status.code(), Some(3));
+    assert_eq!(jig(dir.path(), &["show", "file_read"]).status.code(), Some(3));
+}
+
+#[test]
+fn validate_takes_explicit_runbook_files() {
+    let gert = repo().join("tests/fixtures/gert-reference/examples");
+    let output = jig(&gert, &["validate", "service-health-check.yaml", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = stdout_json(&output);
+    assert_eq!(report["runbooks"], 1);
+    assert_eq!(report["diagnostics"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn list_json_has_the_builtins_and_the_example_tools_sorted() {
+    let output = jig(&repo(), &["--project", "toolpacks/examples", "list", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let tools = stdout_json(&output);
+    let ids: Vec<&str> =
+        tools.as_array().expect("array").iter().filter_map(|t| t["id"].as_str()).collect();
+    for builtin in BUILTIN_TOOLS {
+        assert!(ids.contains(&builtin), "{builtin}");
+    }
+    for example in ["acme.changelog", "acme.slugify", "netkit/probe.get", "service.restart"] {
+        assert!(ids.contains(&example), "{example}");
+    }
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    assert_eq!(ids, sorted);
+    let first = &tools[0];
+    for field in
+        ["id", "version", "description", "package", "dialect", "kind", "sideEffects", "risk"]
+    {
+        assert!(first.get(field).is_some(), "{field}");
+    }
+}
+
+#[test]
+fn list_filters_by_tag_and_prints_a_table() {
+    let examples = repo().join("toolpacks/examples");
+    let output = jig(&examples, &["list", "--tag", "release", "--json"]);
+    let ids: Vec<String> = stdout_json(&output)
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|t| t["id"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(ids, ["acme.changelog", "acme.deploy_status"]);
+
+    let output = jig(&examples, &["list"]);
+    let table = String::from_utf8_lossy(&output.stdout);
+    let header = table.lines().next().expect("header");
+    assert!(
+        header.starts_with("ID") && header.contains("KIND") && header.contains("RISK"),
+        "{header}"
+    );
+    assert!(table.lines().any(|l| l.starts_with("file_read ") && l.contains("builtin")));
+}
+
+#[test]
+fn show_prints_a_definition_with_resolved_schemas() {
+    let examples = repo().join("toolpacks/examples");
+    let output = jig(&examples, &["show", "acme.deploy_status", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let tool = stdout_json(&output);
+    assert_eq!(tool["id"], "acme.deploy_status");
+    assert_eq!(
+        tool["inputSchema"]["properties"]["environment"]["enum"],
+        serde_json::json!(["dev", "staging", "production"])
+    );
+    assert!(!tool.to_string().contains("\"$ref\""));
+    assert_eq!(tool["source"]["file"], "tools/deploy-status.tool.yaml");
+
+    let output = jig(&examples, &["show", "file_read"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.starts_with("file_read 1.0.0\n"), "{text}");
+    assert!(text.contains("input schema:"));
+}
+
+#[test]
+fn show_of_an_unknown_tool_exits_1_with_a_suggestion() {
+    let output = jig(&repo().join("toolpacks/examples"), &["show", "file_raed"]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert!(text.contains("no tool `file_raed`"), "{text}");
+    assert!(text.contains("did you mean `file_read`?"), "{text}");
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_describes_the_commands() {
+    assert_eq!(jig(&repo(), &["frobnicate"]).status.code(), Some(2));
+    assert_eq!(jig(&repo(), &["show"]).status.code(), Some(2));
+    let help = jig(&repo(), &["--help"]);
+    let text = String::from_utf8_lossy(&help.stdout);
+    for command in ["validate", "list", "show", "--project", "Exit codes"] {
+        assert!(text.contains(command), "{command}: {text}");
+    }
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jig"))
+        .args(["--project", "toolpacks/examples", "list"])
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("wait");
+    assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+}
+
+#[test]
+fn validate_watch_reports_each_change() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(dir.path().join("tools")).expect("mkdir");
+    std::fs::write(dir.path().join("jig.yaml"), "name: live\n").expect("write");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jig"))
+        .args(["validate", "--watch", "--json"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut next = || -> serde_json::Value {
+        let line = lines.next().expect("a report").expect("utf-8");
+        serde_json::from_str(&line).expect("json line")
+    };
+    assert_eq!(next()["tools"], 27);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    std::fs::write(dir.path().join("tools/bad.tool.yaml"), "id: live.bad\n").expect("write");
+    let mut report = next();
+    while report["valid"] != false && Instant::now() < deadline {
+        report = next();
+    }
+    assert_eq!(report["valid"], false);
+    std::fs::remove_file(dir.path().join("tools/bad.tool.yaml")).expect("rm");
+    let mut report = next();
+    while report["valid"] != true && Instant::now() < deadline {
+        report = next();
+    }
+    assert_eq!(report["tools"], 27);
+    child.kill().expect("kill");
+    let _ = child.wait();
+}
