@@ -247,9 +247,10 @@ impl Builder<'_> {
         let tools_dir = self.package_dir(&root, manifest.tools_dir(), &located, "/paths/tools");
         let runbooks_dir =
             self.package_dir(&root, manifest.runbooks_dir(), &located, "/paths/runbooks");
-        if let (Some(key), PackageRole::Required) = (require_key, role) {
-            if key != manifest.name {
-                self.diagnostics.push(located.at(
+        if let (Some(key), PackageRole::Required) = (require_key, role)
+            && key != manifest.name
+        {
+            self.diagnostics.push(located.at(
                     Diagnostic::warning(
                         codes::PACKAGE_NAME_MISMATCH,
                         format!("required as `{key}`, but the package calls itself `{}`", manifest.name),
@@ -260,7 +261,6 @@ impl Builder<'_> {
                     )),
                     "/name",
                 ));
-            }
         }
         let package = Package {
             name: manifest.name.clone(),

@@ -43,21 +43,21 @@ pub fn render(diagnostics: &[Diagnostic], root: &Path, color: bool) -> String {
             };
             let _ = writeln!(out, "{pad}{} {location}", paint.bold(BLUE, "-->"));
             let source = sources.entry(file.clone()).or_insert_with(|| read_source(root, file));
-            if let (Some(text), Some(line)) = (source.as_deref(), diagnostic.line) {
-                if let Some(code) = text.lines().nth(line.saturating_sub(1) as usize) {
-                    let column = diagnostic.column.unwrap_or(1).max(1) as usize;
-                    let bar = paint.bold(BLUE, "|");
-                    let _ = writeln!(out, "{pad} {bar}");
-                    let _ = writeln!(
-                        out,
-                        "{} {bar} {}",
-                        paint.bold(BLUE, &line.to_string()),
-                        code.trim_end()
-                    );
-                    let width = marker_width(code, column);
-                    let marker = format!("{}{}", " ".repeat(column - 1), "^".repeat(width));
-                    let _ = writeln!(out, "{pad} {bar} {}", paint.bold(tint, &marker));
-                }
+            if let (Some(text), Some(line)) = (source.as_deref(), diagnostic.line)
+                && let Some(code) = text.lines().nth(line.saturating_sub(1) as usize)
+            {
+                let column = diagnostic.column.unwrap_or(1).max(1) as usize;
+                let bar = paint.bold(BLUE, "|");
+                let _ = writeln!(out, "{pad} {bar}");
+                let _ = writeln!(
+                    out,
+                    "{} {bar} {}",
+                    paint.bold(BLUE, &line.to_string()),
+                    code.trim_end()
+                );
+                let width = marker_width(code, column);
+                let marker = format!("{}{}", " ".repeat(column - 1), "^".repeat(width));
+                let _ = writeln!(out, "{pad} {bar} {}", paint.bold(tint, &marker));
             }
         }
         if let Some(hint) = &diagnostic.hint {

@@ -240,9 +240,7 @@ fn translate_alternatives(
         if tags.is_empty() {
             continue;
         }
-        if let Some(selected) =
-            context.iter().find(|errors| !errors.iter().any(|e| is_tag_error(e)))
-        {
+        if let Some(selected) = context.iter().find(|errors| !errors.iter().any(&is_tag_error)) {
             for inner in selected {
                 translate(inner, schema, file, format, out);
             }

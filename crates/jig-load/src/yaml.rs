@@ -295,44 +295,44 @@ impl Reader<'_> {
         first: usize,
     ) -> Result<Option<Value>, YamlError> {
         // A scalar in key position is a key, not a value.
-        if let Some(Frame::Map { key, .. }) = self.stack.last() {
-            if key.is_none() {
-                let Some(Frame::Map { map, key, key_positions, .. }) = self.stack.last_mut() else {
-                    unreachable!("checked above")
-                };
-                let name = match value {
-                    Value::String(s) => s,
-                    Value::Number(n) => n.to_string(),
-                    Value::Bool(b) => b.to_string(),
-                    Value::Null => {
-                        return Err(YamlError::new(
-                            codes::YAML_KEY_NOT_STRING,
-                            "a mapping key is null",
-                            Some(pos),
-                        ));
-                    }
-                    Value::Array(_) | Value::Object(_) => {
-                        return Err(YamlError::new(
-                            codes::YAML_KEY_NOT_STRING,
-                            "a mapping key is a list or a map; Jig files use string keys",
-                            Some(pos),
-                        ));
-                    }
-                };
-                if map.contains_key(&name) {
-                    let index = map.keys().position(|k| *k == name).unwrap_or(0);
-                    let first_line = key_positions.get(index).map_or(0, |p| p.line);
+        if let Some(Frame::Map { key, .. }) = self.stack.last()
+            && key.is_none()
+        {
+            let Some(Frame::Map { map, key, key_positions, .. }) = self.stack.last_mut() else {
+                unreachable!("checked above")
+            };
+            let name = match value {
+                Value::String(s) => s,
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                Value::Null => {
                     return Err(YamlError::new(
-                        codes::YAML_DUPLICATE_KEY,
-                        format!("key `{name}` appears twice (lines {first_line} and {})", pos.line),
+                        codes::YAML_KEY_NOT_STRING,
+                        "a mapping key is null",
                         Some(pos),
-                    )
-                    .with_hint("each key may appear once; remove or rename one of them"));
+                    ));
                 }
-                key_positions.push(pos);
-                *key = Some(name);
-                return Ok(None);
+                Value::Array(_) | Value::Object(_) => {
+                    return Err(YamlError::new(
+                        codes::YAML_KEY_NOT_STRING,
+                        "a mapping key is a list or a map; Jig files use string keys",
+                        Some(pos),
+                    ));
+                }
+            };
+            if map.contains_key(&name) {
+                let index = map.keys().position(|k| *k == name).unwrap_or(0);
+                let first_line = key_positions.get(index).map_or(0, |p| p.line);
+                return Err(YamlError::new(
+                    codes::YAML_DUPLICATE_KEY,
+                    format!("key `{name}` appears twice (lines {first_line} and {})", pos.line),
+                    Some(pos),
+                )
+                .with_hint("each key may appear once; remove or rename one of them"));
             }
+            key_positions.push(pos);
+            *key = Some(name);
+            return Ok(None);
         }
         self.finish_value(value, anchor, first)
     }
@@ -473,12 +473,11 @@ fn plain_scalar(text: &str, pos: Pos) -> Result<Value, YamlError> {
     if let Some(number) = integer(text) {
         return Ok(Value::Number(number));
     }
-    if is_float(text) {
-        if let Ok(f) = text.parse::<f64>() {
-            if let Some(n) = Number::from_f64(f) {
-                return Ok(Value::Number(n));
-            }
-        }
+    if is_float(text)
+        && let Ok(f) = text.parse::<f64>()
+        && let Some(n) = Number::from_f64(f)
+    {
+        return Ok(Value::Number(n));
     }
     Ok(Value::String(text.to_owned()))
 }

@@ -105,14 +105,15 @@ fn drop_null_type(schema: &mut Schema) {
         }
     }
     let null_schema = serde_json::json!({ "type": "null" });
-    if let Some(Value::Array(options)) = schema.get_mut("anyOf") {
-        if options.len() == 2 && options.contains(&null_schema) {
-            options.retain(|o| o != &null_schema);
-            if let Some(Value::Object(kept)) = options.pop() {
-                schema.remove("anyOf");
-                for (key, value) in kept {
-                    schema.insert(key, value);
-                }
+    if let Some(Value::Array(options)) = schema.get_mut("anyOf")
+        && options.len() == 2
+        && options.contains(&null_schema)
+    {
+        options.retain(|o| o != &null_schema);
+        if let Some(Value::Object(kept)) = options.pop() {
+            schema.remove("anyOf");
+            for (key, value) in kept {
+                schema.insert(key, value);
             }
         }
     }

@@ -41,7 +41,7 @@ pub enum ToolExecution {
     /// A toolpack's `execution` block.
     Toolpack(Execution),
     /// A tool/v0 action with its transport.
-    Gert(GertExecution),
+    Gert(Box<GertExecution>),
 }
 
 impl ToolExecution {
@@ -271,7 +271,7 @@ mod tests {
         assert_ne!(tool.compute_hash(), changed.compute_hash());
 
         // With every optional field set, the view has exactly the fields but source and hash.
-        let mut full = tool.clone();
+        let mut full = tool;
         full.templating = Some(crate::toolpack::Templating {
             engine: crate::toolpack::TemplateEngine::Jinja2,
             context: serde_json::Map::new(),

@@ -1,5 +1,8 @@
 //! End-to-end tests of the `jig` binary: real processes on real projects.
 
+// Test fixtures are written with std::fs; a failing test names the path in its message.
+#![allow(clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -17,16 +20,19 @@ pub fn jig(dir: &Path, args: &[&str]) -> Output {
         .expect("run jig")
 }
 
+/// The repository root.
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo")
 }
 
+/// Standard output, parsed as JSON.
 pub fn stdout_json(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(&output.stdout))
     })
 }
 
+/// Standard error, as text.
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }

@@ -124,7 +124,7 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
             limits: DEFAULT_LIMITS,
             input_schema: plan.input_schema,
             output_schema: output_schema(&contract, action),
-            execution: ToolExecution::Gert(GertExecution {
+            execution: ToolExecution::Gert(Box::new(GertExecution {
                 kind: mode,
                 binary: tool
                     .meta
@@ -147,7 +147,7 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
                     .as_ref()
                     .and_then(|g| g.requires_approval)
                     .unwrap_or(false),
-            }),
+            })),
             caps: None,
             env: None,
             templating: None,
@@ -349,16 +349,16 @@ fn check_action(
             }
             out.push(located.at_key(diagnostic, &at));
         }
-        if let Some(pattern) = &rule.pattern {
-            if let Err(error) = Regex::new(pattern) {
-                out.push(located.at(
-                    Diagnostic::error(
-                        codes::TOOL_EXECUTION,
-                        format!("extract pattern does not compile: {error}"),
-                    ),
-                    &format!("{at}/pattern"),
-                ));
-            }
+        if let Some(pattern) = &rule.pattern
+            && let Err(error) = Regex::new(pattern)
+        {
+            out.push(located.at(
+                Diagnostic::error(
+                    codes::TOOL_EXECUTION,
+                    format!("extract pattern does not compile: {error}"),
+                ),
+                &format!("{at}/pattern"),
+            ));
         }
     }
     if out[start..].iter().any(Diagnostic::is_error) {
@@ -436,10 +436,10 @@ fn tighten(
     for (property, base_tags, action_tags) in
         [("reads", &base.reads, &action.reads), ("writes", &base.writes, &action.writes)]
     {
-        if let (Some(base_tags), Some(action_tags)) = (base_tags, action_tags) {
-            if let Some(missing) = base_tags.iter().find(|t| !action_tags.contains(t)) {
-                relax(property, &format!("including `{missing}`"), "without it");
-            }
+        if let (Some(base_tags), Some(action_tags)) = (base_tags, action_tags)
+            && let Some(missing) = base_tags.iter().find(|t| !action_tags.contains(t))
+        {
+            relax(property, &format!("including `{missing}`"), "without it");
         }
     }
     let mut merged = base.clone();

@@ -42,8 +42,7 @@ fn the_std_package_defines_exactly_the_27_builtins_of_seed_002() {
     assert_eq!(effects("git_push"), [SideEffect::Write, SideEffect::Network]);
     assert!(effects("emit_metrics").is_empty());
     // The embedded copy is the same package.
-    let embedded =
-        jig_load::load(&tempfile::tempdir().expect("tmp").path().to_path_buf()).expect("valid");
+    let embedded = jig_load::load(tempfile::tempdir().expect("tmp").path()).expect("valid");
     for id in BUILTIN_TOOLS {
         assert_eq!(embedded.get(id).map(|t| &t.hash), snapshot.get(id).map(|t| &t.hash), "{id}");
     }

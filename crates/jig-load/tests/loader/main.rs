@@ -1,5 +1,8 @@
 //! Integration tests of jig-load: real files in temporary directories, one module per area.
 
+// Test fixtures are written with std::fs; a failing test names the path in its message.
+#![allow(clippy::disallowed_methods)]
+
 mod examples;
 mod gert;
 mod hostile;

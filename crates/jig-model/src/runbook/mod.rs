@@ -386,7 +386,7 @@ impl Runbook {
             file.tree
                 .into_iter()
                 .enumerate()
-                .filter_map(|(i, node)| tree_node(node, format!("/tree/{i}"), &mut problems)),
+                .filter_map(|(i, node)| tree_node(node, &format!("/tree/{i}"), &mut problems)),
         );
         let meta = file.meta;
         let runbook = Runbook {
@@ -462,13 +462,13 @@ impl Runbook {
     }
 }
 
-fn tree_node(node: TreeNode, pointer: String, problems: &mut Vec<ShapeError>) -> Option<Step> {
+fn tree_node(node: TreeNode, pointer: &str, problems: &mut Vec<ShapeError>) -> Option<Step> {
     let count = usize::from(node.step.is_some())
         + usize::from(node.iterate.is_some())
         + usize::from(node.branches.is_some());
     if count != 1 {
         problems.push(ShapeError {
-            pointer: pointer.clone(),
+            pointer: pointer.to_owned(),
             message: "a tree node needs exactly one of `step`, `iterate` or `branches`".into(),
         });
     }
@@ -480,7 +480,7 @@ fn tree_node(node: TreeNode, pointer: String, problems: &mut Vec<ShapeError>) ->
             .steps
             .into_iter()
             .enumerate()
-            .filter_map(|(i, n)| tree_node(n, format!("{pointer}/iterate/steps/{i}"), problems))
+            .filter_map(|(i, n)| tree_node(n, &format!("{pointer}/iterate/steps/{i}"), problems))
             .collect();
         return Some(structural(
             format!("{pointer}/iterate"),
@@ -505,7 +505,7 @@ fn tree_node(node: TreeNode, pointer: String, problems: &mut Vec<ShapeError>) ->
                 .into_iter()
                 .enumerate()
                 .filter_map(|(i, n)| {
-                    tree_node(n, format!("{pointer}/branches/{b}/steps/{i}"), problems)
+                    tree_node(n, &format!("{pointer}/branches/{b}/steps/{i}"), problems)
                 })
                 .collect(),
         })
