@@ -9,9 +9,10 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use jig_model::diagnostic::codes;
+use jig_model::manifest::MANIFEST_FILE_NAMES;
 use jig_model::{Diagnostic, Sha256Hash, ToolDef};
 use rayon::prelude::*;
 
@@ -50,8 +51,13 @@ pub struct Loader {
     options: LoadOptions,
     schema_files: SchemaFiles,
     tools: HashMap<PathBuf, CachedTool>,
+    /// `$ref` target → the tool files built from it.
+    dependents: HashMap<PathBuf, HashSet<PathBuf>>,
     runbooks: HashMap<PathBuf, Arc<runbook_file::RunbookFile>>,
     state: Option<State>,
+    /// Tool files to parse again at the next assembly; `None` after a discovery, when every
+    /// file is checked against the cache.
+    dirty: Option<HashSet<PathBuf>>,
 }
 
 #[derive(Debug)]
@@ -61,7 +67,7 @@ struct CachedTool {
     file: Arc<ToolFile>,
 }
 
-/// The discovered layout and file inventory.
+/// The discovered layout, the file inventory, and the tools indexed by name.
 #[derive(Debug)]
 struct State {
     layout: Layout,
@@ -70,6 +76,10 @@ struct State {
     tool_files: Vec<Vec<PathBuf>>,
     runbook_files: Vec<Vec<PathBuf>>,
     known: HashSet<PathBuf>,
+    /// Per package: the identity its tools are built for.
+    contexts: Vec<String>,
+    /// Per package: tool-file name → file. Kept up to date by each assembly.
+    index: Vec<BTreeMap<String, Arc<ToolFile>>>,
 }
 
 impl Loader {
@@ -85,44 +95,53 @@ impl Loader {
             options,
             schema_files: SchemaFiles::default(),
             tools: HashMap::new(),
+            dependents: HashMap::new(),
             runbooks: HashMap::new(),
             state: None,
+            dirty: None,
         }
     }
 
     /// Load everything from scratch.
     pub fn load(&mut self) -> Result<Arc<Snapshot>, LoadFailure> {
         self.tools.clear();
+        self.dependents.clear();
         self.runbooks.clear();
         self.schema_files = SchemaFiles::default();
         self.state = Some(self.discover());
+        self.dirty = None;
         self.assemble()
     }
 
     /// Load again after `changed` paths changed on disk (created, modified, removed or renamed).
+    /// Only those files, and the tools whose `$ref`s lead to them, are parsed again.
     pub fn reload(&mut self, changed: &[PathBuf]) -> Result<Arc<Snapshot>, LoadFailure> {
         let Some(state) = &self.state else { return self.load() };
-        let changed_set: HashSet<&PathBuf> = changed.iter().collect();
-        let manifest_changed = state
-            .layout
-            .packages
+        let is_manifest = |p: &PathBuf| {
+            p.file_name().is_some_and(|n| MANIFEST_FILE_NAMES.iter().any(|m| n == *m))
+        };
+        let rediscover = changed
             .iter()
-            .any(|p| p.manifest_path.as_ref().is_some_and(|m| changed_set.contains(m)))
-            || changed.iter().any(|p| {
-                p.file_name().is_some_and(|n| {
-                    jig_model::manifest::MANIFEST_FILE_NAMES.iter().any(|m| n == *m)
-                })
-            });
-        let inventory_changed =
-            changed.iter().any(|p| state.known.contains(p) != p.is_file() || p.is_dir());
+            .any(|p| is_manifest(p) || state.known.contains(p) != p.is_file() || p.is_dir());
 
         self.schema_files.invalidate(changed);
-        self.tools.retain(|path, cached| {
-            !changed_set.contains(path) && !cached.file.deps.iter().any(|d| changed_set.contains(d))
-        });
-        self.runbooks.retain(|path, _| !changed_set.contains(path));
-        if manifest_changed || inventory_changed {
+        let mut dirty: HashSet<PathBuf> = changed.iter().cloned().collect();
+        for path in changed {
+            if let Some(users) = self.dependents.get(path) {
+                dirty.extend(users.iter().cloned());
+            }
+        }
+        for path in &dirty {
+            self.tools.remove(path);
+            self.runbooks.remove(path);
+        }
+        if rediscover {
             self.state = Some(self.discover());
+            self.dirty = None;
+        } else if let Some(pending) = &mut self.dirty {
+            pending.extend(dirty);
+        } else if self.state.as_ref().is_some_and(|s| !s.index.is_empty()) {
+            self.dirty = Some(dirty);
         }
         self.assemble()
     }
@@ -176,40 +195,94 @@ impl Loader {
             tool_files.push(tools);
             runbook_files.push(runbooks);
         }
-        State { layout, layout_diagnostics, tool_files, runbook_files, known }
+        let contexts = layout.packages.iter().map(package_context).collect();
+        State {
+            layout,
+            layout_diagnostics,
+            tool_files,
+            runbook_files,
+            known,
+            contexts,
+            index: Vec::new(),
+        }
+    }
+
+    /// Parse what needs parsing and bring the index up to date.
+    fn parse_tools(&mut self) {
+        let Some(state) = &mut self.state else { return };
+        let layout = &state.layout;
+        let contexts = &state.contexts;
+        let todo: Vec<(usize, &PathBuf)> = match self.dirty.take() {
+            // After a discovery: every file the cache does not hold for its package identity.
+            None => state
+                .tool_files
+                .iter()
+                .enumerate()
+                .flat_map(|(p, files)| files.iter().map(move |f| (p, f)))
+                .filter(|(p, f)| self.tools.get(*f).is_none_or(|c| c.context != contexts[*p]))
+                .collect(),
+            // After edits: only the dirty files that are tool files of some package.
+            Some(dirty) => state
+                .tool_files
+                .iter()
+                .enumerate()
+                .flat_map(|(p, files)| {
+                    let owned = files.iter().filter(|f| dirty.contains(*f));
+                    owned.map(move |f| (p, f))
+                })
+                .collect(),
+        };
+        let display = |path: &Path| display_path(path, &layout.root);
+        let schema_files = &self.schema_files;
+        let parse = || -> Vec<(usize, ToolFile)> {
+            todo.par_iter()
+                .map(|(p, path)| {
+                    let ctx = ToolContext {
+                        package: &layout.packages[*p],
+                        files: schema_files,
+                        display: &display,
+                    };
+                    (*p, toolfile::load(&ctx, path))
+                })
+                .collect()
+        };
+        let parsed = match io_pool() {
+            Some(pool) => pool.install(parse),
+            None => parse(),
+        };
+        let full = state.index.is_empty();
+        if full {
+            state.index = vec![BTreeMap::new(); layout.packages.len()];
+        }
+        for (p, file) in parsed {
+            let path = file.path.clone();
+            for dep in &file.deps {
+                self.dependents.entry(dep.clone()).or_default().insert(path.clone());
+            }
+            let file = Arc::new(file);
+            if !full {
+                state.index[p].insert(file.stem.clone(), Arc::clone(&file));
+            }
+            self.tools.insert(path, CachedTool { context: contexts[p].clone(), file });
+        }
+        if full {
+            for (p, files) in state.tool_files.iter().enumerate() {
+                for path in files {
+                    if let Some(cached) = self.tools.get(path) {
+                        state.index[p].insert(cached.file.stem.clone(), Arc::clone(&cached.file));
+                    }
+                }
+            }
+        }
     }
 
     fn assemble(&mut self) -> Result<Arc<Snapshot>, LoadFailure> {
+        self.parse_tools();
         let Some(state) = &self.state else { unreachable!("discover runs first") };
         let layout = &state.layout;
         let mut diagnostics = state.layout_diagnostics.clone();
         let display = |path: &Path| display_path(path, &layout.root);
 
-        // Parse the tool files that are not cached, in parallel.
-        let contexts: Vec<String> = layout.packages.iter().map(package_context).collect();
-        let todo: Vec<(usize, &PathBuf)> = state
-            .tool_files
-            .iter()
-            .enumerate()
-            .flat_map(|(p, files)| files.iter().map(move |f| (p, f)))
-            .filter(|(p, f)| self.tools.get(*f).is_none_or(|c| c.context != contexts[*p]))
-            .collect();
-        let schema_files = &self.schema_files;
-        let parsed: Vec<(PathBuf, usize, ToolFile)> = todo
-            .par_iter()
-            .map(|(p, path)| {
-                let ctx = ToolContext {
-                    package: &layout.packages[*p],
-                    files: schema_files,
-                    display: &display,
-                };
-                ((*path).clone(), *p, toolfile::load(&ctx, path))
-            })
-            .collect();
-        for (path, p, file) in parsed {
-            self.tools
-                .insert(path, CachedTool { context: contexts[p].clone(), file: Arc::new(file) });
-        }
         for runbooks in &state.runbook_files {
             for path in runbooks {
                 if !self.runbooks.contains_key(path) {
@@ -224,16 +297,9 @@ impl Loader {
                 }
             }
         }
-
-        // Index tools and runbooks by name, per package.
         let mut index =
-            Index { packages: &layout.packages, tools: Vec::new(), runbooks: Vec::new() };
+            Index { packages: &layout.packages, tools: &state.index, runbooks: Vec::new() };
         for (p, package) in layout.packages.iter().enumerate() {
-            let tools: BTreeMap<String, Arc<ToolFile>> = state.tool_files[p]
-                .iter()
-                .filter_map(|path| self.tools.get(path))
-                .map(|cached| (cached.file.stem.clone(), Arc::clone(&cached.file)))
-                .collect();
             let mut runbooks = BTreeMap::new();
             for path in &state.runbook_files[p] {
                 let Some(cached) = self.runbooks.get(path) else { continue };
@@ -241,13 +307,12 @@ impl Loader {
                 file.scenarios = scenarios_for(package, path, &display, &mut diagnostics);
                 runbooks.insert(package.runbook_name(path), Arc::new(file));
             }
-            index.tools.push(tools);
             index.runbooks.push(runbooks);
         }
 
         // Per-file diagnostics, then checks that span files.
-        for files in &index.tools {
-            for file in files.values() {
+        for files in index.tools {
+            for file in files.values().filter(|f| !f.diagnostics.is_empty()) {
                 diagnostics.extend(file.diagnostics.iter().cloned());
             }
         }
@@ -280,6 +345,21 @@ impl Loader {
     }
 }
 
+/// Parsing is mostly waiting for the disk when the page cache is cold, so it runs on more
+/// threads than there are cores. `None` if the pool cannot be built (then rayon's global pool).
+fn io_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads((cores * 8).clamp(4, 32))
+            .thread_name(|i| format!("jig-load-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
 /// Identity of a package as far as its tools' ids are concerned.
 fn package_context(package: &Package) -> String {
     format!(
@@ -300,43 +380,53 @@ fn owner<'a>(layout: &'a Layout, path: &Path) -> Option<&'a Package> {
         .max_by_key(|p| p.root.components().count())
 }
 
-/// Every tool entry, with duplicate ids reported against both files.
+/// Every tool entry, with duplicate ids reported against both files. The first definition, in
+/// file order, keeps the id; each later one is an error at its own file.
 fn collect_tools(
     index: &Index<'_>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> BTreeMap<String, Arc<ToolDef>> {
-    let mut by_id: BTreeMap<String, Vec<(&ToolFile, &Arc<ToolDef>)>> = BTreeMap::new();
-    for files in &index.tools {
+    type Entry<'a> = (&'a ToolFile, &'a Arc<ToolDef>);
+    let location = |(_, def): &Entry<'_>| (def.source.file.clone(), def.source.line);
+    let mut by_id: BTreeMap<&str, Entry<'_>> = BTreeMap::new();
+    let mut duplicates: Vec<(Entry<'_>, Entry<'_>)> = Vec::new();
+    for files in index.tools {
         for file in files.values() {
             for def in &file.defs {
-                by_id.entry(def.id.clone()).or_default().push((file, def));
+                let entry = (&**file, def);
+                match by_id.entry(def.id.as_str()) {
+                    std::collections::btree_map::Entry::Vacant(slot) => {
+                        slot.insert(entry);
+                    }
+                    std::collections::btree_map::Entry::Occupied(mut slot) => {
+                        // Keep the earliest in file order, whatever order the index gave.
+                        if location(&entry) < location(slot.get()) {
+                            let later = slot.insert(entry);
+                            duplicates.push((entry, later));
+                        } else {
+                            duplicates.push((*slot.get(), entry));
+                        }
+                    }
+                }
             }
         }
     }
-    let mut tools = BTreeMap::new();
-    for (id, mut defs) in by_id {
-        defs.sort_by(|a, b| {
-            (&a.1.source.file, a.1.source.line).cmp(&(&b.1.source.file, b.1.source.line))
+    for (first, (file, def)) in duplicates {
+        let first = first.1;
+        let diagnostic = Diagnostic::error(
+            codes::TOOL_DUPLICATE,
+            format!(
+                "tool id `{}` is defined twice: in {} (line {}) and in {} (line {})",
+                def.id, first.source.file, first.source.line, def.source.file, def.source.line
+            ),
+        )
+        .with_hint("tool ids are unique across the project and its packages");
+        diagnostics.push(match &file.identity {
+            Some(identity) => identity.locate(diagnostic),
+            None => diagnostic.in_file(def.source.file.clone()),
         });
-        let (_, first) = defs[0];
-        for (file, def) in &defs[1..] {
-            let mut diagnostic = Diagnostic::error(
-                codes::TOOL_DUPLICATE,
-                format!(
-                    "tool id `{id}` is defined twice: in {} (line {}) and in {} (line {})",
-                    first.source.file, first.source.line, def.source.file, def.source.line
-                ),
-            )
-            .with_hint("tool ids are unique across the project and its packages");
-            diagnostic = match &file.identity {
-                Some(identity) => identity.locate(diagnostic),
-                None => diagnostic.in_file(def.source.file.clone()),
-            };
-            diagnostics.push(diagnostic);
-        }
-        tools.insert(id, Arc::clone(first));
     }
-    tools
+    by_id.into_iter().map(|(id, (_, def))| (id.to_owned(), Arc::clone(def))).collect()
 }
 
 /// `exports.tools` entries must point at tool files.
@@ -394,7 +484,13 @@ fn scenarios_for(
     dirs.iter()
         .filter(|dir| package.vfs.is_dir(dir))
         .flat_map(|dir| {
-            runbook_file::load_scenarios(package.vfs.as_ref(), dir, display, diagnostics)
+            runbook_file::load_scenarios(
+                package.vfs.as_ref(),
+                &package.root,
+                dir,
+                display,
+                diagnostics,
+            )
         })
         .collect()
 }

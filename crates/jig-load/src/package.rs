@@ -228,7 +228,8 @@ impl Builder<'_> {
         vfs: Arc<dyn Vfs>,
     ) -> Option<usize> {
         let display = self.display(manifest_path);
-        let located = match read_document(vfs.as_ref(), manifest_path, &display) {
+        let root = manifest_path.parent().unwrap_or(Path::new("."));
+        let located = match read_document(vfs.as_ref(), root, manifest_path, &display) {
             Ok(located) => located,
             Err(diagnostic) => {
                 self.diagnostics.push(diagnostic);

@@ -63,7 +63,8 @@ impl SchemaFiles {
         if let Some(found) = self.files.read().ok().and_then(|f| f.get(path).cloned()) {
             return found;
         }
-        let loaded = Arc::new(read_document(vfs, path, display));
+        // `path` is canonical, so it is not a link: its own directory serves as the root.
+        let loaded = Arc::new(read_document(vfs, path.parent().unwrap_or(path), path, display));
         if let Ok(mut files) = self.files.write() {
             files.insert(path.to_path_buf(), Arc::clone(&loaded));
         }
@@ -71,14 +72,17 @@ impl SchemaFiles {
     }
 }
 
-/// Read and parse one JSON or YAML file into a [`Located`].
+/// Read and parse one JSON or YAML file of the package rooted at `root` into a [`Located`]. A
+/// symbolic link is followed only when it stays inside `root`.
 pub(crate) fn read_document(
     vfs: &dyn Vfs,
+    root: &Path,
     path: &Path,
     display: &str,
 ) -> Result<Located, Diagnostic> {
     let caps = yaml::Caps::DEFAULT;
-    let text = vfs.read(path, caps.max_bytes).map_err(|e| read_error(e, display, &caps))?;
+    let text =
+        vfs.read_within(path, root, caps.max_bytes).map_err(|e| read_error(e, display, &caps))?;
     let doc = yaml::parse(&text, &caps).map_err(|e| {
         let mut diagnostic = Diagnostic::error(e.code, e.message).in_file(display);
         if let Some(pos) = e.pos {
@@ -106,6 +110,12 @@ pub(crate) fn read_error(error: ReadError, display: &str, caps: &yaml::Caps) -> 
             Diagnostic::error(codes::FILE_ENCODING, "file is not valid UTF-8").in_file(display)
         }
         ReadError::Io(message) => Diagnostic::error(codes::FILE_IO, message).in_file(display),
+        ReadError::Symlink | ReadError::Outside => Diagnostic::error(
+            codes::PACKAGE_PATH,
+            "this file is a symlink to a place outside the package",
+        )
+        .in_file(display)
+        .with_hint("move the file into the package, or `require` the package it belongs to"),
     }
 }
 

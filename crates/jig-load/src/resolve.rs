@@ -20,7 +20,7 @@ pub(crate) struct Index<'a> {
     /// The packages, as in the layout.
     pub packages: &'a [Package],
     /// Per package: tool-file name → file.
-    pub tools: Vec<BTreeMap<String, Arc<ToolFile>>>,
+    pub tools: &'a [BTreeMap<String, Arc<ToolFile>>],
     /// Per package: runbook name → file.
     pub runbooks: Vec<BTreeMap<String, Arc<RunbookFile>>>,
 }

@@ -24,14 +24,32 @@ pub(crate) enum ReadError {
     TooLarge(u64),
     /// Not UTF-8.
     Encoding,
+    /// The path is a symbolic link (the read did not follow it).
+    Symlink,
+    /// A symbolic link that leads outside the package.
+    Outside,
     /// Any other I/O failure.
     Io(String),
 }
 
 /// A read-only file system.
 pub(crate) trait Vfs: Send + Sync + std::fmt::Debug {
-    /// Read a UTF-8 file of at most `max_bytes`; the size is checked before reading.
+    /// Read a UTF-8 file of at most `max_bytes`; the size is checked before reading. A symbolic
+    /// link is not followed ([`ReadError::Symlink`]): callers decide whether its target is
+    /// acceptable and read that instead (see [`Vfs::read_within`]).
     fn read(&self, path: &Path, max_bytes: u64) -> Result<Arc<str>, ReadError>;
+
+    /// Read `path`, following a symbolic link only when it leads to a file inside `root`.
+    fn read_within(&self, path: &Path, root: &Path, max_bytes: u64) -> Result<Arc<str>, ReadError> {
+        match self.read(path, max_bytes) {
+            Err(ReadError::Symlink) => match self.canonicalize(path) {
+                Some(target) if target.starts_with(root) => self.read(&target, max_bytes),
+                Some(_) => Err(ReadError::Outside),
+                None => Err(ReadError::NotFound),
+            },
+            other => other,
+        }
+    }
     /// Every file beneath `dir` whose name ends with `suffix`, sorted. Hidden entries are skipped.
     fn walk(&self, dir: &Path, suffix: &str) -> Vec<PathBuf>;
     /// Whether `path` is a directory.
@@ -40,13 +58,6 @@ pub(crate) trait Vfs: Send + Sync + std::fmt::Debug {
     fn is_file(&self, path: &Path) -> bool;
     /// The path with symlinks resolved, when it exists.
     fn canonicalize(&self, path: &Path) -> Option<PathBuf>;
-    /// Whether `path` itself is a symbolic link.
-    fn is_symlink(&self, path: &Path) -> bool;
-
-    /// Whether `path` resolves inside `root` (a symlink may lead elsewhere).
-    fn stays_within(&self, path: &Path, root: &Path) -> bool {
-        !self.is_symlink(path) || self.canonicalize(path).is_some_and(|c| c.starts_with(root))
-    }
 }
 
 /// The real file system.
@@ -55,23 +66,31 @@ pub(crate) struct DiskFs;
 
 impl Vfs for DiskFs {
     fn read(&self, path: &Path, max_bytes: u64) -> Result<Arc<str>, ReadError> {
-        let metadata = match fs_err::metadata(path) {
-            Ok(m) => m,
+        use std::io::Read as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        // One open (not following a link) and one fstat: no separate lookups of the path.
+        let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path);
+        let mut file = match file {
+            Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadError::NotFound),
-            Err(e) => return Err(ReadError::Io(e.to_string())),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(ReadError::Symlink),
+            Err(e) => return Err(ReadError::Io(format!("cannot open {}: {e}", path.display()))),
         };
+        let metadata = file
+            .metadata()
+            .map_err(|e| ReadError::Io(format!("cannot stat {}: {e}", path.display())))?;
         if !metadata.is_file() {
             return Err(ReadError::Io(format!("{} is not a regular file", path.display())));
         }
         if metadata.len() > max_bytes {
             return Err(ReadError::TooLarge(metadata.len()));
         }
-        let bytes = match fs_err::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadError::NotFound),
-            Err(e) => return Err(ReadError::Io(e.to_string())),
-        };
-        // The file may have grown between the size check and the read.
+        // The file may grow between the size check and the read: read at most one byte more.
+        let mut bytes = Vec::with_capacity(metadata.len() as usize);
+        (&mut file)
+            .take(max_bytes + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| ReadError::Io(format!("cannot read {}: {e}", path.display())))?;
         if bytes.len() as u64 > max_bytes {
             return Err(ReadError::TooLarge(bytes.len() as u64));
         }
@@ -95,10 +114,6 @@ impl Vfs for DiskFs {
 
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         fs_err::canonicalize(path).ok()
-    }
-
-    fn is_symlink(&self, path: &Path) -> bool {
-        fs_err::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
     }
 }
 
@@ -183,10 +198,6 @@ impl Vfs for MemoryFs {
     fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
         let path = normalize(path);
         (self.files.contains_key(&path) || self.is_dir(&path)).then_some(path)
-    }
-
-    fn is_symlink(&self, _path: &Path) -> bool {
-        false
     }
 }
 

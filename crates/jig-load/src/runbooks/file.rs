@@ -53,11 +53,7 @@ pub(crate) fn load(vfs: &dyn Vfs, root: &Path, path: &Path, display: &str) -> Ru
         diagnostics: Vec::new(),
         scenarios: Vec::new(),
     };
-    if !vfs.stays_within(path, root) {
-        file.diagnostics.push(crate::toolfile::outside_package(display.to_owned()));
-        return file;
-    }
-    let located = match read_document(vfs, path, display) {
+    let located = match read_document(vfs, root, path, display) {
         Ok(located) => located,
         Err(diagnostic) => {
             file.diagnostics.push(diagnostic);
@@ -107,6 +103,7 @@ pub(crate) fn load(vfs: &dyn Vfs, root: &Path, path: &Path, display: &str) -> Ru
 /// Read the scenarios under `dir` (one sub-directory per scenario).
 pub(crate) fn load_scenarios(
     vfs: &dyn Vfs,
+    root: &Path,
     dir: &Path,
     display: &dyn Fn(&Path) -> String,
     out: &mut Vec<Diagnostic>,
@@ -132,6 +129,7 @@ pub(crate) fn load_scenarios(
                 .unwrap_or_default();
             let scenario = read_part::<Scenario>(
                 vfs,
+                root,
                 &scenario_dir.join("scenario.yaml"),
                 FileFormat::Scenario,
                 display,
@@ -139,6 +137,7 @@ pub(crate) fn load_scenarios(
             );
             let test = read_part::<ScenarioTest>(
                 vfs,
+                root,
                 &scenario_dir.join("test.yaml"),
                 FileFormat::ScenarioTest,
                 display,
@@ -151,6 +150,7 @@ pub(crate) fn load_scenarios(
 
 fn read_part<T: serde::de::DeserializeOwned>(
     vfs: &dyn Vfs,
+    root: &Path,
     path: &Path,
     format: FileFormat,
     display: &dyn Fn(&Path) -> String,
@@ -159,7 +159,7 @@ fn read_part<T: serde::de::DeserializeOwned>(
     if !vfs.is_file(path) {
         return None;
     }
-    let located = match read_document(vfs, path, &display(path)) {
+    let located = match read_document(vfs, root, path, &display(path)) {
         Ok(located) => located,
         Err(diagnostic) => {
             out.push(diagnostic);

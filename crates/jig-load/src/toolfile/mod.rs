@@ -91,17 +91,14 @@ pub(crate) fn load(ctx: &ToolContext<'_>, path: &Path) -> ToolFile {
         deps: BTreeSet::new(),
         identity: None,
     };
-    if !ctx.package.vfs.stays_within(path, &ctx.package.root) {
-        file.diagnostics.push(outside_package(display));
-        return file;
-    }
-    let located = match refs::read_document(ctx.package.vfs.as_ref(), path, &display) {
-        Ok(located) => located,
-        Err(diagnostic) => {
-            file.diagnostics.push(diagnostic);
-            return file;
-        }
-    };
+    let located =
+        match refs::read_document(ctx.package.vfs.as_ref(), &ctx.package.root, path, &display) {
+            Ok(located) => located,
+            Err(diagnostic) => {
+                file.diagnostics.push(diagnostic);
+                return file;
+            }
+        };
     match located.doc.value.get("apiVersion") {
         None if located.doc.value.is_object() => toolpack::load(ctx, &located, &mut file),
         Some(Value::String(api)) if api == "tool/v0" => gert::load(ctx, &located, &mut file),
@@ -133,13 +130,6 @@ pub(crate) fn load(ctx: &ToolContext<'_>, path: &Path) -> ToolFile {
     let pointer = if located.doc.value.get("apiVersion").is_some() { "/meta/name" } else { "/id" };
     file.identity = Some(located.place(pointer));
     file
-}
-
-/// A file that is a symlink to somewhere outside its package.
-pub(crate) fn outside_package(display: String) -> Diagnostic {
-    Diagnostic::error(codes::PACKAGE_PATH, "this file is a symlink to a place outside the package")
-        .in_file(display)
-        .with_hint("move the file into the package, or `require` the package it belongs to")
 }
 
 /// Resolve a schema's `$ref`s and check it is a valid JSON Schema; `pointer` is where it sits
