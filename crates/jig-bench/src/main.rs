@@ -22,10 +22,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, dir] = args.as_slice() {
-        if flag == "--child-load" {
-            return measure::child_load(&PathBuf::from(dir));
-        }
+    if let [flag, dir] = args.as_slice()
+        && flag == "--child-load"
+    {
+        return measure::child_load(&PathBuf::from(dir));
     }
     let mut sizes = vec![(10_000, 50), (100_000, 500)];
     let mut runs = 5;
