@@ -201,7 +201,7 @@ impl Builder<'_> {
             let ignored = dir.join(present[1]);
             self.diagnostics.push(
                 Diagnostic::warning(
-                    codes::MANIFEST,
+                    codes::MANIFEST_CONFLICT,
                     format!("both {} and {} exist; {} is used", present[0], present[1], present[0]),
                 )
                 .in_file(self.display(&ignored))

@@ -195,8 +195,8 @@ pub mod codes {
     pub const REF_POINTER: &str = "ref.pointer";
     /// A schema that is not a valid JSON Schema.
     pub const SCHEMA_INVALID: &str = "schema.invalid";
-    /// No project manifest could be read.
-    pub const MANIFEST: &str = "manifest.invalid";
+    /// Both `jig.yaml` and `gert.yaml` in one directory.
+    pub const MANIFEST_CONFLICT: &str = "manifest.conflict";
     /// `require` points at something that is not a package.
     pub const PACKAGE_NOT_FOUND: &str = "package.not_found";
     /// Two packages claim the same name.
@@ -221,4 +221,59 @@ pub mod codes {
     pub const RUNBOOK_V1_SYNTAX: &str = "runbook.v1_syntax";
     /// A scenario or its expectations do not fit their runbook.
     pub const SCENARIO: &str = "scenario.invalid";
+
+    /// Every code, in the order of this module.
+    pub const ALL: [&str; 51] = [
+        FILE_IO,
+        FILE_TOO_LARGE,
+        FILE_ENCODING,
+        YAML_SYNTAX,
+        YAML_DUPLICATE_KEY,
+        YAML_ALIAS_BUDGET,
+        YAML_TOO_DEEP,
+        YAML_TOO_MANY_NODES,
+        YAML_KEY_NOT_STRING,
+        YAML_NOT_JSON,
+        YAML_MULTI_DOCUMENT,
+        YAML_UNKNOWN_ANCHOR,
+        FIELD_UNKNOWN,
+        FIELD_MISSING,
+        FIELD_TYPE,
+        FIELD_ENUM,
+        FIELD_RANGE,
+        FIELD_PATTERN,
+        FIELD_INVALID,
+        TOOL_ID,
+        TOOL_ID_RESERVED,
+        TOOL_VERSION,
+        TOOL_DUPLICATE,
+        TOOL_EXECUTION,
+        TOOL_BUILTIN,
+        TOOL_TEMPLATE,
+        TOOL_CAPS,
+        TOOL_OUTPUTS,
+        TOOL_NAME_MISMATCH,
+        TOOL_PLATFORM,
+        TOOL_CONTRACT,
+        API_VERSION,
+        REF_NOT_FOUND,
+        REF_ESCAPE,
+        REF_REMOTE,
+        REF_CYCLE,
+        REF_POINTER,
+        SCHEMA_INVALID,
+        MANIFEST_CONFLICT,
+        PACKAGE_NOT_FOUND,
+        PACKAGE_DUPLICATE,
+        PACKAGE_NAME_MISMATCH,
+        PACKAGE_PATH,
+        EXPORT_NOT_FOUND,
+        RESOLVE_TOOL,
+        RESOLVE_RUNBOOK,
+        RESOLVE_PACKAGE,
+        RESOLVE_AMBIGUOUS,
+        RUNBOOK,
+        RUNBOOK_V1_SYNTAX,
+        SCENARIO,
+    ];
 }

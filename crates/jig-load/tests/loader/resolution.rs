@@ -81,7 +81,7 @@ fn jig_yaml_wins_over_gert_yaml_with_a_warning() {
     project.file("gert.yaml", "name: gertname\n");
     let snapshot = project.snapshot();
     assert_eq!(snapshot.packages()[0].name, "jigname");
-    assert_eq!(snapshot.warnings()[0].code, codes::MANIFEST);
+    assert_eq!(snapshot.warnings()[0].code, codes::MANIFEST_CONFLICT);
 }
 
 #[test]

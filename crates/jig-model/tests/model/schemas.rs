@@ -40,3 +40,15 @@ fn every_generated_schema_is_a_valid_json_schema() {
         assert_eq!(schema["additionalProperties"], false, "{format:?} is strict");
     }
 }
+
+#[test]
+fn every_diagnostic_code_is_documented() {
+    use jig_model::diagnostic::codes;
+    let source = include_str!("../../src/diagnostic.rs");
+    let declared = source.matches("pub const ").count() - 1; // minus `ALL` itself
+    assert_eq!(codes::ALL.len(), declared, "add the new code to codes::ALL");
+    let docs = std::fs::read_to_string(schemas_dir().join("../docs/diagnostics.md")).expect("docs");
+    for code in codes::ALL {
+        assert!(docs.contains(&format!("| `{code}` |")), "docs/diagnostics.md lacks `{code}`");
+    }
+}
