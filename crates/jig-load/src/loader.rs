@@ -16,6 +16,7 @@ use jig_model::manifest::MANIFEST_FILE_NAMES;
 use jig_model::{Diagnostic, Sha256Hash, ToolDef};
 use rayon::prelude::*;
 
+use crate::located::Suggest;
 use crate::package::{self, Layout, Package, PackageRole, display_path};
 use crate::refs::SchemaFiles;
 use crate::resolve::Index;
@@ -449,11 +450,7 @@ fn check_exports(layout: &Layout, index: &Index<'_>, diagnostics: &mut Vec<Diagn
                     layout.display(&package.tools_dir)
                 ),
             );
-            if let Some(s) =
-                crate::located::did_you_mean(stem, index.tools[p].keys().map(String::as_str))
-            {
-                diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
-            }
+            diagnostic = diagnostic.suggest(stem, index.tools[p].keys().map(String::as_str));
             diagnostics.push(match located {
                 Some(located) => located.at(diagnostic, &pointer_push("/exports/tools", alias)),
                 None => diagnostic,

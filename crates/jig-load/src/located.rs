@@ -70,6 +70,40 @@ impl Place {
     }
 }
 
+/// "Did you mean" hints on diagnostics.
+pub(crate) trait Suggest: Sized {
+    /// Add "did you mean `x`?" when one of `candidates` is close to `name`.
+    fn suggest<'a>(self, name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Self;
+    /// As [`Suggest::suggest`], with `otherwise` as the hint when nothing is close.
+    fn suggest_or<'a>(
+        self,
+        name: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+        otherwise: impl Into<String>,
+    ) -> Self;
+}
+
+impl Suggest for Diagnostic {
+    fn suggest<'a>(self, name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Self {
+        match did_you_mean(name, candidates) {
+            Some(close) => self.with_hint(format!("did you mean `{close}`?")),
+            None => self,
+        }
+    }
+
+    fn suggest_or<'a>(
+        self,
+        name: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+        otherwise: impl Into<String>,
+    ) -> Self {
+        match did_you_mean(name, candidates) {
+            Some(close) => self.with_hint(format!("did you mean `{close}`?")),
+            None => self.with_hint(otherwise),
+        }
+    }
+}
+
 /// The closest of `candidates` to `name`, when close enough to be a likely typo. Case and the
 /// difference between snake_case and camelCase are ignored first, since those are the usual
 /// slips (`timeout_ms` for `timeoutMs`).

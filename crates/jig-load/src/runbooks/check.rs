@@ -11,7 +11,7 @@ use jig_model::runbook::{Runbook, RunbookApi, Step, StepKind};
 use serde_json::Value;
 
 use super::file::{RunbookFile, ScenarioFiles};
-use crate::located::{Located, did_you_mean};
+use crate::located::{Located, Suggest, did_you_mean};
 use crate::resolve::{Index, ResolveError};
 use crate::toolfile::{ToolFile, ToolFileKind};
 use crate::vfs::normalize;
@@ -276,13 +276,11 @@ impl Checker<'_> {
                     codes::RESOLVE_TOOL,
                     format!("step uses tool `{tool}`, which is not in the runbook's `tools` list"),
                 );
-                diagnostic = match did_you_mean(tool, self.runbook.tools.iter().map(String::as_str))
-                {
-                    Some(s) => diagnostic.with_hint(format!("did you mean `{s}`?")),
-                    None => diagnostic.with_hint(format!(
-                        "add `{tool}` to `tools`: the list is the runbook's allow-list"
-                    )),
-                };
+                diagnostic = diagnostic.suggest_or(
+                    tool,
+                    self.runbook.tools.iter().map(String::as_str),
+                    format!("add `{tool}` to `tools`: the list is the runbook's allow-list"),
+                );
                 out.push(self.located.at(diagnostic, &tool_pointer));
                 return;
             }
@@ -339,12 +337,11 @@ impl Checker<'_> {
                         codes::RUNBOOK,
                         format!("tool `{tool}` has no action `{action}`"),
                     );
-                    diagnostic = match did_you_mean(action, actions.iter().copied()) {
-                        Some(s) => diagnostic.with_hint(format!("did you mean `{s}`?")),
-                        None => {
-                            diagnostic.with_hint(format!("its actions: {}", actions.join(", ")))
-                        }
-                    };
+                    diagnostic = diagnostic.suggest_or(
+                        action,
+                        actions.iter().copied(),
+                        format!("its actions: {}", actions.join(", ")),
+                    );
                     out.push(self.located.at(diagnostic, &action_pointer));
                     return;
                 }
@@ -365,13 +362,14 @@ impl Checker<'_> {
             if closed && !properties.contains(name.as_str()) {
                 let mut diagnostic =
                     Diagnostic::error(codes::RUNBOOK, format!("`{tool}` takes no input `{name}`"));
-                diagnostic = match did_you_mean(name, properties.iter().copied()) {
-                    Some(s) => diagnostic.with_hint(format!("did you mean `{s}`?")),
-                    None => diagnostic.with_hint(format!(
+                diagnostic = diagnostic.suggest_or(
+                    name,
+                    properties.iter().copied(),
+                    format!(
                         "its inputs: {}",
                         properties.iter().copied().collect::<Vec<_>>().join(", ")
-                    )),
-                };
+                    ),
+                );
                 out.push(
                     self.located
                         .at_key(diagnostic, &crate::yaml::pointer_push(&inputs_pointer, name)),
@@ -421,9 +419,7 @@ impl Checker<'_> {
                 };
                 let names = self.index.runbooks[self.package].keys().map(String::as_str);
                 let mut diagnostic = Diagnostic::error(code, error.message());
-                if let Some(s) = did_you_mean(reference, names) {
-                    diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
-                }
+                diagnostic = diagnostic.suggest(reference, names);
                 out.push(self.located.at(diagnostic, pointer));
             }
         }
@@ -487,11 +483,8 @@ impl Checker<'_> {
                         codes::SCENARIO,
                         format!("runbook `{}` has no input `{name}`", self.runbook.name),
                     );
-                    if let Some(s) =
-                        did_you_mean(name, self.runbook.inputs.keys().map(String::as_str))
-                    {
-                        diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
-                    }
+                    diagnostic =
+                        diagnostic.suggest(name, self.runbook.inputs.keys().map(String::as_str));
                     out.push(
                         located.at_key(diagnostic, &crate::yaml::pointer_push("/inputs", name)),
                     );
@@ -526,11 +519,8 @@ impl Checker<'_> {
                             codes::SCENARIO,
                             format!("`{tool}` is not in the runbook's `tools` list"),
                         );
-                        if let Some(s) =
-                            did_you_mean(tool, self.runbook.tools.iter().map(String::as_str))
-                        {
-                            diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
-                        }
+                        diagnostic =
+                            diagnostic.suggest(tool, self.runbook.tools.iter().map(String::as_str));
                         out.push(located.at_key(diagnostic, &pointer));
                     }
                     Some(ToolRef::File(file)) if matches!(&file.kind, Some(ToolFileKind::Gert(g)) if !g.actions.contains_key(action)) =>
@@ -540,11 +530,8 @@ impl Checker<'_> {
                             codes::SCENARIO,
                             format!("tool `{tool}` has no action `{action}`"),
                         );
-                        if let Some(s) =
-                            did_you_mean(action, gert.actions.keys().map(String::as_str))
-                        {
-                            diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
-                        }
+                        diagnostic =
+                            diagnostic.suggest(action, gert.actions.keys().map(String::as_str));
                         out.push(located.at_key(diagnostic, &pointer));
                     }
                     Some(_) => {}
@@ -594,9 +581,7 @@ impl Checker<'_> {
                             codes::SCENARIO,
                             format!("runbook `{}` has no step `{id}`", self.runbook.name),
                         );
-                        if let Some(s) = did_you_mean(id, steps.keys().copied()) {
-                            diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
-                        }
+                        diagnostic = diagnostic.suggest(id, steps.keys().copied());
                         out.push(located.at(diagnostic, &format!("/{field}/{i}")));
                     }
                 }

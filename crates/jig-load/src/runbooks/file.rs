@@ -11,7 +11,7 @@ use jig_model::runbook::{Runbook, RunbookApi};
 use jig_model::scenario::{Scenario, ScenarioTest};
 use serde_json::Value;
 
-use crate::located::{Located, did_you_mean};
+use crate::located::{Located, Suggest};
 use crate::refs::read_document;
 use crate::shape;
 use crate::vfs::Vfs;
@@ -77,10 +77,11 @@ pub(crate) fn load(vfs: &dyn Vfs, root: &Path, path: &Path, display: &str) -> Ru
                     None => "a runbook needs `apiVersion`".to_owned(),
                 },
             );
-            diagnostic = match other.and_then(|api| did_you_mean(api, known.iter().copied())) {
-                Some(s) => diagnostic.with_hint(format!("did you mean `{s}`?")),
-                None => diagnostic.with_hint(format!("one of: {}", known.join(", "))),
-            };
+            diagnostic = diagnostic.suggest_or(
+                other.unwrap_or_default(),
+                known.iter().copied(),
+                format!("one of: {}", known.join(", ")),
+            );
             Err(vec![located.at(diagnostic, "/apiVersion")])
         }
     };

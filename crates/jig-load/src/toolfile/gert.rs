@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 
 use super::templates::go_variables;
 use super::{ToolContext, ToolFile, ToolFileKind};
-use crate::located::{Located, did_you_mean};
+use crate::located::{Located, Suggest};
 use crate::shape;
 use crate::yaml::pointer_push;
 
@@ -321,10 +321,11 @@ fn check_action(
                             ),
                         );
                         let declared = inputs.keys().map(String::as_str);
-                        diagnostic = match did_you_mean(&var, declared) {
-                            Some(s) => diagnostic.with_hint(format!("did you mean `{s}`?")),
-                            None => diagnostic.with_hint("declare it under the action's `args`"),
-                        };
+                        diagnostic = diagnostic.suggest_or(
+                            &var,
+                            declared,
+                            "declare it under the action's `args`",
+                        );
                         out.push(located.at(diagnostic, &at));
                     } else {
                         inputs.insert(var.clone(), json!({ "type": "string" }));
@@ -344,9 +345,7 @@ fn check_action(
                     "`extract` produces `{output}`, which the contract's `outputs` do not declare"
                 ),
             );
-            if let Some(s) = did_you_mean(output, declared_outputs.iter().copied()) {
-                diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
-            }
+            diagnostic = diagnostic.suggest(output, declared_outputs.iter().copied());
             out.push(located.at_key(diagnostic, &at));
         }
         if let Some(pattern) = &rule.pattern

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::templates::jinja_variables;
 use super::{ToolContext, ToolFile, ToolFileKind, resolve_schema};
-use crate::located::{Located, did_you_mean};
+use crate::located::{Located, Suggest};
 use crate::shape;
 use crate::vfs::normalize;
 
@@ -149,9 +149,7 @@ fn check_identity(
                     codes::TOOL_BUILTIN,
                     format!("`{name}` is not a built-in tool"),
                 );
-                if let Some(s) = did_you_mean(name, BUILTIN_TOOLS) {
-                    diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
-                }
+                diagnostic = diagnostic.suggest(name, BUILTIN_TOOLS);
                 out.push(located.at(diagnostic, "/id"));
             }
         }
@@ -427,9 +425,7 @@ fn check_templates(located: &Located, pack: &Toolpack, input: &Value, out: &mut 
                             "template uses `{var}`, which is neither in `inputSchema.properties` nor in `templating.context`"
                         ),
                     );
-                    if let Some(s) = did_you_mean(var, known.iter().copied()) {
-                        diagnostic = diagnostic.with_hint(format!("did you mean `{s}`?"));
-                    }
+                    diagnostic = diagnostic.suggest(var, known.iter().copied());
                     out.push(located.at(diagnostic, &pointer));
                 }
             }
