@@ -142,7 +142,15 @@ pub fn find_manifest(start: &Path) -> Option<PathBuf> {
 /// Discover the project around `start` and every package it requires.
 pub(crate) fn discover(start: &Path, with_std: bool, diagnostics: &mut Vec<Diagnostic>) -> Layout {
     let disk: Arc<dyn Vfs> = Arc::new(DiskFs);
-    let start = disk.canonicalize(start).unwrap_or_else(|| normalize(start));
+    let Some(start) = disk.canonicalize(start) else {
+        // Without this, a mistyped `--project` would load an empty project "successfully".
+        diagnostics.push(
+            Diagnostic::error(codes::FILE_IO, format!("no such directory: {}", start.display()))
+                .with_hint("check `--project`, or run jig inside the project"),
+        );
+        let root = normalize(start);
+        return Layout { root, packages: Vec::new(), manifests: Vec::new() };
+    };
     let start_dir =
         if disk.is_file(&start) { start.parent().unwrap_or(&start).to_path_buf() } else { start };
     let manifest_path = find_manifest(&start_dir);

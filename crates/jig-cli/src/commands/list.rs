@@ -68,8 +68,7 @@ pub fn run(settings: &Settings, args: &ListArgs, out: &mut impl Write) -> anyhow
         } else {
             tool.side_effects.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(",")
         };
-        let description: String =
-            tool.description.lines().next().unwrap_or("").chars().take(70).collect();
+        let description = shorten(tool.description.lines().next().unwrap_or(""), 70);
         writeln!(
             out,
             "{:<id_width$}  {:<8}  {:<14}  {:<8}  {description}",
@@ -80,4 +79,14 @@ pub fn run(settings: &Settings, args: &ListArgs, out: &mut impl Write) -> anyhow
         )?;
     }
     Ok(Code::Ok)
+}
+
+/// `text` cut at a word boundary to at most `width` characters, with an ellipsis when cut.
+fn shorten(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(width - 1).collect();
+    let at_word = cut.rfind(' ').filter(|&i| i > width / 2).map_or(cut.as_str(), |i| &cut[..i]);
+    format!("{}…", at_word.trim_end_matches([',', ';', ':']))
 }

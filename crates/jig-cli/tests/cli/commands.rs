@@ -198,3 +198,10 @@ fn validate_watch_reports_each_change() {
     child.kill().expect("kill");
     let _ = child.wait();
 }
+
+#[test]
+fn a_missing_project_directory_is_an_error_not_an_empty_project() {
+    let output = jig(&repo(), &["--project", "no/such/dir", "validate"]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(stderr(&output).contains("no such directory: no/such/dir"), "{}", stderr(&output));
+}

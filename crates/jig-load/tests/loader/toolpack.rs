@@ -520,3 +520,23 @@ proptest! {
         prop_assert_eq!(codes_found, vec![codes::SCHEMA_INVALID.to_owned()]);
     }
 }
+
+#[test]
+fn a_buffer_can_be_checked_without_a_project() {
+    // What an editor does while the file is being typed.
+    assert!(jig_load::check_tool_source("t.tool.yaml", &toolpack("acme.t")).is_empty());
+    let diagnostics = jig_load::check_tool_source(
+        "t.tool.yaml",
+        &toolpack_with("acme.t", "timeoutMs", "timeoutMs: 0"),
+    );
+    assert_eq!(diagnostics.len(), 1);
+    assert_eq!(
+        (diagnostics[0].file.as_deref(), diagnostics[0].line),
+        (Some("tools/t.tool.yaml"), Some(4))
+    );
+    let with_ref = jig_load::check_tool_source(
+        "t.tool.yaml",
+        &toolpack_with("acme.t", "inputSchema", "inputSchema: { $ref: other.json }"),
+    );
+    assert_eq!(with_ref[0].code, codes::REF_NOT_FOUND);
+}
