@@ -118,12 +118,17 @@ impl Loader {
     /// Only those files, and the tools whose `$ref`s lead to them, are parsed again.
     pub fn reload(&mut self, changed: &[PathBuf]) -> Result<Arc<Snapshot>, LoadFailure> {
         let Some(state) = &self.state else { return self.load() };
-        let is_manifest = |p: &PathBuf| {
-            p.file_name().is_some_and(|n| MANIFEST_FILE_NAMES.iter().any(|m| n == *m))
-        };
-        let rediscover = changed
-            .iter()
-            .any(|p| is_manifest(p) || state.known.contains(p) != p.is_file() || p.is_dir());
+        // The file list is walked again only when it may have changed: a manifest, a tool or
+        // runbook file that appeared or vanished, or a directory. Editors' temporary files and
+        // edits of known files do not cost a walk.
+        let rediscover = changed.iter().any(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+            let listed = name.ends_with(".tool.yaml") || name.ends_with(".runbook.yaml");
+            MANIFEST_FILE_NAMES.contains(&name.as_ref())
+                || (listed && state.known.contains(p) != p.is_file())
+                || p.is_dir()
+                || (!p.exists() && state.known.iter().any(|k| k.starts_with(p)))
+        });
 
         self.schema_files.invalidate(changed);
         let mut dirty: HashSet<PathBuf> = changed.iter().cloned().collect();

@@ -131,11 +131,12 @@ pub(crate) struct RefContext<'a> {
     pub display: &'a (dyn Fn(&Path) -> String + Sync),
 }
 
-/// A resolved schema and the files it was built from.
+/// A resolved schema (or why it could not be resolved) and the files it depends on.
 pub(crate) struct Resolved {
     /// The self-contained schema.
-    pub value: Value,
-    /// Every external file that was inlined (for the watcher's invalidation).
+    pub value: Result<Value, Diagnostic>,
+    /// Every external file the resolution read or looked for — also when it failed, so that
+    /// creating a missing file triggers the reload that fixes the tool.
     pub deps: BTreeSet<PathBuf>,
 }
 
@@ -167,7 +168,7 @@ pub(crate) fn resolve(
     file: &Located,
     file_path: &Path,
     pointer: &str,
-) -> Result<Resolved, Diagnostic> {
+) -> Resolved {
     let mut resolver = Resolver {
         ctx,
         stack: Vec::new(),
@@ -178,18 +179,20 @@ pub(crate) fn resolve(
     let frame =
         Frame { file: Arc::new(file.clone()), path: file_path.to_path_buf(), external: false };
     let mut value = schema.clone();
-    resolver.walk(&mut value, &frame, &mut pointer.to_owned())?;
-    if !resolver.defs.is_empty() {
-        resolver.check_pure_cycles(file, pointer)?;
-        let Value::Object(root) = &mut value else {
-            unreachable!("a recursive target is reached through an object")
-        };
-        let defs = root.entry("$defs").or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(defs) = defs {
-            defs.extend(resolver.defs);
+    let outcome = resolver.walk(&mut value, &frame, &mut pointer.to_owned()).and_then(|()| {
+        if !resolver.defs.is_empty() {
+            resolver.check_pure_cycles(file, pointer)?;
+            let Value::Object(root) = &mut value else {
+                unreachable!("a recursive target is reached through an object")
+            };
+            let defs = root.entry("$defs").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(defs) = defs {
+                defs.extend(std::mem::take(&mut resolver.defs));
+            }
         }
-    }
-    Ok(Resolved { value, deps: resolver.deps })
+        Ok(())
+    });
+    Resolved { value: outcome.map(|()| value), deps: resolver.deps }
 }
 
 /// Append an escaped pointer token to `pointer` in place.
@@ -292,6 +295,7 @@ impl Resolver<'_, '_> {
             }
             let base = frame.path.parent().unwrap_or(Path::new(""));
             let joined = normalize(&base.join(path_part));
+            self.deps.insert(joined.clone());
             if !joined.starts_with(self.ctx.package_root) {
                 return Err(fail(
                     codes::REF_ESCAPE,

@@ -142,9 +142,10 @@ fn resolve_schema(
     deps: &mut BTreeSet<PathBuf>,
 ) -> Result<Value, Diagnostic> {
     let schema = located.doc.value.pointer(pointer).cloned().unwrap_or(Value::Null);
-    let resolved = refs::resolve(&ctx.refs(), &schema, located, path, pointer)?;
+    let resolved = refs::resolve(&ctx.refs(), &schema, located, path, pointer);
     deps.extend(resolved.deps);
-    if let Err(problem) = refs::check_schema(&resolved.value) {
+    let value = resolved.value?;
+    if let Err(problem) = refs::check_schema(&value) {
         let at = format!("{pointer}{}", problem.pointer);
         let hint =
             problem.hint.unwrap_or_else(|| "schemas follow JSON Schema draft 2020-12".to_owned());
@@ -157,5 +158,5 @@ fn resolve_schema(
             &at,
         ));
     }
-    Ok(resolved.value)
+    Ok(value)
 }

@@ -69,11 +69,48 @@ fn reload_sees_changes_new_files_deletions_and_ref_targets() {
     project.file("tools/c.tool.yaml", &toolpack("app.c"));
     loader.reload(&[project.path("tools/c.tool.yaml")]).expect("valid again");
 
+    // A whole directory removed at once (the watcher reports only the directory).
+    project.file("tools/sub/x.tool.yaml", &toolpack("app.x"));
+    assert!(
+        loader
+            .reload(&[project.path("tools/sub/x.tool.yaml")])
+            .expect("valid")
+            .get("app.x")
+            .is_some()
+    );
+    std::fs::remove_dir_all(project.path("tools/sub")).expect("rm -r");
+    assert!(loader.reload(&[project.path("tools/sub")]).expect("valid").get("app.x").is_none());
+
+    // An editor's temporary file next to the tools changes nothing.
+    project.file("tools/.c.tool.yaml.swp", "junk");
+    assert_eq!(
+        ids(&loader.reload(&[project.path("tools/.c.tool.yaml.swp")]).expect("valid")),
+        ["app.b", "app.c"]
+    );
+
     // A manifest change re-reads the layout.
     project
         .file("jig.yaml", "name: app\npaths: { tools: other }\n")
         .file("other/d.tool.yaml", &toolpack("app.d"));
     assert_eq!(ids(&loader.reload(&[project.path("jig.yaml")]).expect("valid")), ["app.d"]);
+}
+
+#[test]
+fn creating_a_missing_ref_target_fixes_the_tool_on_reload() {
+    let project = Project::with_manifest("name: app\n");
+    project.file(
+        "tools/a.tool.yaml",
+        &toolpack("app.a")
+            .replace("inputSchema: { type: object }", "inputSchema: { $ref: ../schemas/in.json }"),
+    );
+    let mut loader = loader(&project);
+    let failure = loader.load().expect_err("missing schema");
+    assert_eq!(failure.errors().next().map(|d| d.code.as_str()), Some(codes::REF_NOT_FOUND));
+    project.file("schemas/in.json", r#"{"type": "object"}"#);
+    loader.reload(&[project.path("schemas/in.json")]).expect("the new file is picked up");
+    std::fs::remove_file(project.path("schemas/in.json")).expect("rm");
+    let failure = loader.reload(&[project.path("schemas/in.json")]).expect_err("gone again");
+    assert_eq!(failure.errors().next().map(|d| d.code.as_str()), Some(codes::REF_NOT_FOUND));
 }
 
 /// Wait for the first update whose result satisfies `done`.
