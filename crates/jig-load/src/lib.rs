@@ -14,6 +14,7 @@ mod buffer;
 mod loader;
 mod located;
 mod package;
+mod policy_check;
 mod refs;
 pub mod render;
 mod resolve;

@@ -252,6 +252,9 @@ impl Builder<'_> {
                 return None;
             }
         };
+        if let Some(policy) = &manifest.policy {
+            self.diagnostics.extend(crate::policy_check::check(policy, &located));
+        }
         let root = manifest_path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let tools_dir = self.package_dir(&root, manifest.tools_dir(), &located, "/paths/tools");
         let runbooks_dir =

@@ -207,6 +207,8 @@ pub mod codes {
     pub const PACKAGE_PATH: &str = "package.path";
     /// An `exports.tools` entry points at no tool.
     pub const EXPORT_NOT_FOUND: &str = "package.export_not_found";
+    /// A `policy:` entry that cannot be enforced (a bad regex, an unknown rule id).
+    pub const POLICY: &str = "policy.invalid";
     /// A tool reference that resolves to nothing.
     pub const RESOLVE_TOOL: &str = "resolve.tool";
     /// A runbook reference that resolves to nothing.
@@ -223,7 +225,7 @@ pub mod codes {
     pub const SCENARIO: &str = "scenario.invalid";
 
     /// Every code, in the order of this module.
-    pub const ALL: [&str; 51] = [
+    pub const ALL: [&str; 52] = [
         FILE_IO,
         FILE_TOO_LARGE,
         FILE_ENCODING,
@@ -268,6 +270,7 @@ pub mod codes {
         PACKAGE_NAME_MISMATCH,
         PACKAGE_PATH,
         EXPORT_NOT_FOUND,
+        POLICY,
         RESOLVE_TOOL,
         RESOLVE_RUNBOOK,
         RESOLVE_PACKAGE,

@@ -14,6 +14,7 @@ mod error_code;
 pub mod file_schemas;
 pub mod gert_tool;
 pub mod manifest;
+pub mod policy;
 pub mod runbook;
 pub mod scenario;
 pub mod tool_def;

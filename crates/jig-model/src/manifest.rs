@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::policy::PolicyConfig;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The file names a manifest may have, in the order they are looked for.
 pub const MANIFEST_FILE_NAMES: [&str; 2] = ["jig.yaml", "gert.yaml"];
@@ -39,9 +39,9 @@ pub struct Manifest {
     /// Runtime settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<RuntimeConfig>,
-    /// Policy: allowlists, guards, validators and governance rules (checked by jig-policy).
+    /// Policy: allowlists, guards, validators, governance rules, approvals, budgets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy: Option<Value>,
+    pub policy: Option<PolicyConfig>,
 }
 
 /// `paths`: where tools and runbooks live, relative to the package root.

@@ -1,0 +1,68 @@
+//! The rules of a manifest's `policy:` that its schema cannot express: each must be enforceable
+//! before the first call, or the project does not load (fail-closed).
+
+use jig_model::Diagnostic;
+use jig_model::diagnostic::codes;
+use jig_model::policy::{PolicyConfig, RULE_IDS};
+
+use crate::located::{Located, Suggest};
+
+/// Problems of `policy` (at `/policy` of `manifest`).
+pub(crate) fn check(policy: &PolicyConfig, manifest: &Located) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut error = |message: String, pointer: String| {
+        out.push(manifest.at(Diagnostic::error(codes::POLICY, message), &pointer));
+    };
+    for (i, pattern) in policy.shell_allow.iter().enumerate() {
+        if let Err(e) = regex::Regex::new(pattern) {
+            error(
+                format!("`shell_allow` pattern does not compile: {e}"),
+                format!("/policy/shell_allow/{i}"),
+            );
+        }
+    }
+    for (i, domain) in policy.network.allowed_domains.iter().enumerate() {
+        let name = domain.strip_prefix("*.").unwrap_or(domain);
+        let valid = !name.is_empty()
+            && name.split('.').all(|label| {
+                !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            });
+        if !valid {
+            error(
+                format!(
+                    "`{domain}` is not a host name (write `example.com` or `*.example.com`, without scheme or port)"
+                ),
+                format!("/policy/network/allowed_domains/{i}"),
+            );
+        }
+    }
+    for (i, rule) in policy.rules.iter().enumerate() {
+        let pointer = format!("/policy/rules/{i}");
+        match (rule.action, rule.default) {
+            (Some(_), Some(_)) => error("a rule has both `action` and `default`".into(), pointer),
+            (None, None) => error("a rule needs `action` (or is a `default`)".into(), pointer),
+            (None, Some(_))
+                if rule.risk.is_some()
+                    || rule.effects.is_some()
+                    || rule.tools.is_some()
+                    || rule.contract.is_some() =>
+            {
+                error("a `default` rule matches everything; it takes no matchers".into(), pointer)
+            }
+            _ => {}
+        }
+    }
+    for (i, validator) in policy.validators.iter().enumerate() {
+        if !RULE_IDS.contains(&validator.rule.as_str()) {
+            let diagnostic =
+                Diagnostic::error(codes::POLICY, format!("unknown rule `{}`", validator.rule))
+                    .suggest_or(
+                        &validator.rule,
+                        RULE_IDS,
+                        "the rule ids are those of seed 002 §7 (docs/policy.md)",
+                    );
+            out.push(manifest.at(diagnostic, &format!("/policy/validators/{i}/rule")));
+        }
+    }
+    out
+}

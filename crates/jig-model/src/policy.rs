@@ -1,0 +1,188 @@
+//! The `policy:` section of a manifest: seed 002's registry schema (§4) plus governance rules in
+//! gert's shape, approvals and session budgets. jig-policy turns it into decisions.
+//!
+//! ```yaml
+//! policy:
+//!   network: { allowed_domains: [crates.io, "*.github.com"] }
+//!   shell_allow: ["^cargo(\\s|$)"]
+//!   git: { allow_push: false, require_clean_tree_for_commit: true }
+//!   validators: [{ rule: secrets.scan, enforcement: blocking }]
+//!   rules:
+//!     - { tools: [fs_delete], action: deny }
+//!     - { effects: [write], action: require-approval }
+//!     - { default: allow }
+//!   approvals: { self_approval: false, ttl_seconds: 900 }
+//!   budgets: { max_calls: 500, max_bytes: 104857600, max_wall_ms: 3600000 }
+//! ```
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::runbook::kernel::GovernanceRule;
+
+/// The policy of a project.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// Schema version of the policy; only 1 exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1))]
+    pub version: Option<u32>,
+    /// Network egress.
+    #[serde(default)]
+    pub network: NetworkPolicy,
+    /// Regular expressions a `shell_exec` command line must match (rule `sec.shell.allowlist`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shell_allow: Vec<String>,
+    /// Git guards.
+    #[serde(default)]
+    pub git: GitPolicy,
+    /// AST settings for the AST tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ast: Option<AstPolicy>,
+    /// Rules of seed 002 §7 and their enforcement.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub validators: Vec<ValidatorRule>,
+    /// Governance: match on effects, risk, tools or contract; most restrictive match wins. Tools
+    /// with side effects need approval unless a rule says otherwise (seed 003).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<GovernanceRule>,
+    /// How approvals work.
+    #[serde(default)]
+    pub approvals: ApprovalPolicy,
+    /// Limits per session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budgets: Option<SessionBudgets>,
+}
+
+/// `network`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkPolicy {
+    /// Hosts tools may reach: exact names, or `*.example.com` for its subdomains.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_domains: Vec<String>,
+    /// Allow loopback, private and link-local addresses (off: refused even if allow-listed).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_private: bool,
+}
+
+/// `git`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitPolicy {
+    /// Whether `git_push` may run at all.
+    #[serde(default)]
+    pub allow_push: bool,
+    /// Whether commits need a clean tree (rule `sec.git.clean_tree`).
+    #[serde(default = "yes")]
+    pub require_clean_tree_for_commit: bool,
+}
+
+impl Default for GitPolicy {
+    fn default() -> Self {
+        Self { allow_push: false, require_clean_tree_for_commit: true }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `ast`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AstPolicy {
+    /// Default language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// Format files after structural edits.
+    #[serde(default)]
+    pub format_on_save: bool,
+    /// Re-parse after edits (rule `code.ast.parsed`).
+    #[serde(default)]
+    pub validate_on_edit: bool,
+}
+
+/// One entry of `validators`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidatorRule {
+    /// A rule id of seed 002 §7, e.g. `secrets.scan`.
+    pub rule: String,
+    /// How a violation counts.
+    pub enforcement: Enforcement,
+}
+
+/// Enforcement levels of seed 002 §7.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Enforcement {
+    /// The call fails.
+    Blocking,
+    /// Reported; the call goes on.
+    Warning,
+    /// Reported as advice.
+    Suggestion,
+}
+
+/// `approvals`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalPolicy {
+    /// Whether the principal who asked may approve their own request.
+    #[serde(default = "yes")]
+    pub self_approval: bool,
+    /// How long an approval token stays valid, in seconds.
+    #[serde(default = "default_ttl")]
+    #[schemars(range(min = 1))]
+    pub ttl_seconds: u64,
+}
+
+impl Default for ApprovalPolicy {
+    fn default() -> Self {
+        Self { self_approval: true, ttl_seconds: default_ttl() }
+    }
+}
+
+fn default_ttl() -> u64 {
+    900
+}
+
+/// `budgets`: what one session may spend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionBudgets {
+    /// Calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_calls: Option<u64>,
+    /// Bytes of arguments and results together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
+    /// Milliseconds of tool execution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wall_ms: Option<u64>,
+}
+
+/// The rule ids of seed 002 §7.
+pub const RULE_IDS: [&str; 17] = [
+    "sec.network.allowlist",
+    "sec.shell.allowlist",
+    "sec.paths.sandbox",
+    "sec.git.clean_tree",
+    "code.ast.parsed",
+    "build.must.pass",
+    "lint.must.pass",
+    "fmt.must.pass",
+    "code.todo.blockers",
+    "test.required.changed",
+    "secrets.scan",
+    "code.fn.docs.exported",
+    "code.no.panic.in.lib",
+    "code.no.unwrap",
+    "code.mod.import.rules",
+    "commit.message.conventional",
+    "branch.naming.convention",
+];
