@@ -1,0 +1,67 @@
+//! What the policy says about one call, and why.
+
+use jig_model::runbook::kernel::GovernanceAction;
+use serde::{Deserialize, Serialize};
+
+/// The policy's answer for one call: its action, the rule that decided, and a sentence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    /// `allow`, `require-approval` or `deny`.
+    pub action: GovernanceAction,
+    /// The deciding rule: a seed 002 §7 id (`sec.paths.sandbox`), `rules[i]` of the manifest's
+    /// governance, `default.side_effects`, or another policy key (`git.allow_push`).
+    pub rule: String,
+    /// Why, for people.
+    pub reason: String,
+}
+
+impl Decision {
+    /// An allowing decision.
+    pub fn allow(rule: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self { action: GovernanceAction::Allow, rule: rule.into(), reason: reason.into() }
+    }
+
+    /// A denial.
+    pub fn deny(rule: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self { action: GovernanceAction::Deny, rule: rule.into(), reason: reason.into() }
+    }
+
+    /// A decision that needs a person's approval.
+    pub fn require_approval(rule: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self { action: GovernanceAction::RequireApproval, rule: rule.into(), reason: reason.into() }
+    }
+
+    /// The more restrictive of two decisions (deny > require-approval > allow); the first wins
+    /// a tie, so earlier rules keep their names.
+    #[must_use]
+    pub fn strictest(self, other: Self) -> Self {
+        if other.action > self.action { other } else { self }
+    }
+
+    /// Whether the call may run without anything else.
+    pub fn is_allow(&self) -> bool {
+        self.action == GovernanceAction::Allow
+    }
+}
+
+/// A refusal by one of the built-in checks (sandbox, network, shell, git).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    /// The seed 002 §7 rule id (or policy key) that refused.
+    pub rule: &'static str,
+    /// Why.
+    pub reason: String,
+}
+
+impl Denial {
+    /// A denial by `rule`.
+    pub fn new(rule: &'static str, reason: impl Into<String>) -> Self {
+        Self { rule, reason: reason.into() }
+    }
+}
+
+impl From<Denial> for Decision {
+    fn from(denial: Denial) -> Self {
+        Decision::deny(denial.rule, denial.reason)
+    }
+}
