@@ -1,0 +1,101 @@
+-- The audit store (PostgreSQL). Packets are append-only; every other table is state.
+
+-- The last link of the packet chain. One row; appending a packet updates it in the same
+-- transaction, which serialises appenders.
+CREATE TABLE chain_head (
+    id BIGINT PRIMARY KEY CHECK (id = 1),
+    seq BIGINT NOT NULL,
+    hash TEXT NOT NULL
+);
+INSERT INTO chain_head (id, seq, hash)
+VALUES (1, 0, '0000000000000000000000000000000000000000000000000000000000000000');
+
+CREATE TABLE packets (
+    seq BIGINT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    ts_us BIGINT NOT NULL,
+    session_id TEXT,
+    thread_id TEXT,
+    principal TEXT,
+    request_id TEXT,
+    run_id TEXT,
+    tool TEXT,
+    args_hash TEXT,
+    payload TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE INDEX packets_request ON packets (request_id);
+CREATE INDEX packets_run ON packets (run_id);
+
+CREATE FUNCTION packets_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'audit packets are append-only: % refused', TG_OP;
+END;
+$$;
+CREATE TRIGGER packets_no_update BEFORE UPDATE ON packets
+    FOR EACH ROW EXECUTE FUNCTION packets_append_only();
+CREATE TRIGGER packets_no_delete BEFORE DELETE ON packets
+    FOR EACH ROW EXECUTE FUNCTION packets_append_only();
+CREATE TRIGGER packets_no_truncate BEFORE TRUNCATE ON packets
+    FOR EACH STATEMENT EXECUTE FUNCTION packets_append_only();
+
+CREATE TABLE runs (
+    request_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    version TEXT NOT NULL,
+    session_id TEXT,
+    thread_id TEXT,
+    principal TEXT,
+    params_hash TEXT NOT NULL,
+    policy_hash TEXT NOT NULL,
+    deterministic BIGINT NOT NULL,
+    state TEXT NOT NULL,
+    rule TEXT,
+    created_us BIGINT NOT NULL,
+    updated_us BIGINT NOT NULL,
+    duration_ms BIGINT,
+    response TEXT,
+    error TEXT,
+    replayed_from TEXT
+);
+CREATE INDEX runs_by_run_id ON runs (run_id, state);
+CREATE INDEX runs_by_created ON runs (created_us);
+
+CREATE TABLE idempotency (
+    key TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    response TEXT,
+    created_us BIGINT NOT NULL,
+    updated_us BIGINT NOT NULL
+);
+
+CREATE TABLE approvals (
+    id TEXT PRIMARY KEY,
+    request_hash TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    session_id TEXT,
+    principal TEXT,
+    request TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    state TEXT NOT NULL,
+    token_hash TEXT,
+    expires_us BIGINT,
+    decided_by TEXT,
+    created_us BIGINT NOT NULL,
+    decided_us BIGINT,
+    consumed_us BIGINT
+);
+CREATE INDEX approvals_by_state ON approvals (state, created_us);
+
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    principal TEXT,
+    created_us BIGINT NOT NULL,
+    calls BIGINT NOT NULL DEFAULT 0,
+    bytes BIGINT NOT NULL DEFAULT 0,
+    wall_ms BIGINT NOT NULL DEFAULT 0
+);

@@ -1,0 +1,26 @@
+//! Jig's audit store.
+//!
+//! Every request, decision and result of every call is a [`Packet`] in one append-only chain:
+//! each packet's hash covers its content and the previous packet's hash, UPDATE and DELETE on
+//! packets are refused by triggers, and [`Store::verify`] names the first packet that does not
+//! check out. Beside the chain, the store keeps the state Jig needs to act on it: runs and their
+//! states, idempotency keys (claimed under a unique constraint before any side effect), approvals
+//! with hashed one-time tokens, and session usage.
+//!
+//! SQLite is the default (`.jig/audit.db`: WAL, `synchronous=FULL`, write transactions with
+//! `BEGIN IMMEDIATE`, group commit); PostgreSQL serves teams with the same schema and code.
+
+mod error;
+mod ops;
+mod packet;
+mod records;
+mod store;
+pub mod time;
+
+pub use error::AuditError;
+pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};
+pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
+pub use records::{
+    ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, SessionUsage,
+};
+pub use store::{Dialect, Recovery, Store, Verification};

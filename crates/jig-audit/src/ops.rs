@@ -1,0 +1,139 @@
+//! Writes: a batch of operations is applied in one transaction — all of it or none — and is on
+//! disk when `Store::apply` returns.
+
+use serde_json::Value;
+
+use crate::packet::NewPacket;
+use crate::records::{ApprovalRecord, KeyRecord, KeyState, RunRecord, RunState};
+
+/// One write.
+#[derive(Debug, Clone)]
+pub enum Op {
+    /// Append a packet to the chain.
+    Append(NewPacket),
+    /// Record a new run.
+    CreateRun(Box<RunRecord>),
+    /// Move a run to another state.
+    SetRun(RunUpdate),
+    /// Take an idempotency key for a request, under the key's unique constraint.
+    ClaimKey {
+        /// The key.
+        key: String,
+        /// The request taking it.
+        request_id: String,
+    },
+    /// Settle a key held by `request_id`.
+    SettleKey {
+        /// The key.
+        key: String,
+        /// The request that holds it.
+        request_id: String,
+        /// Its new state.
+        state: KeyState,
+        /// The response, when done.
+        response: Option<Value>,
+    },
+    /// Add to a session's usage (creating the session).
+    AddUsage {
+        /// The session.
+        session_id: String,
+        /// Who the session belongs to.
+        principal: Option<String>,
+        /// Calls to add.
+        calls: i64,
+        /// Bytes to add.
+        bytes: i64,
+        /// Milliseconds to add.
+        wall_ms: i64,
+    },
+    /// Record a pending approval.
+    CreateApproval(Box<ApprovalRecord>),
+    /// Approve or deny a pending approval.
+    DecideApproval {
+        /// The approval.
+        id: String,
+        /// Approve (`true`) or deny.
+        approve: bool,
+        /// SHA-256 of the one-time token, when approving.
+        token_hash: Option<String>,
+        /// Until when the token is valid.
+        expires_us: Option<i64>,
+        /// Who decided.
+        decided_by: Option<String>,
+    },
+    /// Use an approval's token for the request it was given for.
+    ConsumeApproval {
+        /// SHA-256 of the presented token.
+        token_hash: String,
+        /// SHA-256 of the request it is presented with.
+        request_hash: String,
+    },
+}
+
+/// A run's state change.
+#[derive(Debug, Clone, Default)]
+pub struct RunUpdate {
+    /// The run.
+    pub request_id: String,
+    /// The new state.
+    pub state: Option<RunState>,
+    /// The deciding rule.
+    pub rule: Option<String>,
+    /// Execution time.
+    pub duration_ms: Option<i64>,
+    /// The response returned.
+    pub response: Option<Value>,
+    /// What went wrong.
+    pub error: Option<String>,
+    /// The request whose result was replayed.
+    pub replayed_from: Option<String>,
+}
+
+/// What one operation did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A packet was appended.
+    Appended {
+        /// Its seq.
+        seq: i64,
+        /// Its hash.
+        hash: String,
+    },
+    /// The key was taken.
+    Claimed,
+    /// The key was already held or settled.
+    KeyTaken(KeyRecord),
+    /// An approval was decided (`false`: it was not pending).
+    Decided(bool),
+    /// A token was accepted for this request; the approval's id.
+    Consumed(String),
+    /// A token was refused.
+    TokenRefused(TokenRefusal),
+    /// Done, nothing to report.
+    Done,
+}
+
+/// Why a presented approval token was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenRefusal {
+    /// No approval has this token (forged, or mistyped).
+    Unknown,
+    /// The token was already used.
+    Used,
+    /// The token's time is over.
+    Expired,
+    /// The token belongs to a different request (tool, arguments or session).
+    Mismatch,
+}
+
+impl TokenRefusal {
+    /// A sentence.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Unknown => "no approval has this token",
+            Self::Used => "the approval token was already used",
+            Self::Expired => "the approval token has expired",
+            Self::Mismatch => "the approval token is for a different request",
+        }
+    }
+}

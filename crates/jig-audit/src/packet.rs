@@ -1,0 +1,170 @@
+//! Packets: the append-only, hash-chained record of everything that happened.
+//!
+//! Each packet's hash is SHA-256 over a domain tag, its sequence number, the previous packet's
+//! hash, and the RFC 8785 canonical JSON of its whole body (kind, time, session, thread,
+//! principal, request, run, tool, arguments hash and redacted data). Changing any stored column
+//! of any packet breaks the chain from that packet on, and `verify` names the first broken seq.
+
+use jig_model::canonical::{Sha256Hash, canonical_json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The hash before the first packet.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// Domain separation: a packet hash can never be mistaken for another Jig hash.
+const DOMAIN: &[u8] = b"jig.audit.packet.v1";
+
+/// What a packet records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PacketKind {
+    /// A selection was asked for (seed 003).
+    #[serde(rename = "tool.select.request")]
+    SelectRequest,
+    /// The selection made.
+    #[serde(rename = "tool.select.result")]
+    SelectResult,
+    /// A call was received.
+    #[serde(rename = "tool.call.request")]
+    CallRequest,
+    /// The policy's decision on it.
+    #[serde(rename = "tool.call.decision")]
+    CallDecision,
+    /// It waits for a person's approval.
+    #[serde(rename = "tool.call.pending_approval")]
+    CallPendingApproval,
+    /// It produced a result (or replayed one).
+    #[serde(rename = "tool.call.result")]
+    CallResult,
+    /// It failed, was denied, cancelled, or never finished.
+    #[serde(rename = "tool.call.failed")]
+    CallFailed,
+    /// A person approved or denied a pending call.
+    #[serde(rename = "approval.decided")]
+    ApprovalDecided,
+}
+
+impl PacketKind {
+    /// The wire name, e.g. `tool.call.request`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::SelectRequest => "tool.select.request",
+            Self::SelectResult => "tool.select.result",
+            Self::CallRequest => "tool.call.request",
+            Self::CallDecision => "tool.call.decision",
+            Self::CallPendingApproval => "tool.call.pending_approval",
+            Self::CallResult => "tool.call.result",
+            Self::CallFailed => "tool.call.failed",
+            Self::ApprovalDecided => "approval.decided",
+        }
+    }
+}
+
+/// A packet to append. Its data must already be redacted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewPacket {
+    /// What it records.
+    pub kind: PacketKind,
+    /// The session.
+    pub session_id: Option<String>,
+    /// The thread (conversation) inside the session.
+    pub thread_id: Option<String>,
+    /// Who acted.
+    pub principal: Option<String>,
+    /// The request.
+    pub request_id: Option<String>,
+    /// The run identity.
+    pub run_id: Option<String>,
+    /// The tool.
+    pub tool: Option<String>,
+    /// `params_hash` of the arguments.
+    pub args_hash: Option<String>,
+    /// The redacted body.
+    pub data: Value,
+}
+
+/// A stored packet.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Packet {
+    /// Position in the chain, from 1, without gaps.
+    pub seq: i64,
+    /// What it records (`tool.call.request`, …).
+    pub kind: String,
+    /// Microseconds since the Unix epoch.
+    pub ts_us: i64,
+    /// The session.
+    pub session_id: Option<String>,
+    /// The thread.
+    pub thread_id: Option<String>,
+    /// Who acted.
+    pub principal: Option<String>,
+    /// The request.
+    pub request_id: Option<String>,
+    /// The run identity.
+    pub run_id: Option<String>,
+    /// The tool.
+    pub tool: Option<String>,
+    /// `params_hash` of the arguments.
+    pub args_hash: Option<String>,
+    /// The redacted body.
+    pub data: Value,
+    /// The previous packet's hash.
+    pub prev_hash: String,
+    /// This packet's hash.
+    pub hash: String,
+}
+
+/// The fields a packet's hash covers, besides seq and the previous hash.
+pub(crate) struct Body<'a> {
+    pub kind: &'a str,
+    pub ts_us: i64,
+    pub session_id: Option<&'a str>,
+    pub thread_id: Option<&'a str>,
+    pub principal: Option<&'a str>,
+    pub request_id: Option<&'a str>,
+    pub run_id: Option<&'a str>,
+    pub tool: Option<&'a str>,
+    pub args_hash: Option<&'a str>,
+    pub data: &'a Value,
+}
+
+impl Body<'_> {
+    /// The hash of the packet at `seq` after `prev_hash`.
+    pub fn hash(&self, seq: i64, prev_hash: &str) -> String {
+        let body = json!({
+            "kind": self.kind,
+            "ts_us": self.ts_us,
+            "session_id": self.session_id,
+            "thread_id": self.thread_id,
+            "principal": self.principal,
+            "request_id": self.request_id,
+            "run_id": self.run_id,
+            "tool": self.tool,
+            "args_hash": self.args_hash,
+            "data": self.data,
+        });
+        let canonical = canonical_json(&body);
+        let seq = seq.to_string();
+        Sha256Hash::of_parts([DOMAIN, seq.as_bytes(), prev_hash.as_bytes(), canonical.as_bytes()])
+            .to_hex()
+    }
+}
+
+impl Packet {
+    /// The hash this packet should have, from its own columns.
+    pub fn expected_hash(&self) -> String {
+        Body {
+            kind: &self.kind,
+            ts_us: self.ts_us,
+            session_id: self.session_id.as_deref(),
+            thread_id: self.thread_id.as_deref(),
+            principal: self.principal.as_deref(),
+            request_id: self.request_id.as_deref(),
+            run_id: self.run_id.as_deref(),
+            tool: self.tool.as_deref(),
+            args_hash: self.args_hash.as_deref(),
+            data: &self.data,
+        }
+        .hash(self.seq, &self.prev_hash)
+    }
+}

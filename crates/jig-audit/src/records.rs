@@ -1,0 +1,189 @@
+//! The stateful records beside the packet chain: runs, idempotency keys, approvals, sessions.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            /// The stored spelling.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $text),+ }
+            }
+
+            /// Parse the stored spelling.
+            pub fn parse(text: &str) -> Option<Self> {
+                match text { $($text => Some(Self::$variant),)+ _ => None }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+string_enum! {
+    /// Where a run is in its life (issue: created → queued → running → an end state).
+    RunState {
+        /// Received.
+        Created = "created",
+        /// Accepted, waiting to run.
+        Queued = "queued",
+        /// Running now.
+        Running = "running",
+        /// Finished with a valid result.
+        Succeeded = "succeeded",
+        /// Finished with an error, or never finished.
+        Failed = "failed",
+        /// Refused by policy.
+        Denied = "denied",
+        /// Waiting for a person.
+        PendingApproval = "pending_approval",
+        /// Stopped on request.
+        Cancelled = "cancelled",
+    }
+}
+
+impl RunState {
+    /// Whether the run is over.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            Self::Succeeded | Self::Failed | Self::Denied | Self::Cancelled | Self::PendingApproval
+        )
+    }
+}
+
+string_enum! {
+    /// The state of an idempotency key.
+    KeyState {
+        /// A call holding the key is executing.
+        Pending = "pending",
+        /// The call finished; its response is recorded.
+        Done = "done",
+        /// The call died without a response (found at start-up); the key may be taken over.
+        Failed = "failed",
+    }
+}
+
+string_enum! {
+    /// The state of an approval.
+    ApprovalState {
+        /// Waiting for a person.
+        Pending = "pending",
+        /// Approved; its token has not been used.
+        Approved = "approved",
+        /// Refused.
+        Denied = "denied",
+        /// Approved, and its token was used.
+        Consumed = "consumed",
+    }
+}
+
+/// One call as the store knows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// The request (unique per call).
+    pub request_id: String,
+    /// The deterministic run identity (shared by calls with the same tool, version, policy and
+    /// arguments).
+    pub run_id: String,
+    /// The tool id.
+    pub tool: String,
+    /// The tool's version.
+    pub version: String,
+    /// The session.
+    pub session_id: Option<String>,
+    /// The thread.
+    pub thread_id: Option<String>,
+    /// Who called.
+    pub principal: Option<String>,
+    /// `params_hash`.
+    pub params_hash: String,
+    /// `policy_hash` at the time of the call.
+    pub policy_hash: String,
+    /// Whether the tool is deterministic.
+    pub deterministic: bool,
+    /// Where the run is.
+    pub state: RunState,
+    /// The policy rule that decided.
+    pub rule: Option<String>,
+    /// When it was created (µs since the epoch).
+    pub created_us: i64,
+    /// When it last changed.
+    pub updated_us: i64,
+    /// Execution time.
+    pub duration_ms: Option<i64>,
+    /// The response returned (a `ToolResponse`, redacted).
+    pub response: Option<Value>,
+    /// What went wrong.
+    pub error: Option<String>,
+    /// The request whose result this one replayed.
+    pub replayed_from: Option<String>,
+}
+
+/// An idempotency key's record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeyRecord {
+    /// The key: `thread + tool + params_hash`, or the request id.
+    pub key: String,
+    /// Its state.
+    pub state: KeyState,
+    /// The request that holds (or held) it.
+    pub request_id: String,
+    /// The response recorded when done.
+    pub response: Option<Value>,
+}
+
+/// An approval, pending or decided.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalRecord {
+    /// Its id (shown to people, used on `approve`/`deny`).
+    pub id: String,
+    /// SHA-256 of the exact request (tool, canonical arguments, session) it is for.
+    pub request_hash: String,
+    /// The tool.
+    pub tool: String,
+    /// The session of the request.
+    pub session_id: Option<String>,
+    /// Who asked.
+    pub principal: Option<String>,
+    /// The request, redacted.
+    pub request: Value,
+    /// The rule that asked for approval.
+    pub rule: String,
+    /// Why.
+    pub reason: String,
+    /// Its state.
+    pub state: ApprovalState,
+    /// Until when an approval's token is valid (µs since the epoch).
+    pub expires_us: Option<i64>,
+    /// Who decided.
+    pub decided_by: Option<String>,
+    /// When it was asked for.
+    pub created_us: i64,
+    /// When it was decided.
+    pub decided_us: Option<i64>,
+    /// When its token was used.
+    pub consumed_us: Option<i64>,
+}
+
+/// What a session has used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SessionUsage {
+    /// Calls.
+    pub calls: i64,
+    /// Bytes of arguments and results.
+    pub bytes: i64,
+    /// Milliseconds of execution.
+    pub wall_ms: i64,
+}

@@ -1,0 +1,233 @@
+//! Runs, idempotency keys, approvals, sessions, recovery.
+
+use jig_audit::{
+    ApprovalRecord, ApprovalState, KeyState, Op, Outcome, RunRecord, RunState, RunUpdate,
+    TokenRefusal,
+};
+use serde_json::json;
+
+use crate::stores;
+
+fn run(request_id: &str, run_id: &str, state: RunState) -> RunRecord {
+    RunRecord {
+        request_id: request_id.into(),
+        run_id: run_id.into(),
+        tool: "file_write".into(),
+        version: "1.0.0".into(),
+        session_id: Some("s1".into()),
+        thread_id: Some("t1".into()),
+        principal: Some("ada".into()),
+        params_hash: "params".into(),
+        policy_hash: "policy".into(),
+        deterministic: true,
+        state,
+        rule: None,
+        created_us: 0,
+        updated_us: 0,
+        duration_ms: None,
+        response: None,
+        error: None,
+        replayed_from: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idempotency_key_is_claimed_once() {
+    for (store, _dir) in stores().await {
+        let claim = |request: &str| Op::ClaimKey {
+            key: "t1+file_write+params".into(),
+            request_id: request.into(),
+        };
+        assert_eq!(store.apply(vec![claim("r1")]).await.expect("apply"), [Outcome::Claimed]);
+        let Outcome::KeyTaken(held) = &store.apply(vec![claim("r2")]).await.expect("apply")[0]
+        else {
+            panic!("taken")
+        };
+        assert_eq!((held.state, held.request_id.as_str()), (KeyState::Pending, "r1"));
+        store
+            .apply(vec![Op::SettleKey {
+                key: "t1+file_write+params".into(),
+                request_id: "r1".into(),
+                state: KeyState::Done,
+                response: Some(json!({"ok": true})),
+            }])
+            .await
+            .expect("settle");
+        let Outcome::KeyTaken(done) = &store.apply(vec![claim("r3")]).await.expect("apply")[0]
+        else {
+            panic!("taken")
+        };
+        assert_eq!(
+            (done.state, done.response.clone()),
+            (KeyState::Done, Some(json!({"ok": true})))
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recovery_marks_what_a_dead_process_left_and_frees_its_keys() {
+    for (store, _dir) in stores().await {
+        store
+            .apply(vec![
+                Op::CreateRun(Box::new(run("r1", "run1", RunState::Running))),
+                Op::CreateRun(Box::new(run("r2", "run2", RunState::Succeeded))),
+                Op::ClaimKey { key: "k".into(), request_id: "r1".into() },
+            ])
+            .await
+            .expect("apply");
+        let recovery = store.recover().await.expect("recover");
+        assert_eq!((recovery.runs, recovery.keys), (1, 1));
+        let r1 = store.run("r1").await.expect("run").expect("r1");
+        assert_eq!(r1.state, RunState::Failed);
+        assert!(r1.error.as_deref().is_some_and(|e| e.starts_with("incomplete")));
+        assert_eq!(store.run("r2").await.expect("run").expect("r2").state, RunState::Succeeded);
+        let packets = store.packets_of("r1").await.expect("packets");
+        assert_eq!(packets.last().map(|p| p.kind.as_str()), Some("tool.call.failed"));
+        assert_eq!(packets.last().map(|p| p.data["incomplete"].clone()), Some(json!(true)));
+        // The key of the dead call can be taken again.
+        assert_eq!(
+            store
+                .apply(vec![Op::ClaimKey { key: "k".into(), request_id: "r3".into() }])
+                .await
+                .expect("claim"),
+            [Outcome::Claimed]
+        );
+        assert_eq!(store.recover().await.expect("again").runs, 0, "recovery is idempotent");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_change_state_and_the_first_success_is_the_replay_source() {
+    for (store, _dir) in stores().await {
+        store
+            .apply(vec![Op::CreateRun(Box::new(run("r1", "same", RunState::Running)))])
+            .await
+            .expect("create");
+        assert!(store.replay_source("same").await.expect("query").is_none());
+        store
+            .apply(vec![Op::SetRun(RunUpdate {
+                request_id: "r1".into(),
+                state: Some(RunState::Succeeded),
+                duration_ms: Some(12),
+                response: Some(json!({"ok": true, "data": 1})),
+                ..RunUpdate::default()
+            })])
+            .await
+            .expect("update");
+        let mut replay = run("r2", "same", RunState::Succeeded);
+        replay.replayed_from = Some("r1".into());
+        replay.response = Some(json!({"ok": true, "data": 1}));
+        store.apply(vec![Op::CreateRun(Box::new(replay))]).await.expect("replay");
+        let source = store.replay_source("same").await.expect("query").expect("found");
+        assert_eq!((source.request_id.as_str(), source.duration_ms), ("r1", Some(12)));
+        assert_eq!(store.runs(10).await.expect("runs").len(), 2);
+        assert_eq!(
+            store.run("r1").await.expect("by prefix").map(|r| r.state),
+            Some(RunState::Succeeded)
+        );
+    }
+}
+
+fn approval(id: &str, request_hash: &str) -> ApprovalRecord {
+    ApprovalRecord {
+        id: id.into(),
+        request_hash: request_hash.into(),
+        tool: "file_write".into(),
+        session_id: Some("s1".into()),
+        principal: Some("ada".into()),
+        request: json!({"tool": "file_write", "args": {"path": "x", "content": "[REDACTED]"}}),
+        rule: "default.side_effects".into(),
+        reason: "needs approval".into(),
+        state: ApprovalState::Pending,
+        expires_us: None,
+        decided_by: None,
+        created_us: 0,
+        decided_us: None,
+        consumed_us: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approval_tokens_are_one_time_bound_and_expiring() {
+    for (store, _dir) in stores().await {
+        let future = jig_audit::time::now_us() + 60_000_000;
+        store
+            .apply(vec![
+                Op::CreateApproval(Box::new(approval("a1", "req-1"))),
+                Op::CreateApproval(Box::new(approval("a2", "req-2"))),
+            ])
+            .await
+            .expect("create");
+        let decide = |id: &str, token: &str, expires: i64| Op::DecideApproval {
+            id: id.into(),
+            approve: true,
+            token_hash: Some(token.into()),
+            expires_us: Some(expires),
+            decided_by: Some("bob".into()),
+        };
+        assert_eq!(
+            store.apply(vec![decide("a1", "tok1", future)]).await.expect("decide"),
+            [Outcome::Decided(true)]
+        );
+        assert_eq!(
+            store.apply(vec![decide("a1", "tok1", future)]).await.expect("again"),
+            [Outcome::Decided(false)]
+        );
+        assert_eq!(
+            store.apply(vec![decide("a2", "tok2", 1)]).await.expect("decide"),
+            [Outcome::Decided(true)]
+        );
+
+        let consume = |token: &str, request: &str| Op::ConsumeApproval {
+            token_hash: token.into(),
+            request_hash: request.into(),
+        };
+        let refused = |t: TokenRefusal| Outcome::TokenRefused(t);
+        assert_eq!(
+            store.apply(vec![consume("forged", "req-1")]).await.expect("apply"),
+            [refused(TokenRefusal::Unknown)]
+        );
+        assert_eq!(
+            store.apply(vec![consume("tok1", "req-other")]).await.expect("apply"),
+            [refused(TokenRefusal::Mismatch)]
+        );
+        assert_eq!(
+            store.apply(vec![consume("tok2", "req-2")]).await.expect("apply"),
+            [refused(TokenRefusal::Expired)]
+        );
+        assert_eq!(
+            store.apply(vec![consume("tok1", "req-1")]).await.expect("apply"),
+            [Outcome::Consumed("a1".into())]
+        );
+        assert_eq!(
+            store.apply(vec![consume("tok1", "req-1")]).await.expect("apply"),
+            [refused(TokenRefusal::Used)]
+        );
+        assert_eq!(
+            store.approval("a1").await.expect("get").map(|a| a.state),
+            Some(ApprovalState::Consumed)
+        );
+        assert_eq!(store.approvals(Some(ApprovalState::Approved)).await.expect("list").len(), 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_usage_accumulates() {
+    for (store, _dir) in stores().await {
+        for _ in 0..3 {
+            store
+                .apply(vec![Op::AddUsage {
+                    session_id: "s1".into(),
+                    principal: Some("ada".into()),
+                    calls: 1,
+                    bytes: 100,
+                    wall_ms: 7,
+                }])
+                .await
+                .expect("usage");
+        }
+        let usage = store.usage("s1").await.expect("usage");
+        assert_eq!((usage.calls, usage.bytes, usage.wall_ms), (3, 300, 21));
+        assert_eq!(store.usage("nobody").await.expect("usage").calls, 0);
+    }
+}
