@@ -347,7 +347,20 @@ impl Loader {
                 manifest: p.manifest_path.as_deref().map(display),
             })
             .collect();
-        Ok(Arc::new(Snapshot::new(layout.root.clone(), packages, tools, runbooks, diagnostics)))
+        let policy = layout
+            .packages
+            .first()
+            .filter(|p| p.role == PackageRole::Root)
+            .and_then(|p| p.manifest.as_ref())
+            .and_then(|m| m.policy.clone());
+        Ok(Arc::new(Snapshot::new(
+            layout.root.clone(),
+            packages,
+            tools,
+            runbooks,
+            diagnostics,
+            policy,
+        )))
     }
 }
 

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use jig_model::policy::PolicyConfig;
 use jig_model::runbook::Runbook;
 use jig_model::scenario::{Scenario, ScenarioTest};
 use jig_model::{Diagnostic, Sha256Hash, ToolDef};
@@ -70,6 +71,7 @@ pub struct Snapshot {
     pub(crate) runbooks: BTreeMap<String, Arc<RunbookEntry>>,
     pub(crate) warnings: Vec<Diagnostic>,
     pub(crate) registry_hash: String,
+    pub(crate) policy: Option<PolicyConfig>,
 }
 
 impl Snapshot {
@@ -79,6 +81,7 @@ impl Snapshot {
         tools: BTreeMap<String, Arc<ToolDef>>,
         runbooks: BTreeMap<String, Arc<RunbookEntry>>,
         warnings: Vec<Diagnostic>,
+        policy: Option<PolicyConfig>,
     ) -> Self {
         let mut parts: Vec<&[u8]> = Vec::with_capacity(2 * (tools.len() + runbooks.len()) + 2);
         parts.push(b"jig.registry.v1");
@@ -92,7 +95,7 @@ impl Snapshot {
             parts.push(entry.hash.as_bytes());
         }
         let registry_hash = Sha256Hash::of_parts(parts).to_hex();
-        Self { root, packages, tools, runbooks, warnings, registry_hash }
+        Self { root, packages, tools, runbooks, warnings, registry_hash, policy }
     }
 
     /// The project root.
@@ -143,6 +146,11 @@ impl Snapshot {
     /// Warnings of the load (the snapshot has no errors).
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings
+    }
+
+    /// The project's policy (its own manifest's `policy:`; required packages' do not apply).
+    pub fn policy(&self) -> Option<&PolicyConfig> {
+        self.policy.as_ref()
     }
 
     /// SHA-256 over every tool's and runbook's hash, in name order.

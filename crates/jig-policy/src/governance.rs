@@ -32,13 +32,13 @@ pub fn govern(rules: &[GovernanceRule], tool: &ToolDef) -> Decision {
         }
     }
     let mut result = matched.or(fallback).unwrap_or_else(|| builtin_default(tool));
-    if let ToolExecution::Gert(gert) = &tool.execution {
-        if gert.requires_approval {
-            result = result.strictest(Decision::require_approval(
-                "tool.requires_approval",
-                "the tool's action is marked `requires_approval`",
-            ));
-        }
+    if let ToolExecution::Gert(gert) = &tool.execution
+        && gert.requires_approval
+    {
+        result = result.strictest(Decision::require_approval(
+            "tool.requires_approval",
+            "the tool's action is marked `requires_approval`",
+        ));
     }
     result
 }

@@ -89,13 +89,16 @@ fn watch_and_stop(as_root: bool, pg_ctl: &Path, data: &Path, dir: &Path) {
         pid = std::process::id(),
         dir = dir.display()
     );
-    Command::new("sh")
-        .args(["-c", &script])
+    // The outer shell backgrounds the watchdog and exits at once, so the watchdog is adopted
+    // by init and nothing is left for this process to reap.
+    let status = Command::new("sh")
+        .args(["-c", &format!("({script}) &")])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .spawn()
+        .status()
         .expect("start the cluster's watchdog");
+    assert!(status.success(), "the cluster's watchdog did not start");
 }
 
 fn is_root() -> bool {

@@ -23,7 +23,7 @@ fn setup() -> Setup {
     Setup { _parent: parent, root, sibling }
 }
 
-fn is_escape(result: Result<Vec<u8>, SandboxError>) -> bool {
+fn is_escape(result: &Result<Vec<u8>, SandboxError>) -> bool {
     matches!(result, Err(SandboxError::Escape { .. }))
 }
 
@@ -46,10 +46,10 @@ fn lexical_escapes_are_refused() {
     let ws = Workspace::open(&s.root).expect("open");
     for path in ["../outside.txt", "src/../../outside.txt", "/etc/passwd", "../ws-evil/secret.txt"]
     {
-        assert!(is_escape(ws.read(path, 1024)), "{path}");
+        assert!(is_escape(&ws.read(path, 1024)), "{path}");
     }
     let absolute = s.sibling.join("secret.txt").display().to_string();
-    assert!(is_escape(ws.read(&absolute, 1024)));
+    assert!(is_escape(&ws.read(&absolute, 1024)));
 }
 
 #[test]
@@ -59,9 +59,9 @@ fn a_symlink_inside_pointing_out_is_refused_by_the_kernel() {
     symlink(&s.sibling, s.root.join("sibling-dir")).expect("symlink");
     symlink("/etc", s.root.join("etc")).expect("symlink");
     let ws = Workspace::open(&s.root).expect("open");
-    assert!(is_escape(ws.read("src/link.txt", 1024)));
-    assert!(is_escape(ws.read("sibling-dir/secret.txt", 1024)));
-    assert!(is_escape(ws.read("etc/passwd", 1024)));
+    assert!(is_escape(&ws.read("src/link.txt", 1024)));
+    assert!(is_escape(&ws.read("sibling-dir/secret.txt", 1024)));
+    assert!(is_escape(&ws.read("etc/passwd", 1024)));
     // A symlink that stays inside is fine.
     symlink("lib.rs", s.root.join("src/alias.rs")).expect("symlink");
     assert_eq!(ws.read("src/alias.rs", 1024).expect("inside"), b"fn main() {}\n");
@@ -77,7 +77,7 @@ fn a_symlink_swapped_in_after_a_check_is_still_refused() {
     // ...then becomes a link to the outside before the open: the open itself refuses.
     std::fs::remove_file(s.root.join("src/swap.txt")).expect("rm");
     symlink(s.sibling.join("secret.txt"), s.root.join("src/swap.txt")).expect("symlink");
-    assert!(is_escape(ws.read("src/swap.txt", 1024)));
+    assert!(is_escape(&ws.read("src/swap.txt", 1024)));
     // Writes through the swapped link are refused too and leave the target untouched.
     let written =
         ws.write_atomic("src/swap.txt/../../../ws-evil/secret.txt", b"pwned", false, None);

@@ -1,0 +1,683 @@
+//! Dispatch: the one path every call takes.
+//!
+//! size limit → schema validation (before governance, seed 003) → policy decision (approvals,
+//! budgets) → replay of a deterministic run / idempotency claim of a side effect → execution
+//! with timeout and cancellation → output checks (size, schema) → result.
+//!
+//! Every stage is recorded as packets. Durability: before a side effect starts, its request,
+//! decision, `running` state and claimed idempotency key are committed; a response is returned
+//! only after its result is committed. A call without side effects has nothing to protect before
+//! it runs, so all its records are committed together after it (one transaction). Nothing runs
+//! if its records cannot be written.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use jig_audit::{
+    AuditError, KeyRecord, KeyState, NewPacket, Op, Outcome, PacketKind, RunRecord, RunState,
+    RunUpdate,
+};
+use jig_model::canonical::{params_hash, run_id};
+use jig_model::envelope::{EventMessage, ResponseError, ToolRequest, ToolResponse};
+use jig_model::runbook::kernel::GovernanceAction;
+use jig_model::{ErrorCode, ToolDef};
+use jig_policy::Decision;
+use jig_policy::redact::{redact_text, redact_value};
+use jig_tools::{Events, Execution, Invocation, ToolError};
+use serde_json::{Value, json};
+
+use crate::engine::{CallContext, Engine, Registry};
+use crate::events::Event;
+use crate::identity::{idempotency_key, new_id, request_hash, sha256_hex};
+use crate::metrics::CallRecord;
+
+/// How often a call waiting on another call's idempotency key looks again.
+const KEY_POLL: Duration = Duration::from_millis(20);
+
+impl Engine {
+    /// Seed 003 `tools.dispatch`: run one call through the whole pipeline. Always answers; a
+    /// failure is a `ToolResponse` with `ok: false` and a stable error code.
+    pub async fn dispatch(&self, request: ToolRequest, context: CallContext) -> ToolResponse {
+        let started = Instant::now();
+        let session = request.session_id.clone().unwrap_or_else(|| context.session_id.clone());
+        tracing::info!(name: "tools.dispatch.started", tool = %request.tool, request_id = %request.request_id, session = %session);
+        self.enter(&session);
+        let mut call = Call::new(self, &request, &context, session.clone(), started);
+        let response = call.run().await;
+        self.leave(&session);
+        self.metrics.record_call(CallRecord {
+            elapsed: started.elapsed(),
+            ok: response.ok,
+            denied: call.denied,
+            replayed: response.replayed,
+            pending_approval: call.pending,
+            bytes_in: call.bytes_in,
+            bytes_out: call.bytes_out,
+            files_touched: call.files_touched,
+        });
+        if response.ok {
+            tracing::info!(name: "tools.dispatch.completed", tool = %request.tool, request_id = %request.request_id, replayed = response.replayed, duration_ms = response.duration_ms);
+        } else {
+            let code = response.errors.first().map_or("", |e| e.code.as_str());
+            tracing::warn!(name: "tools.dispatch.failed", tool = %request.tool, request_id = %request.request_id, code);
+        }
+        response
+    }
+}
+
+/// One call in progress.
+struct Call<'e> {
+    engine: &'e Engine,
+    registry: Registry,
+    request: &'e ToolRequest,
+    context: &'e CallContext,
+    session: String,
+    started: Instant,
+    /// Records not yet committed.
+    ops: Vec<Op>,
+    run_id: Option<String>,
+    args_hash: String,
+    bytes_in: u64,
+    bytes_out: u64,
+    files_touched: u64,
+    denied: bool,
+    pending: bool,
+}
+
+impl<'e> Call<'e> {
+    fn new(
+        engine: &'e Engine,
+        request: &'e ToolRequest,
+        context: &'e CallContext,
+        session: String,
+        started: Instant,
+    ) -> Self {
+        Self {
+            engine,
+            registry: engine.registry(),
+            request,
+            context,
+            session,
+            started,
+            ops: Vec::new(),
+            run_id: None,
+            args_hash: params_hash(&request.args),
+            bytes_in: 0,
+            bytes_out: 0,
+            files_touched: 0,
+            denied: false,
+            pending: false,
+        }
+    }
+
+    async fn run(&mut self) -> ToolResponse {
+        self.record(
+            PacketKind::CallRequest,
+            json!({ "tool": self.request.tool, "args": redact_value(&self.request.args), "timestamp": self.request.timestamp }),
+        );
+        let Some(tool) = self.registry.get(&self.request.tool) else {
+            let ids: Vec<String> = self.registry.all().iter().map(|t| t.id.clone()).collect();
+            let hint = jig_load::did_you_mean(&self.request.tool, ids.iter().map(String::as_str));
+            let mut error =
+                ToolError::new(ErrorCode::NotFound, format!("no tool `{}`", self.request.tool));
+            if let Some(hint) = hint {
+                error = error.with_details(json!({ "did_you_mean": hint }));
+            }
+            return self.fail(None, error, RunState::Failed).await;
+        };
+        self.bytes_in = serde_json::to_vec(&self.request.args).map_or(0, |b| b.len() as u64);
+        if self.bytes_in > tool.limits.max_input_bytes {
+            let error = ToolError::new(
+                ErrorCode::Limit,
+                format!("the arguments are {} bytes; `{}` accepts at most {}", self.bytes_in, tool.id, tool.limits.max_input_bytes),
+            )
+            .with_details(json!({ "limit": "maxInputBytes", "size": self.bytes_in, "max": tool.limits.max_input_bytes }));
+            return self.fail(None, error, RunState::Failed).await;
+        }
+        let problems = self.engine.validators.check(&tool, true, &self.request.args);
+        if !problems.is_empty() {
+            let error = ToolError::new(
+                ErrorCode::ValidationFail,
+                format!("the arguments do not match `{}`'s input schema", tool.id),
+            )
+            .with_details(json!({ "problems": problems }));
+            return self.fail(None, error, RunState::Failed).await;
+        }
+
+        let policy = Arc::clone(&self.registry.policy);
+        let run_id = run_id(&tool.id, &tool.version, policy.hash(), &self.args_hash);
+        self.run_id = Some(run_id.clone());
+        self.ops.push(Op::CreateRun(Box::new(self.run_record(&tool, &run_id, policy.hash()))));
+        self.publish_state(RunState::Created);
+
+        let mut decision = policy.decide(&tool, &self.request.args);
+        if let Some(budgets) = policy.config().budgets {
+            match self.engine.budget(&self.session).await {
+                Ok((usage, _)) => {
+                    if let Err(denial) = jig_policy::budget::check(&budgets, &usage, self.bytes_in)
+                    {
+                        decision = decision.strictest(denial.into());
+                    }
+                }
+                Err(error) => return self.internal(&tool, &error.to_string()).await,
+            }
+        }
+        tracing::info!(name: "tools.dispatch.decision", tool = %tool.id, action = ?decision.action, rule = %decision.rule);
+
+        match decision.action {
+            GovernanceAction::Deny => return self.deny(&tool, &decision).await,
+            GovernanceAction::RequireApproval => {
+                if let Some(token) = self.context.approval_token.clone() {
+                    match self.consume_token(&tool, &token).await {
+                        Ok(approval_id) => {
+                            decision = Decision::allow(
+                                "approval",
+                                format!("approved ({approval_id}); {}", decision.reason),
+                            );
+                        }
+                        Err(response) => return *response,
+                    }
+                } else {
+                    // A repeat of a call that already ran needs no approval: replaying it has no
+                    // side effect.
+                    if tool.has_side_effects() {
+                        match self.engine.store.key(&self.key(&tool)).await {
+                            Ok(Some(record))
+                                if record.state == KeyState::Done && record.response.is_some() =>
+                            {
+                                self.record_decision(
+                                    &decision,
+                                    "satisfied by replaying the recorded result",
+                                );
+                                return self.replay_key(&tool, record).await;
+                            }
+                            Ok(_) => {}
+                            Err(error) => return self.internal(&tool, &error.to_string()).await,
+                        }
+                    }
+                    return self.ask_approval(&tool, &decision).await;
+                }
+            }
+            GovernanceAction::Allow => {}
+        }
+        self.record_decision(&decision, "");
+
+        if tool.deterministic {
+            match self.engine.store.replay_source(&run_id).await {
+                Ok(Some(source)) => return self.replay_run(&tool, source).await,
+                Ok(None) => {}
+                Err(error) => return self.internal(&tool, &error.to_string()).await,
+            }
+        }
+
+        let claimed = if tool.has_side_effects() {
+            match self.claim(&tool).await {
+                Ok(Claim::Mine(key)) => Some(key),
+                Ok(Claim::Replay(record)) => return self.replay_key(&tool, record).await,
+                Err(response) => return *response,
+            }
+        } else {
+            None
+        };
+        self.execute(&tool, claimed).await
+    }
+
+    /// Run the tool and record what happened.
+    async fn execute(&mut self, tool: &Arc<ToolDef>, claimed: Option<String>) -> ToolResponse {
+        let Some(executor) = self.engine.executors.for_tool(tool) else {
+            let error = ToolError::new(
+                ErrorCode::Internal,
+                format!("this version of Jig cannot run `{}` tools", tool.execution.kind()),
+            );
+            return self.finish(tool, Err(error), claimed).await;
+        };
+        self.publish_state(RunState::Running);
+        let engine_events = self.engine.events.clone();
+        let sink: Arc<dyn Fn(EventMessage) + Send + Sync> =
+            Arc::new(move |mut message: EventMessage| {
+                // What a tool prints may contain secrets too.
+                if let Some(data) = message.data.take() {
+                    message.data = Some(redact_value(&data));
+                }
+                engine_events.publish(Event::Message(message));
+            });
+        let timeout = Duration::from_millis(tool.timeout_ms);
+        let invocation = Invocation {
+            tool,
+            args: &self.request.args,
+            workspace: &self.engine.workspace,
+            timeout,
+            cancel: self.context.cancel.clone(),
+            events: Events::new(self.request.request_id.clone(), sink),
+        };
+        // The executor enforces the limit itself (killing what it started); this is a backstop.
+        let outcome =
+            tokio::time::timeout(timeout + Duration::from_secs(2), executor.execute(invocation))
+                .await;
+        let result = match outcome {
+            Err(_) => Err(ToolError::new(
+                ErrorCode::Timeout,
+                format!("`{}` did not finish within {} ms", tool.id, tool.timeout_ms),
+            )),
+            Ok(Err(error)) => Err(error),
+            Ok(Ok(Execution::Submitted { handle })) => Err(ToolError::new(
+                ErrorCode::Internal,
+                format!(
+                    "`{}` was submitted as job {handle}; collecting jobs is not supported yet",
+                    tool.id
+                ),
+            )),
+            Ok(Ok(Execution::Done(output))) => {
+                self.files_touched = output.files_touched.len() as u64;
+                self.check_output(tool, output.data)
+            }
+        };
+        self.finish(tool, result, claimed).await
+    }
+
+    fn check_output(&mut self, tool: &ToolDef, data: Value) -> Result<Value, ToolError> {
+        self.bytes_out = serde_json::to_vec(&data).map_or(0, |b| b.len() as u64);
+        if self.bytes_out > tool.limits.max_output_bytes {
+            return Err(ToolError::new(
+                ErrorCode::Limit,
+                format!("the result is {} bytes; `{}` may return at most {}", self.bytes_out, tool.id, tool.limits.max_output_bytes),
+            )
+            .with_details(json!({ "limit": "maxOutputBytes", "size": self.bytes_out, "max": tool.limits.max_output_bytes })));
+        }
+        let problems = self.engine.validators.check(tool, false, &data);
+        if !problems.is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::ValidationFail,
+                format!("`{}` returned a result that does not match its output schema", tool.id),
+            )
+            .with_details(json!({ "problems": problems })));
+        }
+        Ok(data)
+    }
+
+    /// Record the result (or failure), settle the key, count usage; then answer.
+    async fn finish(
+        &mut self,
+        tool: &ToolDef,
+        result: Result<Value, ToolError>,
+        claimed: Option<String>,
+    ) -> ToolResponse {
+        let (response, state) = match result {
+            Ok(data) => (self.response(true, data, Vec::new(), false), RunState::Succeeded),
+            Err(error) => {
+                let state = if self.context.cancel.is_cancelled() {
+                    RunState::Cancelled
+                } else {
+                    RunState::Failed
+                };
+                let details = error.details.clone().unwrap_or(Value::Null);
+                (self.response(false, details, vec![response_error(&error)], false), state)
+            }
+        };
+        let stored = redact_value(&serde_json::to_value(&response).unwrap_or(Value::Null));
+        let kind = if response.ok { PacketKind::CallResult } else { PacketKind::CallFailed };
+        self.record(kind, json!({ "state": state, "ok": response.ok, "data": stored["data"], "errors": stored["errors"], "duration_ms": response.duration_ms }));
+        self.ops.push(Op::SetRun(RunUpdate {
+            request_id: self.request.request_id.clone(),
+            state: Some(state),
+            duration_ms: Some(i64::try_from(response.duration_ms).unwrap_or(i64::MAX)),
+            response: Some(stored.clone()),
+            error: response.errors.first().map(|e| format!("{}: {}", e.code, e.message)),
+            ..RunUpdate::default()
+        }));
+        if let Some(key) = claimed {
+            self.ops.push(Op::SettleKey {
+                key,
+                request_id: self.request.request_id.clone(),
+                state: KeyState::Done,
+                response: Some(stored),
+            });
+        }
+        self.ops.push(Op::AddUsage {
+            session_id: self.session.clone(),
+            principal: Some(self.context.principal.clone()),
+            calls: 1,
+            bytes: i64::try_from(self.bytes_in + self.bytes_out).unwrap_or(i64::MAX),
+            wall_ms: i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX),
+        });
+        self.publish_state(state);
+        match self.commit().await {
+            Ok(_) => response,
+            Err(error) => {
+                let message =
+                    format!("`{}` ran, but its result could not be recorded: {error}", tool.id);
+                self.response(
+                    false,
+                    response.data,
+                    vec![ResponseError { code: ErrorCode::Internal, message, details: None }],
+                    false,
+                )
+            }
+        }
+    }
+
+    /// Take the idempotency key of a side-effecting call before it runs, or learn whose it is.
+    async fn claim(&mut self, tool: &ToolDef) -> Result<Claim, Box<ToolResponse>> {
+        let key = self.key(tool);
+        let deadline =
+            Instant::now() + Duration::from_millis(tool.timeout_ms) + Duration::from_secs(5);
+        loop {
+            self.ops.push(Op::SetRun(RunUpdate {
+                request_id: self.request.request_id.clone(),
+                state: Some(RunState::Running),
+                ..RunUpdate::default()
+            }));
+            self.ops.push(Op::ClaimKey {
+                key: key.clone(),
+                request_id: self.request.request_id.clone(),
+            });
+            let outcomes = match self.commit().await {
+                Ok(outcomes) => outcomes,
+                Err(error) => return Err(Box::new(self.internal(tool, &error.to_string()).await)),
+            };
+            match outcomes.last() {
+                Some(Outcome::Claimed) => return Ok(Claim::Mine(key)),
+                Some(Outcome::KeyTaken(record)) if record.state == KeyState::Done => {
+                    return Ok(Claim::Replay(record.clone()));
+                }
+                Some(Outcome::KeyTaken(_)) => {
+                    // Another call with the same key is running: wait for its result.
+                    loop {
+                        if Instant::now() > deadline {
+                            let error = ToolError::new(
+                                ErrorCode::Conflict,
+                                "an identical call is still running; try again later",
+                            )
+                            .with_details(json!({ "idempotency_key": key }));
+                            return Err(Box::new(
+                                self.fail(Some(tool), error, RunState::Failed).await,
+                            ));
+                        }
+                        tokio::time::sleep(KEY_POLL).await;
+                        match self.engine.store.key(&key).await {
+                            Ok(Some(record)) if record.state == KeyState::Pending => continue,
+                            Ok(Some(record)) if record.state == KeyState::Done => {
+                                return Ok(Claim::Replay(record));
+                            }
+                            Ok(_) => break, // its holder died: try to take it over
+                            Err(error) => {
+                                return Err(Box::new(self.internal(tool, &error.to_string()).await));
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    return Err(Box::new(
+                        self.internal(tool, "unexpected answer to an idempotency claim").await,
+                    ));
+                }
+            }
+        }
+    }
+
+    fn key(&self, tool: &ToolDef) -> String {
+        let thread = self.context.thread_id.as_deref().unwrap_or(&self.session);
+        idempotency_key(thread, &tool.id, &self.args_hash)
+    }
+
+    /// Answer with the response recorded for an idempotency key.
+    async fn replay_key(&mut self, tool: &ToolDef, record: KeyRecord) -> ToolResponse {
+        let recorded = record.response.unwrap_or(Value::Null);
+        self.replay(tool, &record.request_id, &recorded).await
+    }
+
+    /// Answer a deterministic tool's call with the first succeeded run of the same identity.
+    async fn replay_run(&mut self, tool: &ToolDef, source: RunRecord) -> ToolResponse {
+        let recorded = source.response.unwrap_or(Value::Null);
+        self.replay(tool, &source.request_id, &recorded).await
+    }
+
+    async fn replay(&mut self, tool: &ToolDef, source: &str, recorded: &Value) -> ToolResponse {
+        let ok = recorded.get("ok").and_then(Value::as_bool).unwrap_or(false);
+        let data = recorded.get("data").cloned().unwrap_or(Value::Null);
+        let errors: Vec<ResponseError> = recorded
+            .get("errors")
+            .and_then(|e| serde_json::from_value(e.clone()).ok())
+            .unwrap_or_default();
+        let response = self.response(ok, data, errors, true);
+        self.record(PacketKind::CallResult, json!({ "state": "succeeded", "ok": ok, "replayed_from": source, "duration_ms": response.duration_ms }));
+        self.ops.push(Op::SetRun(RunUpdate {
+            request_id: self.request.request_id.clone(),
+            state: Some(RunState::Succeeded),
+            duration_ms: Some(i64::try_from(response.duration_ms).unwrap_or(0)),
+            response: Some(redact_value(&serde_json::to_value(&response).unwrap_or(Value::Null))),
+            replayed_from: Some(source.to_owned()),
+            ..RunUpdate::default()
+        }));
+        self.publish_state(RunState::Succeeded);
+        match self.commit().await {
+            Ok(_) => response,
+            Err(error) => self.internal(tool, &error.to_string()).await,
+        }
+    }
+
+    /// Use an approval token; on refusal, the call is denied and answered here.
+    async fn consume_token(
+        &mut self,
+        tool: &ToolDef,
+        token: &str,
+    ) -> Result<String, Box<ToolResponse>> {
+        let bound_to = request_hash(&tool.id, &self.request.args, &self.session);
+        self.ops.push(Op::ConsumeApproval {
+            token_hash: sha256_hex(token.as_bytes()),
+            request_hash: bound_to,
+        });
+        let outcomes = match self.commit().await {
+            Ok(outcomes) => outcomes,
+            Err(error) => return Err(Box::new(self.internal(tool, &error.to_string()).await)),
+        };
+        match outcomes.last() {
+            Some(Outcome::Consumed(id)) => Ok(id.clone()),
+            Some(Outcome::TokenRefused(refusal)) => {
+                let decision = Decision::deny("approval.token", refusal.describe());
+                Err(Box::new(self.deny(tool, &decision).await))
+            }
+            _ => Err(Box::new(self.internal(tool, "unexpected answer to an approval token").await)),
+        }
+    }
+
+    /// Record a pending approval and answer that the call waits for it.
+    async fn ask_approval(&mut self, tool: &ToolDef, decision: &Decision) -> ToolResponse {
+        self.pending = true;
+        let id = new_id();
+        self.record_decision(decision, "");
+        self.ops.push(Op::CreateApproval(Box::new(jig_audit::ApprovalRecord {
+            id: id.clone(),
+            request_hash: request_hash(&tool.id, &self.request.args, &self.session),
+            tool: tool.id.clone(),
+            session_id: Some(self.session.clone()),
+            principal: Some(self.context.principal.clone()),
+            request: json!({ "tool": tool.id, "args": redact_value(&self.request.args), "session_id": self.session, "request_id": self.request.request_id }),
+            rule: decision.rule.clone(),
+            reason: decision.reason.clone(),
+            state: jig_audit::ApprovalState::Pending,
+            expires_us: None,
+            decided_by: None,
+            created_us: 0,
+            decided_us: None,
+            consumed_us: None,
+        })));
+        self.record(
+            PacketKind::CallPendingApproval,
+            json!({ "approval_id": id, "rule": decision.rule, "reason": decision.reason }),
+        );
+        self.ops.push(Op::SetRun(RunUpdate {
+            request_id: self.request.request_id.clone(),
+            state: Some(RunState::PendingApproval),
+            rule: Some(decision.rule.clone()),
+            ..RunUpdate::default()
+        }));
+        self.publish_state(RunState::PendingApproval);
+        let error = ResponseError {
+            code: ErrorCode::Policy,
+            message: format!("`{}` needs approval: {}", tool.id, decision.reason),
+            details: Some(
+                json!({ "approval_id": id, "rule": decision.rule, "reason": decision.reason }),
+            ),
+        };
+        let response = self.response(false, Value::Null, vec![error], false);
+        match self.commit().await {
+            Ok(_) => response,
+            Err(error) => self.internal(tool, &error.to_string()).await,
+        }
+    }
+
+    async fn deny(&mut self, tool: &ToolDef, decision: &Decision) -> ToolResponse {
+        self.denied = true;
+        self.record_decision(decision, "");
+        let code = if decision.rule.starts_with("budgets.") {
+            ErrorCode::Limit
+        } else {
+            ErrorCode::Policy
+        };
+        let error =
+            ToolError::new(code, format!("`{}` is not allowed: {}", tool.id, decision.reason))
+                .with_details(json!({ "rule": decision.rule, "reason": decision.reason }));
+        self.fail(Some(tool), error, RunState::Denied).await
+    }
+
+    /// Answer with `error` before anything ran.
+    async fn fail(
+        &mut self,
+        tool: Option<&ToolDef>,
+        error: ToolError,
+        state: RunState,
+    ) -> ToolResponse {
+        let response = self.response(false, Value::Null, vec![response_error(&error)], false);
+        self.record(PacketKind::CallFailed, json!({ "state": state, "errors": redact_value(&serde_json::to_value(&response.errors).unwrap_or(Value::Null)) }));
+        if self.run_id.is_some() {
+            self.ops.push(Op::SetRun(RunUpdate {
+                request_id: self.request.request_id.clone(),
+                state: Some(state),
+                error: Some(format!("{}: {}", error.code, redact_text(&error.message))),
+                response: Some(redact_value(
+                    &serde_json::to_value(&response).unwrap_or(Value::Null),
+                )),
+                duration_ms: Some(i64::try_from(response.duration_ms).unwrap_or(0)),
+                rule: error
+                    .details
+                    .as_ref()
+                    .and_then(|d| d.get("rule"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                ..RunUpdate::default()
+            }));
+            self.publish_state(state);
+        }
+        let _ = tool;
+        match self.commit().await {
+            Ok(_) => response,
+            Err(audit) => {
+                self.response(false, Value::Null, vec![internal_error(&audit.to_string())], false)
+            }
+        }
+    }
+
+    async fn internal(&mut self, tool: &ToolDef, message: &str) -> ToolResponse {
+        tracing::error!(tool = %tool.id, message, "internal error during dispatch");
+        self.ops.clear();
+        self.response(false, Value::Null, vec![internal_error(message)], false)
+    }
+
+    fn record(&mut self, kind: PacketKind, data: Value) {
+        self.ops.push(Op::Append(NewPacket {
+            kind,
+            session_id: Some(self.session.clone()),
+            thread_id: self.context.thread_id.clone(),
+            principal: Some(self.context.principal.clone()),
+            request_id: Some(self.request.request_id.clone()),
+            run_id: self.run_id.clone(),
+            tool: Some(self.request.tool.clone()),
+            args_hash: Some(self.args_hash.clone()),
+            data,
+        }));
+    }
+
+    fn record_decision(&mut self, decision: &Decision, note: &str) {
+        let mut data = json!({ "action": decision.action, "rule": decision.rule, "reason": decision.reason, "policy_hash": self.registry.policy.hash() });
+        if !note.is_empty() {
+            data["note"] = json!(note);
+        }
+        self.record(PacketKind::CallDecision, data);
+    }
+
+    async fn commit(&mut self) -> Result<Vec<Outcome>, AuditError> {
+        let ops = std::mem::take(&mut self.ops);
+        self.engine.store.apply(ops).await
+    }
+
+    fn run_record(&self, tool: &ToolDef, run_id: &str, policy_hash: &str) -> RunRecord {
+        RunRecord {
+            request_id: self.request.request_id.clone(),
+            run_id: run_id.to_owned(),
+            tool: tool.id.clone(),
+            version: tool.version.clone(),
+            session_id: Some(self.session.clone()),
+            thread_id: self.context.thread_id.clone(),
+            principal: Some(self.context.principal.clone()),
+            params_hash: self.args_hash.clone(),
+            policy_hash: policy_hash.to_owned(),
+            deterministic: tool.deterministic,
+            state: RunState::Created,
+            rule: None,
+            created_us: 0,
+            updated_us: 0,
+            duration_ms: None,
+            response: None,
+            error: None,
+            replayed_from: None,
+        }
+    }
+
+    fn response(
+        &self,
+        ok: bool,
+        data: Value,
+        errors: Vec<ResponseError>,
+        replayed: bool,
+    ) -> ToolResponse {
+        ToolResponse {
+            ok,
+            tool: self.request.tool.clone(),
+            request_id: self.request.request_id.clone(),
+            duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            data,
+            errors,
+            run_id: self.run_id.clone(),
+            replayed,
+        }
+    }
+
+    fn publish_state(&self, state: RunState) {
+        self.engine.events.publish(Event::Message(EventMessage {
+            event: "RunStateChanged".to_owned(),
+            request_id: self.request.request_id.clone(),
+            progress: None,
+            data: Some(json!({ "state": state, "tool": self.request.tool, "run_id": self.run_id })),
+        }));
+    }
+}
+
+enum Claim {
+    /// This call holds the key and may run.
+    Mine(String),
+    /// An identical call already finished: replay its response.
+    Replay(KeyRecord),
+}
+
+fn response_error(error: &ToolError) -> ResponseError {
+    ResponseError {
+        code: error.code,
+        message: error.message.clone(),
+        details: error.details.clone(),
+    }
+}
+
+fn internal_error(message: &str) -> ResponseError {
+    ResponseError { code: ErrorCode::Internal, message: message.to_owned(), details: None }
+}

@@ -1,0 +1,383 @@
+//! The engine: the one API every surface calls.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use jig_audit::{ApprovalRecord, ApprovalState, NewPacket, Op, Outcome, PacketKind, Store};
+use jig_load::{LoadOptions, Loader, Snapshot};
+use jig_model::envelope::Heartbeat;
+use jig_model::policy::PolicyConfig;
+use jig_model::{SideEffect, ToolDef};
+use jig_policy::Policy;
+use jig_policy::budget::{Remaining, SessionUsage};
+use jig_policy::sandbox::Workspace;
+use jig_tools::Executors;
+use serde_json::{Value, json};
+
+use crate::error::EngineError;
+use crate::events::{Event, EventBus};
+use crate::identity::{new_token, sha256_hex};
+use crate::metrics::{Metrics, MetricsSnapshot};
+use crate::validation::{ValidationResult, Validators};
+
+/// How to open an engine.
+#[derive(Debug, Clone, Default)]
+pub struct EngineOptions {
+    /// Where the project is (the manifest is found by walking up from here).
+    pub project: PathBuf,
+    /// The audit store: a `postgres://` URL, or an SQLite path (default `<root>/.jig/audit.db`).
+    pub db: Option<String>,
+    /// Runbook files named explicitly.
+    pub extra_runbooks: Vec<PathBuf>,
+}
+
+/// Who calls, and in which conversation.
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    /// The session (budgets and approvals are per session).
+    pub session_id: String,
+    /// The thread inside the session (idempotency keys are per thread).
+    pub thread_id: Option<String>,
+    /// Who is calling.
+    pub principal: String,
+    /// A one-time approval token for this exact request.
+    pub approval_token: Option<String>,
+    /// Stops the call when fired.
+    pub cancel: jig_tools::Cancel,
+}
+
+impl Default for CallContext {
+    fn default() -> Self {
+        Self {
+            session_id: "default".to_owned(),
+            thread_id: None,
+            principal: "anonymous".to_owned(),
+            approval_token: None,
+            cancel: jig_tools::Cancel::new(),
+        }
+    }
+}
+
+/// The engine.
+#[derive(Debug)]
+pub struct Engine {
+    pub(crate) registry: RwLock<Registry>,
+    pub(crate) store: Store,
+    pub(crate) workspace: Workspace,
+    pub(crate) executors: Executors,
+    pub(crate) events: EventBus,
+    pub(crate) metrics: Metrics,
+    pub(crate) validators: Validators,
+    /// Sessions with calls in flight, for heartbeats.
+    pub(crate) in_flight: Mutex<HashMap<String, usize>>,
+}
+
+/// The loaded snapshot, the policy compiled from its root manifest, and tools registered at
+/// run time.
+#[derive(Debug, Clone)]
+pub(crate) struct Registry {
+    pub snapshot: Arc<Snapshot>,
+    pub policy: Arc<Policy>,
+    pub registered: BTreeMap<String, Arc<ToolDef>>,
+}
+
+impl Registry {
+    pub fn get(&self, id: &str) -> Option<Arc<ToolDef>> {
+        self.snapshot.get(id).cloned().or_else(|| self.registered.get(id).cloned())
+    }
+
+    pub fn all(&self) -> Vec<Arc<ToolDef>> {
+        let mut all: BTreeMap<&str, Arc<ToolDef>> =
+            self.snapshot.list().map(|t| (t.id.as_str(), Arc::clone(t))).collect();
+        all.extend(self.registered.iter().map(|(id, t)| (id.as_str(), Arc::clone(t))));
+        all.into_values().collect()
+    }
+}
+
+impl Engine {
+    /// Load the project (it must be valid), open its audit store, and mark anything a previous
+    /// process left unfinished.
+    pub async fn open(options: EngineOptions) -> Result<Arc<Self>, EngineError> {
+        let load_options = LoadOptions {
+            extra_runbooks: options.extra_runbooks.clone(),
+            ..LoadOptions::default()
+        };
+        let snapshot = Loader::with_options(&options.project, load_options).load()?;
+        let policy = Arc::new(Policy::new(policy_of(&snapshot))?);
+        let root = snapshot.root().to_path_buf();
+        let db = options.db.clone().unwrap_or_else(|| default_db(&root));
+        let store = Store::open(&db).await?;
+        let recovery = store.recover().await?;
+        if recovery.runs + recovery.keys > 0 {
+            tracing::warn!(
+                runs = recovery.runs,
+                keys = recovery.keys,
+                "marked calls left unfinished by a previous process"
+            );
+        }
+        let workspace = Workspace::open(&root)?;
+        tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash());
+        let engine = Arc::new(Self {
+            registry: RwLock::new(Registry { snapshot, policy, registered: BTreeMap::new() }),
+            store,
+            workspace,
+            executors: Executors::standard(),
+            events: EventBus::new(1024),
+            metrics: Metrics::default(),
+            validators: Validators::default(),
+            in_flight: Mutex::new(HashMap::new()),
+        });
+        spawn_heartbeats(Arc::downgrade(&engine));
+        Ok(engine)
+    }
+
+    /// Swap in a new snapshot (the watcher's job); calls in flight keep the one they started with.
+    pub fn swap(&self, snapshot: Arc<Snapshot>) -> Result<(), EngineError> {
+        let policy = Arc::new(Policy::new(policy_of(&snapshot))?);
+        if let Ok(mut registry) = self.registry.write() {
+            tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash());
+            registry.snapshot = snapshot;
+            registry.policy = policy;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn registry(&self) -> Registry {
+        self.registry
+            .read()
+            .map(|r| r.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+    }
+
+    /// The current snapshot.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.registry().snapshot
+    }
+
+    /// The current policy.
+    pub fn policy(&self) -> Arc<Policy> {
+        self.registry().policy
+    }
+
+    /// The audit store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Seed 003 `tools.register`: add a tool at run time (it must not clash with a loaded one).
+    pub fn register(&self, tool: ToolDef) -> Result<(), EngineError> {
+        let mut registry =
+            self.registry.write().map_err(|_| EngineError::Duplicate(tool.id.clone()))?;
+        if registry.snapshot.get(&tool.id).is_some() || registry.registered.contains_key(&tool.id) {
+            return Err(EngineError::Duplicate(tool.id));
+        }
+        tracing::info!(name: "tools.registered", tool = %tool.id);
+        registry.registered.insert(tool.id.clone(), Arc::new(tool));
+        Ok(())
+    }
+
+    /// Seed 003 `tools.list`: every tool, sorted by id, filtered by tags (any of) and by side
+    /// effects (only tools whose effects are all among those given).
+    pub fn list(
+        &self,
+        tags: Option<&[String]>,
+        side_effects: Option<&[SideEffect]>,
+    ) -> Vec<Arc<ToolDef>> {
+        self.registry()
+            .all()
+            .into_iter()
+            .filter(|tool| tags.is_none_or(|tags| tool.tags.iter().any(|t| tags.contains(t))))
+            .filter(|tool| {
+                side_effects
+                    .is_none_or(|allowed| tool.side_effects.iter().all(|e| allowed.contains(e)))
+            })
+            .collect()
+    }
+
+    /// Seed 003 `tools.get`.
+    pub fn get(&self, id: &str) -> Option<Arc<ToolDef>> {
+        self.registry().get(id)
+    }
+
+    /// Seed 003 `tools.validate`: the arguments against the tool's input schema.
+    pub fn validate(&self, id: &str, args: &Value) -> Option<ValidationResult> {
+        let tool = self.get(id)?;
+        let errors = self.validators.check(&tool, true, args);
+        Some(ValidationResult { valid: errors.is_empty(), errors })
+    }
+
+    /// Subscribe to events of every call.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Event> {
+        self.events.subscribe()
+    }
+
+    /// Seed 003's metrics.
+    pub fn metrics(&self) -> MetricsSnapshot {
+        self.metrics.snapshot(self.registry().all().len())
+    }
+
+    /// What a session has spent and has left (seed 002's Coordinator asks this).
+    pub async fn budget(&self, session_id: &str) -> Result<(SessionUsage, Remaining), EngineError> {
+        let used = self.store.usage(session_id).await?;
+        let usage = SessionUsage {
+            calls: u64::try_from(used.calls).unwrap_or(0),
+            bytes: u64::try_from(used.bytes).unwrap_or(0),
+            wall_ms: u64::try_from(used.wall_ms).unwrap_or(0),
+        };
+        let budgets = self.policy().config().budgets.unwrap_or_default();
+        Ok((usage, jig_policy::budget::remaining(&budgets, &usage)))
+    }
+
+    /// Approvals, newest first.
+    pub async fn approvals(
+        &self,
+        state: Option<ApprovalState>,
+    ) -> Result<Vec<ApprovalRecord>, EngineError> {
+        Ok(self.store.approvals(state).await?)
+    }
+
+    /// Approve a pending call. Returns the one-time token, valid for that exact request until
+    /// the policy's `approvals.ttl_seconds` pass; only its hash is stored.
+    pub async fn approve(&self, id: &str, principal: &str) -> Result<String, EngineError> {
+        let approval = self.pending_approval(id).await?;
+        let policy = self.policy();
+        if !policy.config().approvals.self_approval
+            && approval.principal.as_deref() == Some(principal)
+        {
+            self.record_decision(&approval, principal, "refused", "self-approval is forbidden")
+                .await?;
+            return Err(EngineError::SelfApproval { principal: principal.to_owned() });
+        }
+        let token = new_token();
+        let ttl_us = i64::try_from(policy.config().approvals.ttl_seconds)
+            .unwrap_or(i64::MAX / 2_000_000)
+            * 1_000_000;
+        let expires_us = jig_audit::time::now_us().saturating_add(ttl_us);
+        let outcomes = self
+            .store
+            .apply(vec![
+                Op::DecideApproval {
+                    id: approval.id.clone(),
+                    approve: true,
+                    token_hash: Some(sha256_hex(token.as_bytes())),
+                    expires_us: Some(expires_us),
+                    decided_by: Some(principal.to_owned()),
+                },
+                decision_packet(
+                    &approval,
+                    principal,
+                    "approved",
+                    &format!("valid until {}", jig_audit::time::rfc3339(expires_us)),
+                ),
+            ])
+            .await?;
+        match outcomes.first() {
+            Some(Outcome::Decided(true)) => Ok(token),
+            _ => {
+                Err(EngineError::AlreadyDecided { id: approval.id, state: ApprovalState::Approved })
+            }
+        }
+    }
+
+    /// Deny a pending call.
+    pub async fn deny(&self, id: &str, principal: &str) -> Result<(), EngineError> {
+        let approval = self.pending_approval(id).await?;
+        let outcomes = self
+            .store
+            .apply(vec![
+                Op::DecideApproval {
+                    id: approval.id.clone(),
+                    approve: false,
+                    token_hash: None,
+                    expires_us: None,
+                    decided_by: Some(principal.to_owned()),
+                },
+                decision_packet(&approval, principal, "denied", "denied by a reviewer"),
+            ])
+            .await?;
+        match outcomes.first() {
+            Some(Outcome::Decided(true)) => Ok(()),
+            _ => Err(EngineError::AlreadyDecided { id: approval.id, state: ApprovalState::Denied }),
+        }
+    }
+
+    async fn pending_approval(&self, id: &str) -> Result<ApprovalRecord, EngineError> {
+        let approval =
+            self.store.approval(id).await?.ok_or_else(|| EngineError::NoApproval(id.to_owned()))?;
+        if approval.state != ApprovalState::Pending {
+            return Err(EngineError::AlreadyDecided { id: approval.id, state: approval.state });
+        }
+        Ok(approval)
+    }
+
+    async fn record_decision(
+        &self,
+        approval: &ApprovalRecord,
+        principal: &str,
+        verdict: &str,
+        reason: &str,
+    ) -> Result<(), EngineError> {
+        self.store.apply(vec![decision_packet(approval, principal, verdict, reason)]).await?;
+        Ok(())
+    }
+
+    pub(crate) fn enter(&self, session: &str) {
+        if let Ok(mut map) = self.in_flight.lock() {
+            *map.entry(session.to_owned()).or_default() += 1;
+        }
+    }
+
+    pub(crate) fn leave(&self, session: &str) {
+        if let Ok(mut map) = self.in_flight.lock()
+            && let Some(count) = map.get_mut(session)
+        {
+            *count -= 1;
+            if *count == 0 {
+                map.remove(session);
+            }
+        }
+    }
+}
+
+fn decision_packet(approval: &ApprovalRecord, principal: &str, verdict: &str, reason: &str) -> Op {
+    Op::Append(NewPacket {
+        kind: PacketKind::ApprovalDecided,
+        session_id: approval.session_id.clone(),
+        thread_id: None,
+        principal: Some(principal.to_owned()),
+        request_id: None,
+        run_id: None,
+        tool: Some(approval.tool.clone()),
+        args_hash: None,
+        data: json!({ "approval_id": approval.id, "verdict": verdict, "reason": reason, "requested_by": approval.principal }),
+    })
+}
+
+/// The project's policy; an empty policy is seed 003's defaults (side effects need approval).
+fn policy_of(snapshot: &Snapshot) -> PolicyConfig {
+    snapshot.policy().cloned().unwrap_or_default()
+}
+
+/// `<root>/.jig/audit.db`.
+pub fn default_db(root: &Path) -> String {
+    root.join(".jig").join("audit.db").display().to_string()
+}
+
+/// Every 5 s, a heartbeat for each session with calls in flight.
+fn spawn_heartbeats(engine: std::sync::Weak<Engine>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            tick.tick().await;
+            let Some(engine) = engine.upgrade() else { return };
+            let sessions: Vec<String> =
+                engine.in_flight.lock().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+            let timestamp = jig_audit::time::now_us() / 1_000_000;
+            for session_id in sessions {
+                engine.events.publish(Event::Heartbeat(Heartbeat { session_id, timestamp }));
+            }
+        }
+    });
+}

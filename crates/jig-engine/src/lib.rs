@@ -1,0 +1,28 @@
+//! Jig's engine: the one API every surface (CLI, desktop, browser, MCP) calls, so that no tool
+//! runs without validation, a policy decision and an audit record.
+//!
+//! [`Engine::open`] loads a project (fail-closed), compiles its policy and opens the audit
+//! store; [`Engine::dispatch`] runs one call through the whole pipeline; [`Engine::select`]
+//! picks a tool for an intent; [`Engine::approve`] and [`Engine::deny`] decide pending calls.
+
+mod decode;
+mod dispatch;
+mod engine;
+mod error;
+mod events;
+mod identity;
+mod metrics;
+mod select;
+mod validation;
+
+pub use decode::{decode_request, parse_json_strict};
+pub use engine::{CallContext, Engine, EngineOptions, default_db};
+pub use error::EngineError;
+pub use events::{Event, EventBus};
+pub use identity::{idempotency_key, request_hash};
+pub use metrics::{LatencySummary, MetricsSnapshot};
+pub use select::{Candidate, Intent, ToolSelection};
+pub use validation::{Problem, ValidationResult};
+
+pub use jig_audit as audit;
+pub use jig_model::envelope::{ToolRequest, ToolResponse};

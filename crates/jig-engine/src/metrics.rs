@@ -1,0 +1,185 @@
+//! Seed 003's metrics as a snapshot: latencies, error rate, registry size, counts, bytes and
+//! files touched.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// How many recent latencies percentiles are computed over.
+const WINDOW: usize = 4096;
+
+/// Running totals.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    dispatch: Latencies,
+    select: Latencies,
+    calls: u64,
+    errors: u64,
+    denied: u64,
+    replayed: u64,
+    pending_approval: u64,
+    bytes_in: u64,
+    bytes_out: u64,
+    files_touched: u64,
+}
+
+#[derive(Debug, Default)]
+struct Latencies {
+    recent: VecDeque<f64>,
+    count: u64,
+    total_ms: f64,
+}
+
+impl Latencies {
+    fn record(&mut self, elapsed: Duration) {
+        let ms = elapsed.as_secs_f64() * 1e3;
+        if self.recent.len() == WINDOW {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(ms);
+        self.count += 1;
+        self.total_ms += ms;
+    }
+
+    fn summary(&self) -> LatencySummary {
+        let mut sorted: Vec<f64> = self.recent.iter().copied().collect();
+        sorted.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            sorted.get(((sorted.len() as f64 * q).ceil() as usize).saturating_sub(1)).copied()
+        };
+        LatencySummary {
+            count: self.count,
+            mean: if self.count == 0 { None } else { Some(self.total_ms / self.count as f64) },
+            p50: at(0.5),
+            p99: at(0.99),
+        }
+    }
+}
+
+/// One finished call, as metrics see it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallRecord {
+    /// Wall time of dispatch.
+    pub elapsed: Duration,
+    /// `ok` of the response.
+    pub ok: bool,
+    /// Refused by policy.
+    pub denied: bool,
+    /// Answered from the audit record.
+    pub replayed: bool,
+    /// Waiting for approval.
+    pub pending_approval: bool,
+    /// Argument bytes.
+    pub bytes_in: u64,
+    /// Result bytes.
+    pub bytes_out: u64,
+    /// Files written.
+    pub files_touched: u64,
+}
+
+impl Metrics {
+    /// Record a dispatch.
+    pub fn record_call(&self, call: CallRecord) {
+        let Ok(mut inner) = self.inner.lock() else { return };
+        inner.dispatch.record(call.elapsed);
+        inner.calls += 1;
+        inner.errors += u64::from(!call.ok);
+        inner.denied += u64::from(call.denied);
+        inner.replayed += u64::from(call.replayed);
+        inner.pending_approval += u64::from(call.pending_approval);
+        inner.bytes_in += call.bytes_in;
+        inner.bytes_out += call.bytes_out;
+        inner.files_touched += call.files_touched;
+    }
+
+    /// Record a selection.
+    pub fn record_select(&self, elapsed: Duration) {
+        if let Ok(mut inner) = self.inner.lock() {
+            inner.select.record(elapsed);
+        }
+    }
+
+    /// The current values.
+    pub fn snapshot(&self, registry_size: usize) -> MetricsSnapshot {
+        let Ok(inner) = self.inner.lock() else { return MetricsSnapshot::default() };
+        MetricsSnapshot {
+            select_latency_ms: inner.select.summary(),
+            dispatch_latency_ms: inner.dispatch.summary(),
+            dispatch_error_rate: if inner.calls == 0 {
+                0.0
+            } else {
+                inner.errors as f64 / inner.calls as f64
+            },
+            registry_size: registry_size as u64,
+            calls: inner.calls,
+            errors: inner.errors,
+            denied: inner.denied,
+            replayed: inner.replayed,
+            pending_approval: inner.pending_approval,
+            bytes_in: inner.bytes_in,
+            bytes_out: inner.bytes_out,
+            files_touched: inner.files_touched,
+        }
+    }
+}
+
+/// Latency over the recent window, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct LatencySummary {
+    /// Samples ever recorded.
+    pub count: u64,
+    /// Mean over all samples.
+    pub mean: Option<f64>,
+    /// Median of the recent window.
+    pub p50: Option<f64>,
+    /// 99th percentile of the recent window.
+    pub p99: Option<f64>,
+}
+
+/// Seed 003's metrics, named as it names them.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct MetricsSnapshot {
+    /// `tools.select.latency_ms`.
+    #[serde(rename = "tools.select.latency_ms")]
+    pub select_latency_ms: LatencySummary,
+    /// `tools.dispatch.latency_ms`.
+    #[serde(rename = "tools.dispatch.latency_ms")]
+    pub dispatch_latency_ms: LatencySummary,
+    /// `tools.dispatch.error_rate`.
+    #[serde(rename = "tools.dispatch.error_rate")]
+    pub dispatch_error_rate: f64,
+    /// `tools.registry.size`.
+    #[serde(rename = "tools.registry.size")]
+    pub registry_size: u64,
+    /// Calls dispatched.
+    #[serde(rename = "tools.dispatch.count")]
+    pub calls: u64,
+    /// Calls answered with `ok: false`.
+    #[serde(rename = "tools.dispatch.errors")]
+    pub errors: u64,
+    /// Calls refused by policy.
+    #[serde(rename = "tools.dispatch.denied")]
+    pub denied: u64,
+    /// Calls answered from the audit record.
+    #[serde(rename = "tools.dispatch.replayed")]
+    pub replayed: u64,
+    /// Calls waiting for approval.
+    #[serde(rename = "tools.dispatch.pending_approval")]
+    pub pending_approval: u64,
+    /// Argument bytes.
+    #[serde(rename = "tools.dispatch.bytes_in")]
+    pub bytes_in: u64,
+    /// Result bytes.
+    #[serde(rename = "tools.dispatch.bytes_out")]
+    pub bytes_out: u64,
+    /// Files written by calls.
+    #[serde(rename = "tools.dispatch.files_touched")]
+    pub files_touched: u64,
+}

@@ -1,0 +1,90 @@
+//! `execution.kind: cli` — a program run as argv, each element templated.
+//!
+//! The environment starts empty: only `env.passthrough` variables (from Jig's own environment)
+//! and `env.set` reach the program. It runs in the workspace root. Its result is
+//! `{exit_code, stdout, stderr}` (plus `truncated` when output was cut); a non-zero exit is an
+//! `E_SHELL` failure carrying the same fields.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use jig_model::ErrorCode;
+use jig_model::tool_def::ToolExecution;
+use jig_model::toolpack::Execution as Kind;
+use serde_json::json;
+
+use crate::executor::{Execution, Executor, Invocation, Output, ToolError};
+use crate::process::{self, Spawn};
+use crate::template;
+
+/// Default cap on each output stream (seed 002 §9: 5 MiB).
+pub const MAX_CAPTURE: usize = 5 * 1024 * 1024;
+
+/// Runs `cli` toolpacks.
+#[derive(Debug, Default)]
+pub struct CliExecutor;
+
+#[async_trait]
+impl Executor for CliExecutor {
+    async fn execute(&self, invocation: Invocation<'_>) -> Result<Execution, ToolError> {
+        let tool = invocation.tool;
+        let ToolExecution::Toolpack(Kind::Cli(cli)) = &tool.execution else {
+            return Err(ToolError::new(
+                ErrorCode::Internal,
+                format!("`{}` is not a cli tool", tool.id),
+            ));
+        };
+        let argv = template::render_all(&cli.cmd, invocation.args, tool.templating.as_ref())?;
+        let env = environment(tool);
+        let max_output =
+            usize::try_from(tool.limits.max_output_bytes).unwrap_or(usize::MAX).min(MAX_CAPTURE);
+        let finished = process::run(
+            Spawn {
+                argv: &argv,
+                cwd: invocation.workspace.root(),
+                env,
+                stdin: None,
+                timeout: invocation.timeout,
+                max_output,
+            },
+            &invocation.cancel,
+            &invocation.events,
+        )
+        .await?;
+        let mut data = json!({
+            "exit_code": finished.code,
+            "stdout": finished.stdout,
+            "stderr": finished.stderr,
+        });
+        if finished.truncated {
+            data["truncated"] = json!(true);
+        }
+        match finished.code {
+            Some(0) => Ok(Execution::Done(Output::data(data))),
+            Some(code) => Err(ToolError::new(
+                ErrorCode::Shell,
+                format!("`{}` exited with code {code}", argv[0]),
+            )
+            .with_details(data)),
+            None => Err(ToolError::new(
+                ErrorCode::Shell,
+                format!("`{}` was killed by a signal", argv[0]),
+            )
+            .with_details(data)),
+        }
+    }
+}
+
+/// `env.passthrough` from Jig's environment, then `env.set`.
+pub fn environment(tool: &jig_model::ToolDef) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    if let Some(spec) = &tool.env {
+        for name in &spec.passthrough {
+            if let Ok(value) = std::env::var(name) {
+                env.insert(name.clone(), value);
+            }
+        }
+        env.extend(spec.set.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    env
+}

@@ -1,0 +1,195 @@
+//! The one trait every way of running a tool implements, and what it is given.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use jig_model::envelope::{EventMessage, Progress};
+use jig_model::{ErrorCode, ToolDef};
+use jig_policy::sandbox::{SandboxError, Workspace};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+/// Why a tool did not produce a result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// A sentence for people.
+    pub message: String,
+    /// Structured details.
+    pub details: Option<Value>,
+}
+
+impl ToolError {
+    /// An error with a code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), details: None }
+    }
+
+    /// Attach details.
+    #[must_use]
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+impl From<SandboxError> for ToolError {
+    fn from(error: SandboxError) -> Self {
+        let message = error.to_string();
+        match error {
+            SandboxError::Escape { path } => ToolError::new(ErrorCode::Policy, message)
+                .with_details(json!({ "rule": jig_policy::sandbox::RULE, "path": path })),
+            SandboxError::TooLarge { path, size, max } => ToolError::new(ErrorCode::Limit, message)
+                .with_details(json!({ "path": path, "size": size, "max": max })),
+            SandboxError::NotFound { path } | SandboxError::Io { path, .. } => {
+                ToolError::new(ErrorCode::FileIo, message).with_details(json!({ "path": path }))
+            }
+            _ => ToolError::new(ErrorCode::FileIo, message),
+        }
+    }
+}
+
+/// A request to stop, shared between the engine and a running tool.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<(AtomicBool, Notify)>);
+
+impl Cancel {
+    /// A token that has not fired.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Ask the tool to stop.
+    pub fn cancel(&self) {
+        self.0.0.store(true, Ordering::SeqCst);
+        self.0.1.notify_waiters();
+    }
+
+    /// Whether stopping was asked for.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.0.load(Ordering::SeqCst)
+    }
+
+    /// Resolves when stopping is asked for.
+    pub async fn cancelled(&self) {
+        loop {
+            let notified = self.0.1.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// Where a running tool reports progress and output.
+#[derive(Clone)]
+pub struct Events {
+    request_id: String,
+    sink: Arc<dyn Fn(EventMessage) + Send + Sync>,
+}
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Events").field("request_id", &self.request_id).finish_non_exhaustive()
+    }
+}
+
+impl Events {
+    /// Events for `request_id`, delivered to `sink`.
+    pub fn new(
+        request_id: impl Into<String>,
+        sink: Arc<dyn Fn(EventMessage) + Send + Sync>,
+    ) -> Self {
+        Self { request_id: request_id.into(), sink }
+    }
+
+    /// Events that go nowhere.
+    pub fn discard(request_id: impl Into<String>) -> Self {
+        Self::new(request_id, Arc::new(|_| {}))
+    }
+
+    /// A `TaskProgress` event.
+    pub fn progress(&self, pct: Option<f64>, message: impl Into<String>) {
+        (self.sink)(EventMessage {
+            event: "TaskProgress".to_owned(),
+            request_id: self.request_id.clone(),
+            progress: Some(Progress { pct, message: Some(message.into()) }),
+            data: None,
+        });
+    }
+
+    /// An `OutputChunk` event: text a tool wrote on `stream` (`stdout`, `stderr`).
+    pub fn output(&self, stream: &str, text: &str) {
+        (self.sink)(EventMessage {
+            event: "OutputChunk".to_owned(),
+            request_id: self.request_id.clone(),
+            progress: None,
+            data: Some(json!({ "stream": stream, "text": text })),
+        });
+    }
+}
+
+/// Everything an executor needs for one call.
+#[derive(Debug)]
+pub struct Invocation<'a> {
+    /// The tool.
+    pub tool: &'a ToolDef,
+    /// Its arguments, already valid against the input schema.
+    pub args: &'a Value,
+    /// The workspace the tool may touch.
+    pub workspace: &'a Workspace,
+    /// Time allowed.
+    pub timeout: Duration,
+    /// Stop when this fires.
+    pub cancel: Cancel,
+    /// Progress and output.
+    pub events: Events,
+}
+
+/// A finished call's data and the files it changed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Output {
+    /// The result, to be checked against the tool's output schema.
+    pub data: Value,
+    /// Workspace-relative paths the call wrote.
+    pub files_touched: Vec<String>,
+}
+
+impl Output {
+    /// Data that touched no file.
+    pub fn data(data: Value) -> Self {
+        Self { data, files_touched: Vec::new() }
+    }
+}
+
+/// What an executor did with a call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Execution {
+    /// It ran and produced this.
+    Done(Output),
+    /// It was handed to a scheduler (seed 001's docker and slurm plans); [`Executor::collect`]
+    /// with this handle fetches the result later.
+    Submitted {
+        /// Identifies the job to the executor.
+        handle: String,
+    },
+}
+
+/// A way of running tools: an execution kind, or the built-in catalog.
+#[async_trait]
+pub trait Executor: Send + Sync {
+    /// Run (or submit) one call.
+    async fn execute(&self, invocation: Invocation<'_>) -> Result<Execution, ToolError>;
+
+    /// The result of a submitted job, if it has finished.
+    async fn collect(&self, handle: &str) -> Result<Option<Value>, ToolError> {
+        Err(ToolError::new(
+            ErrorCode::Internal,
+            format!("this executor submits no jobs (handle {handle})"),
+        ))
+    }
+}

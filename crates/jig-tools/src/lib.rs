@@ -1,0 +1,20 @@
+//! Jig's executors: how a tool actually runs.
+//!
+//! Every way of running a tool implements [`Executor`]; the engine knows only the trait and asks
+//! [`Executors`] for the one matching a tool's execution kind. An executor receives an
+//! [`Invocation`] — the tool, its validated arguments, the sandboxed workspace, a time limit, a
+//! [`Cancel`] token and an [`Events`] sink for progress and output — and returns data or a
+//! [`ToolError`] with a stable code. Long jobs can be submitted and collected later
+//! ([`Execution::Submitted`]).
+//!
+//! Implemented so far: the `cli` kind ([`cli`]) and the built-ins `file_read` and `file_write`.
+
+mod builtin;
+pub mod cli;
+mod executor;
+pub mod process;
+mod registry;
+mod template;
+
+pub use executor::{Cancel, Events, Execution, Executor, Invocation, Output, ToolError};
+pub use registry::Executors;

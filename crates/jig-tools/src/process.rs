@@ -1,0 +1,150 @@
+//! Running a program as argv: no shell, a cleared environment, its own process group (so a
+//! timeout or cancel kills everything it started), and output capped while it streams.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use jig_model::ErrorCode;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+
+use crate::executor::{Cancel, Events, ToolError};
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Spawn<'a> {
+    /// The program and its arguments.
+    pub argv: &'a [String],
+    /// Working directory.
+    pub cwd: &'a Path,
+    /// The whole environment of the program (nothing is inherited).
+    pub env: BTreeMap<String, String>,
+    /// Text for standard input.
+    pub stdin: Option<&'a str>,
+    /// Time allowed.
+    pub timeout: Duration,
+    /// Bytes kept of each of stdout and stderr.
+    pub max_output: usize,
+}
+
+/// How it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    /// Exit code; `None` when killed by a signal.
+    pub code: Option<i32>,
+    /// Standard output (at most `max_output` bytes, decoded lossily).
+    pub stdout: String,
+    /// Standard error (likewise).
+    pub stderr: String,
+    /// Whether either stream was cut.
+    pub truncated: bool,
+}
+
+/// Run `spawn` to completion, or kill its process group at the timeout or on cancel.
+pub async fn run(
+    spawn: Spawn<'_>,
+    cancel: &Cancel,
+    events: &Events,
+) -> Result<Finished, ToolError> {
+    let (program, args) = spawn
+        .argv
+        .split_first()
+        .ok_or_else(|| ToolError::new(ErrorCode::Shell, "empty command"))?;
+    let resolved = resolve_program(program).ok_or_else(|| {
+        ToolError::new(ErrorCode::Shell, format!("program `{program}` was not found on PATH"))
+    })?;
+    let mut child = Command::new(&resolved)
+        .args(args)
+        .current_dir(spawn.cwd)
+        .env_clear()
+        .envs(&spawn.env)
+        .stdin(if spawn.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| ToolError::new(ErrorCode::Shell, format!("cannot start `{program}`: {e}")))?;
+    let group =
+        child.id().and_then(|id| rustix::process::Pid::from_raw(i32::try_from(id).unwrap_or(0)));
+    if let (Some(text), Some(mut stdin)) = (spawn.stdin, child.stdin.take()) {
+        let text = text.to_owned();
+        tokio::spawn(async move {
+            let _ = stdin.write_all(text.as_bytes()).await;
+        });
+    }
+    let stdout =
+        tokio::spawn(capture(child.stdout.take(), spawn.max_output, events.clone(), "stdout"));
+    let stderr =
+        tokio::spawn(capture(child.stderr.take(), spawn.max_output, events.clone(), "stderr"));
+
+    let ended = tokio::select! {
+        status = child.wait() => Ok(status),
+        () = tokio::time::sleep(spawn.timeout) => Err(ToolError::new(
+            ErrorCode::Timeout,
+            format!("`{program}` did not finish within {} ms", spawn.timeout.as_millis()),
+        )),
+        () = cancel.cancelled() => Err(ToolError::new(ErrorCode::Timeout, format!("`{program}` was cancelled"))),
+    };
+    let status = match ended {
+        Ok(status) => status.map_err(|e| {
+            ToolError::new(ErrorCode::Shell, format!("waiting for `{program}`: {e}"))
+        })?,
+        Err(error) => {
+            // The whole group: a shell script's children die with it.
+            if let Some(group) = group {
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+            }
+            let _ = child.wait().await;
+            return Err(error);
+        }
+    };
+    let (stdout, out_cut) = stdout.await.unwrap_or_default();
+    let (stderr, err_cut) = stderr.await.unwrap_or_default();
+    Ok(Finished { code: status.code(), stdout, stderr, truncated: out_cut || err_cut })
+}
+
+/// Read a stream to its end, keeping the first `max` bytes and reporting chunks as events.
+async fn capture(
+    stream: Option<impl AsyncRead + Unpin>,
+    max: usize,
+    events: Events,
+    name: &'static str,
+) -> (String, bool) {
+    let Some(mut stream) = stream else { return (String::new(), false) };
+    let mut kept = Vec::new();
+    let mut truncated = false;
+    let mut buffer = [0u8; 8192];
+    loop {
+        match stream.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                events.output(name, &String::from_utf8_lossy(&buffer[..n]));
+                let room = max.saturating_sub(kept.len());
+                kept.extend_from_slice(&buffer[..n.min(room)]);
+                // Keep draining past the cap so the program never blocks on a full pipe.
+                truncated |= n > room;
+            }
+        }
+    }
+    (String::from_utf8_lossy(&kept).into_owned(), truncated)
+}
+
+/// `program` itself when it names a path, else the first match on Jig's own PATH (the tool's
+/// environment is cleared, so it is looked up here).
+fn resolve_program(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Some(PathBuf::from(program));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}

@@ -1,0 +1,44 @@
+//! Which executor runs which tool.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use jig_model::ToolDef;
+
+use crate::builtin::BuiltinExecutor;
+use crate::cli::CliExecutor;
+use crate::executor::Executor;
+
+/// Executors by execution kind (`builtin`, `cli`, … as `ToolExecution::kind` names them).
+#[derive(Clone)]
+pub struct Executors {
+    by_kind: BTreeMap<&'static str, Arc<dyn Executor>>,
+}
+
+impl std::fmt::Debug for Executors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executors")
+            .field("kinds", &self.by_kind.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Executors {
+    /// The executors this version of Jig has.
+    pub fn standard() -> Self {
+        let mut by_kind: BTreeMap<&'static str, Arc<dyn Executor>> = BTreeMap::new();
+        by_kind.insert("builtin", Arc::new(BuiltinExecutor));
+        by_kind.insert("cli", Arc::new(CliExecutor));
+        Self { by_kind }
+    }
+
+    /// Add or replace the executor of `kind`.
+    pub fn insert(&mut self, kind: &'static str, executor: Arc<dyn Executor>) {
+        self.by_kind.insert(kind, executor);
+    }
+
+    /// The executor for `tool`, if its kind has one.
+    pub fn for_tool(&self, tool: &ToolDef) -> Option<Arc<dyn Executor>> {
+        self.by_kind.get(tool.execution.kind()).cloned()
+    }
+}

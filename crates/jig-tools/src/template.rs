@@ -1,0 +1,37 @@
+//! Jinja2 templating of execution strings (seed 000 `templating.engine: jinja2`).
+
+use std::sync::OnceLock;
+
+use jig_model::ErrorCode;
+use jig_model::toolpack::Templating;
+use serde_json::Value;
+
+use crate::executor::ToolError;
+
+/// Render each of `strings` with the arguments (and `templating.context`), or return them
+/// unchanged when the tool declares no templating.
+pub fn render_all(
+    strings: &[String],
+    args: &Value,
+    templating: Option<&Templating>,
+) -> Result<Vec<String>, ToolError> {
+    let Some(templating) = templating else { return Ok(strings.to_vec()) };
+    let mut context = templating.context.clone();
+    if let Value::Object(args) = args {
+        context.extend(args.clone());
+    }
+    let context = Value::Object(context);
+    strings.iter().map(|s| render(s, &context)).collect()
+}
+
+fn render(source: &str, context: &Value) -> Result<String, ToolError> {
+    static ENV: OnceLock<minijinja::Environment<'static>> = OnceLock::new();
+    let env = ENV.get_or_init(|| {
+        let mut env = minijinja::Environment::new();
+        // A missing variable is an error, not an empty string in a command line.
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+        env
+    });
+    env.render_str(source, minijinja::value::Value::from(minijinja::value::Serde(context)))
+        .map_err(|e| ToolError::new(ErrorCode::ValidationFail, format!("template `{source}`: {e}")))
+}
