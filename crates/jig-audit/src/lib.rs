@@ -12,6 +12,7 @@
 
 mod error;
 mod ops;
+pub mod owner;
 mod packet;
 mod records;
 mod store;

@@ -129,6 +129,12 @@ pub struct RunRecord {
     pub error: Option<String>,
     /// The request whose result this one replayed.
     pub replayed_from: Option<String>,
+    /// The process running the call (`host/pid/start`), see [`crate::owner`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// After this time (µs) an unfinished run is abandoned, whatever its owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_us: Option<i64>,
 }
 
 /// An idempotency key's record.

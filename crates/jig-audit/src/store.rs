@@ -21,6 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome, RunUpdate, TokenRefusal};
+use crate::owner::{self, Liveness};
 use crate::packet::{Body, GENESIS, Packet};
 use crate::records::{
     ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, SessionUsage,
@@ -134,14 +135,29 @@ impl Store {
         answer.await.map_err(|_| AuditError::Closed)?
     }
 
-    /// Mark what a dead process left unfinished: running or queued runs become failed with a
-    /// `tool.call.failed` packet each, pending idempotency keys become failed.
+    /// Mark what a dead process left unfinished: its created, queued or running runs become
+    /// failed (`incomplete`) with a `tool.call.failed` packet each, and the idempotency keys they
+    /// held become failed so an identical call may run again. Runs of live processes (another
+    /// `jig call` on the same store) are left alone; runs of another host are abandoned only
+    /// once their deadline has passed.
     pub async fn recover(&self) -> Result<Recovery, AuditError> {
         let rows =
             sqlx::query("SELECT * FROM runs WHERE state IN ('created', 'queued', 'running')")
                 .fetch_all(&self.pool)
                 .await?;
-        let stuck: Vec<RunRecord> = rows.iter().map(run_from_row).collect::<Result<_, _>>()?;
+        let now = now_us();
+        let mut stuck = Vec::new();
+        for row in &rows {
+            let run = run_from_row(row)?;
+            let abandoned = match run.owner.as_deref().map(owner::liveness) {
+                None | Some(Liveness::Dead) => true,
+                Some(Liveness::Alive) => false,
+                Some(Liveness::Unknown) => run.deadline_us.is_none_or(|deadline| now > deadline),
+            };
+            if abandoned {
+                stuck.push(run);
+            }
+        }
         let mut ops = Vec::new();
         for run in &stuck {
             ops.push(Op::Append(crate::NewPacket {
@@ -157,6 +173,7 @@ impl Store {
                     "state": "failed",
                     "incomplete": true,
                     "reason": "the process running this call stopped before it finished",
+                    "owner": run.owner,
                 }),
             }));
             ops.push(Op::SetRun(RunUpdate {
@@ -169,8 +186,12 @@ impl Store {
         if !ops.is_empty() {
             self.apply(ops).await?;
         }
+        // A pending key whose holder is no longer unfinished (just recovered above, or never
+        // recorded) protects nothing.
         let keys = sqlx::query(
-            "UPDATE idempotency SET state = 'failed', updated_us = $1 WHERE state = 'pending'",
+            "UPDATE idempotency SET state = 'failed', updated_us = $1 WHERE state = 'pending' \
+             AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.request_id = idempotency.request_id \
+             AND r.state IN ('created', 'queued', 'running'))",
         )
         .bind(now_us())
         .execute(&self.pool)
@@ -274,6 +295,15 @@ impl Store {
         .bind(pattern)
         .fetch_optional(&self.pool)
         .await?;
+        row.as_ref().map(run_from_row).transpose()
+    }
+
+    /// The run of exactly this request id.
+    pub async fn run_of_request(&self, request_id: &str) -> Result<Option<RunRecord>, AuditError> {
+        let row = sqlx::query("SELECT * FROM runs WHERE request_id = $1")
+            .bind(request_id)
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(run_from_row).transpose()
     }
 
@@ -555,7 +585,8 @@ async fn apply_op(
             sqlx::query(
                 "INSERT INTO runs (request_id, run_id, tool, version, session_id, thread_id, principal, params_hash, \
                  policy_hash, deterministic, state, rule, created_us, updated_us, duration_ms, response, error, \
-                 replayed_from) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+                 replayed_from, owner, deadline_us) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
+                 $16, $17, $18, $19, $20)",
             )
             .bind(&run.request_id)
             .bind(&run.run_id)
@@ -575,6 +606,8 @@ async fn apply_op(
             .bind(run.response.as_ref().map(Value::to_string))
             .bind(run.error.as_deref())
             .bind(run.replayed_from.as_deref())
+            .bind(run.owner.as_deref())
+            .bind(run.deadline_us)
             .execute(&mut *conn)
             .await?;
             Ok(Outcome::Done)
@@ -784,6 +817,8 @@ fn run_from_row(row: &AnyRow) -> Result<RunRecord, AuditError> {
         response: json_column(row, "response")?,
         error: row.try_get("error")?,
         replayed_from: row.try_get("replayed_from")?,
+        owner: row.try_get("owner")?,
+        deadline_us: row.try_get("deadline_us")?,
     })
 }
 

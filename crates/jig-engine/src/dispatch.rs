@@ -6,9 +6,10 @@
 //!
 //! Every stage is recorded as packets. Durability: before a side effect starts, its request,
 //! decision, `running` state and claimed idempotency key are committed; a response is returned
-//! only after its result is committed. A call without side effects has nothing to protect before
-//! it runs, so all its records are committed together after it (one transaction). Nothing runs
-//! if its records cannot be written.
+//! only after its result is committed. A call without side effects that runs another process is
+//! committed as `running` before it starts too. An in-process built-in without side effects has
+//! nothing to protect and stops with Jig, so all its records are committed together after it
+//! (one transaction). Nothing runs if its records cannot be written.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,6 +31,9 @@ use crate::engine::{CallContext, Engine, Registry};
 use crate::events::Event;
 use crate::identity::{idempotency_key, new_id, request_hash, sha256_hex};
 use crate::metrics::CallRecord;
+
+/// How much of an unknown tool's arguments the audit keeps.
+const UNKNOWN_TOOL_MAX_INPUT: u64 = 64 * 1024;
 
 /// How often a call waiting on another call's idempotency key looks again.
 const KEY_POLL: Duration = Duration::from_millis(20);
@@ -111,11 +115,27 @@ impl<'e> Call<'e> {
     }
 
     async fn run(&mut self) -> ToolResponse {
+        let tool = self.registry.get(&self.request.tool);
+        self.bytes_in = serde_json::to_vec(&self.request.args).map_or(0, |b| b.len() as u64);
+        // Arguments over the limit are refused below; the audit keeps their size and digest,
+        // not the bytes (a flood of huge requests must not grow the store without bound).
+        let limit = tool.as_ref().map_or(UNKNOWN_TOOL_MAX_INPUT, |t| t.limits.max_input_bytes);
+        let args = if self.bytes_in > limit {
+            json!({ "omitted": true, "bytes": self.bytes_in, "params_hash": self.args_hash })
+        } else {
+            redact_value(&self.request.args)
+        };
         self.record(
             PacketKind::CallRequest,
-            json!({ "tool": self.request.tool, "args": redact_value(&self.request.args), "timestamp": self.request.timestamp }),
+            json!({ "tool": self.request.tool, "args": args, "timestamp": self.request.timestamp }),
         );
-        let Some(tool) = self.registry.get(&self.request.tool) else {
+        // Seed 003's fallback idempotency key: a request id seen before gets its recorded answer.
+        match self.engine.store.run_of_request(&self.request.request_id).await {
+            Ok(Some(previous)) => return self.repeat_of(previous).await,
+            Ok(None) => {}
+            Err(error) => return self.internal(&error.to_string()).await,
+        }
+        let Some(tool) = tool else {
             let ids: Vec<String> = self.registry.all().iter().map(|t| t.id.clone()).collect();
             let hint = jig_load::did_you_mean(&self.request.tool, ids.iter().map(String::as_str));
             let mut error =
@@ -123,16 +143,15 @@ impl<'e> Call<'e> {
             if let Some(hint) = hint {
                 error = error.with_details(json!({ "did_you_mean": hint }));
             }
-            return self.fail(None, error, RunState::Failed).await;
+            return self.fail(error, RunState::Failed).await;
         };
-        self.bytes_in = serde_json::to_vec(&self.request.args).map_or(0, |b| b.len() as u64);
         if self.bytes_in > tool.limits.max_input_bytes {
             let error = ToolError::new(
                 ErrorCode::Limit,
                 format!("the arguments are {} bytes; `{}` accepts at most {}", self.bytes_in, tool.id, tool.limits.max_input_bytes),
             )
             .with_details(json!({ "limit": "maxInputBytes", "size": self.bytes_in, "max": tool.limits.max_input_bytes }));
-            return self.fail(None, error, RunState::Failed).await;
+            return self.fail(error, RunState::Failed).await;
         }
         let problems = self.engine.validators.check(&tool, true, &self.request.args);
         if !problems.is_empty() {
@@ -141,7 +160,7 @@ impl<'e> Call<'e> {
                 format!("the arguments do not match `{}`'s input schema", tool.id),
             )
             .with_details(json!({ "problems": problems }));
-            return self.fail(None, error, RunState::Failed).await;
+            return self.fail(error, RunState::Failed).await;
         }
 
         let policy = Arc::clone(&self.registry.policy);
@@ -159,7 +178,7 @@ impl<'e> Call<'e> {
                         decision = decision.strictest(denial.into());
                     }
                 }
-                Err(error) => return self.internal(&tool, &error.to_string()).await,
+                Err(error) => return self.internal(&error.to_string()).await,
             }
         }
         tracing::info!(name: "tools.dispatch.decision", tool = %tool.id, action = ?decision.action, rule = %decision.rule);
@@ -189,10 +208,10 @@ impl<'e> Call<'e> {
                                     &decision,
                                     "satisfied by replaying the recorded result",
                                 );
-                                return self.replay_key(&tool, record).await;
+                                return self.replay_key(record).await;
                             }
                             Ok(_) => {}
-                            Err(error) => return self.internal(&tool, &error.to_string()).await,
+                            Err(error) => return self.internal(&error.to_string()).await,
                         }
                     }
                     return self.ask_approval(&tool, &decision).await;
@@ -204,19 +223,33 @@ impl<'e> Call<'e> {
 
         if tool.deterministic {
             match self.engine.store.replay_source(&run_id).await {
-                Ok(Some(source)) => return self.replay_run(&tool, source).await,
+                Ok(Some(source)) => return self.replay_run(source).await,
                 Ok(None) => {}
-                Err(error) => return self.internal(&tool, &error.to_string()).await,
+                Err(error) => return self.internal(&error.to_string()).await,
             }
         }
 
         let claimed = if tool.has_side_effects() {
             match self.claim(&tool).await {
                 Ok(Claim::Mine(key)) => Some(key),
-                Ok(Claim::Replay(record)) => return self.replay_key(&tool, record).await,
+                Ok(Claim::Replay(record)) => return self.replay_key(record).await,
                 Err(response) => return *response,
             }
         } else {
+            if tool.execution.kind() != "builtin" {
+                // Another process will run it, which is worth a record before it starts even
+                // without side effects: the store then shows it running, and a crash leaves a
+                // trace that start-up recovery marks incomplete. In-process built-ins skip this:
+                // they stop with Jig, and their records are committed together after them.
+                self.ops.push(Op::SetRun(RunUpdate {
+                    request_id: self.request.request_id.clone(),
+                    state: Some(RunState::Running),
+                    ..RunUpdate::default()
+                }));
+                if let Err(error) = self.commit().await {
+                    return self.internal(&error.to_string()).await;
+                }
+            }
             None
         };
         self.execute(&tool, claimed).await
@@ -373,7 +406,7 @@ impl<'e> Call<'e> {
             });
             let outcomes = match self.commit().await {
                 Ok(outcomes) => outcomes,
-                Err(error) => return Err(Box::new(self.internal(tool, &error.to_string()).await)),
+                Err(error) => return Err(Box::new(self.internal(&error.to_string()).await)),
             };
             match outcomes.last() {
                 Some(Outcome::Claimed) => return Ok(Claim::Mine(key)),
@@ -389,9 +422,7 @@ impl<'e> Call<'e> {
                                 "an identical call is still running; try again later",
                             )
                             .with_details(json!({ "idempotency_key": key }));
-                            return Err(Box::new(
-                                self.fail(Some(tool), error, RunState::Failed).await,
-                            ));
+                            return Err(Box::new(self.fail(error, RunState::Failed).await));
                         }
                         tokio::time::sleep(KEY_POLL).await;
                         match self.engine.store.key(&key).await {
@@ -401,14 +432,14 @@ impl<'e> Call<'e> {
                             }
                             Ok(_) => break, // its holder died: try to take it over
                             Err(error) => {
-                                return Err(Box::new(self.internal(tool, &error.to_string()).await));
+                                return Err(Box::new(self.internal(&error.to_string()).await));
                             }
                         }
                     }
                 }
                 _ => {
                     return Err(Box::new(
-                        self.internal(tool, "unexpected answer to an idempotency claim").await,
+                        self.internal("unexpected answer to an idempotency claim").await,
                     ));
                 }
             }
@@ -421,25 +452,20 @@ impl<'e> Call<'e> {
     }
 
     /// Answer with the response recorded for an idempotency key.
-    async fn replay_key(&mut self, tool: &ToolDef, record: KeyRecord) -> ToolResponse {
+    async fn replay_key(&mut self, record: KeyRecord) -> ToolResponse {
         let recorded = record.response.unwrap_or(Value::Null);
-        self.replay(tool, &record.request_id, &recorded).await
+        self.replay(&record.request_id, &recorded).await
     }
 
     /// Answer a deterministic tool's call with the first succeeded run of the same identity.
-    async fn replay_run(&mut self, tool: &ToolDef, source: RunRecord) -> ToolResponse {
+    async fn replay_run(&mut self, source: RunRecord) -> ToolResponse {
         let recorded = source.response.unwrap_or(Value::Null);
-        self.replay(tool, &source.request_id, &recorded).await
+        self.replay(&source.request_id, &recorded).await
     }
 
-    async fn replay(&mut self, tool: &ToolDef, source: &str, recorded: &Value) -> ToolResponse {
-        let ok = recorded.get("ok").and_then(Value::as_bool).unwrap_or(false);
-        let data = recorded.get("data").cloned().unwrap_or(Value::Null);
-        let errors: Vec<ResponseError> = recorded
-            .get("errors")
-            .and_then(|e| serde_json::from_value(e.clone()).ok())
-            .unwrap_or_default();
-        let response = self.response(ok, data, errors, true);
+    async fn replay(&mut self, source: &str, recorded: &Value) -> ToolResponse {
+        let response = self.recorded(recorded);
+        let ok = response.ok;
         self.record(PacketKind::CallResult, json!({ "state": "succeeded", "ok": ok, "replayed_from": source, "duration_ms": response.duration_ms }));
         self.ops.push(Op::SetRun(RunUpdate {
             request_id: self.request.request_id.clone(),
@@ -452,7 +478,42 @@ impl<'e> Call<'e> {
         self.publish_state(RunState::Succeeded);
         match self.commit().await {
             Ok(_) => response,
-            Err(error) => self.internal(tool, &error.to_string()).await,
+            Err(error) => self.internal(&error.to_string()).await,
+        }
+    }
+
+    /// Answer a request whose id was used before: with its recorded response if it is the same
+    /// call and finished, with `E_CONFLICT` otherwise (its run record is left as it is).
+    async fn repeat_of(&mut self, previous: RunRecord) -> ToolResponse {
+        let same_call =
+            previous.tool == self.request.tool && previous.params_hash == self.args_hash;
+        let finished = !matches!(
+            previous.state,
+            RunState::Created | RunState::Queued | RunState::Running | RunState::PendingApproval
+        );
+        let recorded = previous.response.filter(|_| same_call && finished);
+        let Some(recorded) = &recorded else {
+            let why = if same_call {
+                format!("is still {}", previous.state)
+            } else {
+                format!("was used for another call (`{}`)", previous.tool)
+            };
+            let error = ToolError::new(
+                ErrorCode::Conflict,
+                format!("request id `{}` {why}; send a new request id", self.request.request_id),
+            )
+            .with_details(
+                json!({ "request_id": self.request.request_id, "state": previous.state }),
+            );
+            return self.fail(error, RunState::Failed).await;
+        };
+        self.run_id = Some(previous.run_id.clone());
+        let response = self.recorded(recorded);
+        let ok = response.ok;
+        self.record(PacketKind::CallResult, json!({ "state": previous.state, "ok": ok, "replayed_from": previous.request_id, "repeated_request": true }));
+        match self.commit().await {
+            Ok(_) => response,
+            Err(error) => self.internal(&error.to_string()).await,
         }
     }
 
@@ -469,7 +530,7 @@ impl<'e> Call<'e> {
         });
         let outcomes = match self.commit().await {
             Ok(outcomes) => outcomes,
-            Err(error) => return Err(Box::new(self.internal(tool, &error.to_string()).await)),
+            Err(error) => return Err(Box::new(self.internal(&error.to_string()).await)),
         };
         match outcomes.last() {
             Some(Outcome::Consumed(id)) => Ok(id.clone()),
@@ -477,7 +538,7 @@ impl<'e> Call<'e> {
                 let decision = Decision::deny("approval.token", refusal.describe());
                 Err(Box::new(self.deny(tool, &decision).await))
             }
-            _ => Err(Box::new(self.internal(tool, "unexpected answer to an approval token").await)),
+            _ => Err(Box::new(self.internal("unexpected answer to an approval token").await)),
         }
     }
 
@@ -523,7 +584,7 @@ impl<'e> Call<'e> {
         let response = self.response(false, Value::Null, vec![error], false);
         match self.commit().await {
             Ok(_) => response,
-            Err(error) => self.internal(tool, &error.to_string()).await,
+            Err(error) => self.internal(&error.to_string()).await,
         }
     }
 
@@ -538,16 +599,11 @@ impl<'e> Call<'e> {
         let error =
             ToolError::new(code, format!("`{}` is not allowed: {}", tool.id, decision.reason))
                 .with_details(json!({ "rule": decision.rule, "reason": decision.reason }));
-        self.fail(Some(tool), error, RunState::Denied).await
+        self.fail(error, RunState::Denied).await
     }
 
     /// Answer with `error` before anything ran.
-    async fn fail(
-        &mut self,
-        tool: Option<&ToolDef>,
-        error: ToolError,
-        state: RunState,
-    ) -> ToolResponse {
+    async fn fail(&mut self, error: ToolError, state: RunState) -> ToolResponse {
         let response = self.response(false, Value::Null, vec![response_error(&error)], false);
         self.record(PacketKind::CallFailed, json!({ "state": state, "errors": redact_value(&serde_json::to_value(&response.errors).unwrap_or(Value::Null)) }));
         if self.run_id.is_some() {
@@ -569,7 +625,6 @@ impl<'e> Call<'e> {
             }));
             self.publish_state(state);
         }
-        let _ = tool;
         match self.commit().await {
             Ok(_) => response,
             Err(audit) => {
@@ -578,8 +633,8 @@ impl<'e> Call<'e> {
         }
     }
 
-    async fn internal(&mut self, tool: &ToolDef, message: &str) -> ToolResponse {
-        tracing::error!(tool = %tool.id, message, "internal error during dispatch");
+    async fn internal(&mut self, message: &str) -> ToolResponse {
+        tracing::error!(tool = %self.request.tool, message, "internal error during dispatch");
         self.ops.clear();
         self.response(false, Value::Null, vec![internal_error(message)], false)
     }
@@ -612,6 +667,11 @@ impl<'e> Call<'e> {
     }
 
     fn run_record(&self, tool: &ToolDef, run_id: &str, policy_hash: &str) -> RunRecord {
+        // Long enough to wait for an identical call, run, and hit the backstop; after it, any
+        // process may declare the run abandoned.
+        let budget_ms = tool.timeout_ms.saturating_mul(2).saturating_add(70_000);
+        let deadline_us = jig_audit::time::now_us()
+            .saturating_add(i64::try_from(budget_ms.saturating_mul(1000)).unwrap_or(i64::MAX / 2));
         RunRecord {
             request_id: self.request.request_id.clone(),
             run_id: run_id.to_owned(),
@@ -631,7 +691,20 @@ impl<'e> Call<'e> {
             response: None,
             error: None,
             replayed_from: None,
+            owner: Some(jig_audit::owner::current().to_owned()),
+            deadline_us: Some(deadline_us),
         }
+    }
+
+    /// A recorded response, answered again for this request.
+    fn recorded(&self, recorded: &Value) -> ToolResponse {
+        let ok = recorded.get("ok").and_then(Value::as_bool).unwrap_or(false);
+        let data = recorded.get("data").cloned().unwrap_or(Value::Null);
+        let errors = recorded
+            .get("errors")
+            .and_then(|e| serde_json::from_value(e.clone()).ok())
+            .unwrap_or_default();
+        self.response(ok, data, errors, true)
     }
 
     fn response(

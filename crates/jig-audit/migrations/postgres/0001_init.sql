@@ -58,7 +58,11 @@ CREATE TABLE runs (
     duration_ms BIGINT,
     response TEXT,
     error TEXT,
-    replayed_from TEXT
+    replayed_from TEXT,
+    -- host/pid/start time of the process running the call: recovery leaves live owners alone
+    owner TEXT,
+    -- when an unfinished run is certainly abandoned, whoever owned it
+    deadline_us BIGINT
 );
 CREATE INDEX runs_by_run_id ON runs (run_id, state);
 CREATE INDEX runs_by_created ON runs (created_us);

@@ -123,6 +123,8 @@ async fn a_failing_batch_is_rolled_back_alone() {
             response: None,
             error: None,
             replayed_from: None,
+            owner: None,
+            deadline_us: None,
         };
         store.apply(vec![Op::CreateRun(Box::new(run.clone()))]).await.expect("first");
         let (a, b) = tokio::join!(

@@ -28,6 +28,8 @@ fn run(request_id: &str, run_id: &str, state: RunState) -> RunRecord {
         response: None,
         error: None,
         replayed_from: None,
+        owner: None,
+        deadline_us: None,
     }
 }
 

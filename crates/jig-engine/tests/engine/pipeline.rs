@@ -1,0 +1,178 @@
+//! The pipeline's stages: not found, limits, timeouts, cancellation, events, budgets, redaction,
+//! metrics.
+
+use std::time::{Duration, Instant};
+
+use jig_engine::{CallContext, Event};
+use serde_json::json;
+
+use crate::{Project, call, caller, code, kinds, request};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_tool_is_not_found_with_a_hint_and_recorded() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let response = call(&engine, "t.ecko", json!({})).await;
+    assert_eq!(code(&response), "E_NOT_FOUND");
+    assert_eq!(response.errors[0].details.as_ref().expect("details")["did_you_mean"], "t.echo");
+    assert_eq!(
+        kinds(&engine, &response.request_id).await,
+        ["tool.call.request", "tool.call.failed"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_tool_is_killed_at_its_timeout() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let started = Instant::now();
+    let response = call(&engine, "t.sleep", json!({ "secs": "30" })).await;
+    assert_eq!(code(&response), "E_TIMEOUT", "{response:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    let run = engine.store().run_of_request(&response.request_id).await.expect("run").expect("run");
+    assert_eq!(run.state.as_str(), "failed");
+    // The whole process group died: the shell never got to write its file.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!project.path("slept.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_call_stops_and_is_recorded_as_cancelled() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let context = caller("s1", "alice");
+    let cancel = context.cancel.clone();
+    let req = request("t.sleep", json!({ "secs": "30" }));
+    let task = tokio::spawn({
+        let engine = engine.clone();
+        let req = req.clone();
+        async move { engine.dispatch(req, context).await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    cancel.cancel();
+    let response = task.await.expect("join");
+    assert!(!response.ok);
+    let run = engine.store().run_of_request(&req.request_id).await.expect("run").expect("run");
+    assert_eq!(run.state.as_str(), "cancelled", "{response:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn subscribers_see_state_changes_and_output() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let mut first = engine.subscribe();
+    let mut second = engine.subscribe();
+    let response = call(&engine, "t.echo", json!({ "text": "streamed" })).await;
+    assert!(response.ok);
+    for receiver in [&mut first, &mut second] {
+        let mut states = Vec::new();
+        let mut output = String::new();
+        while let Ok(event) = receiver.try_recv() {
+            let Event::Message(message) = event else { continue };
+            assert_eq!(message.request_id, response.request_id);
+            match message.event.as_str() {
+                "RunStateChanged" => states
+                    .push(message.data.expect("data")["state"].as_str().expect("state").to_owned()),
+                "OutputChunk" => output
+                    .push_str(message.data.expect("data")["text"].as_str().unwrap_or_default()),
+                _ => {}
+            }
+        }
+        assert_eq!(states, ["created", "running", "succeeded"]);
+        assert_eq!(output, "streamed");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn session_budgets_are_enforced_and_queryable() {
+    let project = Project::new("budgets: { max_calls: 2 }");
+    let engine = project.engine().await;
+    assert!(call(&engine, "t.echo", json!({ "text": "1" })).await.ok);
+    assert!(call(&engine, "t.echo", json!({ "text": "2" })).await.ok);
+    let (used, left) = engine.budget("s1").await.expect("budget");
+    assert_eq!(used.calls, 2);
+    assert_eq!(left.calls, Some(0));
+    let third = call(&engine, "t.echo", json!({ "text": "3" })).await;
+    assert_eq!(code(&third), "E_LIMIT", "{third:?}");
+    assert_eq!(third.errors[0].details.as_ref().expect("details")["rule"], "budgets.max_calls");
+    // Another session has its own budget.
+    assert!(
+        engine.dispatch(request("t.echo", json!({ "text": "4" })), caller("s2", "alice")).await.ok
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn secrets_never_reach_the_store() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let response = call(&engine, "t.leak", json!({ "password": "hunter2-hunter2" })).await;
+    assert!(response.ok, "{response:?}");
+    // The caller gets what the tool printed; the audit gets it redacted.
+    assert!(response.data["stdout"].as_str().expect("stdout").contains("ghp_"));
+    let packets = crate::packets(&engine, &response.request_id).await;
+    let stored = serde_json::to_string(&packets).expect("json");
+    assert!(!stored.contains("hunter2"), "{stored}");
+    assert!(!stored.contains("ghp_abcdefghij"), "{stored}");
+    drop(engine);
+    let bytes = std::fs::read(project.path(".jig/audit.db")).expect("db");
+    let wal = std::fs::read(project.path(".jig/audit.db-wal")).unwrap_or_default();
+    for file in [&bytes, &wal] {
+        assert!(!contains(file, b"hunter2"), "the password is on disk");
+        assert!(!contains(file, b"ghp_abcdefghij"), "the token is on disk");
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn metrics_count_calls_errors_and_latency() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    call(&engine, "t.echo", json!({ "text": "a" })).await;
+    call(&engine, "t.echo", json!({ "text": 1 })).await;
+    call(&engine, "t.count", json!({ "label": "x" })).await;
+    let metrics = engine.metrics();
+    assert_eq!(metrics.calls, 3);
+    assert_eq!(metrics.errors, 2);
+    assert_eq!(metrics.pending_approval, 1);
+    assert!((metrics.dispatch_error_rate - 2.0 / 3.0).abs() < 1e-9);
+    assert_eq!(metrics.dispatch_latency_ms.count, 3);
+    assert!(
+        metrics.dispatch_latency_ms.p99.expect("p99")
+            >= metrics.dispatch_latency_ms.p50.expect("p50")
+    );
+    let names = serde_json::to_value(&metrics).expect("json");
+    for name in [
+        "tools.select.latency_ms",
+        "tools.dispatch.latency_ms",
+        "tools.dispatch.error_rate",
+        "tools.registry.size",
+    ] {
+        assert!(names.get(name).is_some(), "{name}");
+    }
+}
+
+/// Another engine starting on the same store (another `jig call`) leaves a live call alone;
+/// `jig-cli`'s tests kill a process with SIGKILL to check that a dead one's call is recovered.
+#[tokio::test(flavor = "multi_thread")]
+async fn start_up_recovery_leaves_live_calls_alone() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let req = request("t.sleep", json!({ "secs": "30" }));
+    let context = CallContext::default();
+    let cancel = context.cancel.clone();
+    let task = tokio::spawn({
+        let engine = engine.clone();
+        let req = req.clone();
+        async move { engine.dispatch(req, context).await }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let other = project.engine().await;
+    let run = other.store().run_of_request(&req.request_id).await.expect("run").expect("run");
+    assert_eq!(run.state.as_str(), "running", "a live call was recovered: {:?}", run.error);
+    assert_eq!(run.owner.as_deref(), Some(jig_engine::audit::owner::current()));
+    cancel.cancel();
+    assert!(!task.await.expect("join").ok);
+}

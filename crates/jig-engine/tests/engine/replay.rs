@@ -1,0 +1,89 @@
+//! Seed 001's replay semantics and DESIGN.md §5's run identity.
+
+use jig_model::canonical::{params_hash, run_id};
+use serde_json::json;
+
+use crate::{Project, call, caller, code, request};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_id_is_the_hash_of_tool_version_policy_and_params() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let args = json!({ "text": "same" });
+    let response = call(&engine, "t.echo", args.clone()).await;
+    let expected = run_id("t.echo", "1.0.0", engine.policy().hash(), &params_hash(&args));
+    assert_eq!(response.run_id.as_deref(), Some(expected.as_str()));
+    // Key order of the arguments does not matter (JCS).
+    let a = call(&engine, "file_read", json!({ "path": "x", "max_bytes": 10 })).await;
+    let b = call(&engine, "file_read", json!({ "max_bytes": 10, "path": "x" })).await;
+    assert_eq!(a.run_id, b.run_id);
+}
+
+/// A deterministic tool replays a succeeded run instead of executing again: the replay shows the
+/// recorded output even though the file changed since.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deterministic_tool_replays_a_succeeded_run() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    std::fs::write(project.path("notes.txt"), "first").expect("write");
+    let first = call(&engine, "t.cat", json!({ "file": "notes.txt" })).await;
+    assert!(first.ok && !first.replayed, "{first:?}");
+    std::fs::write(project.path("notes.txt"), "second").expect("write");
+    let again = call(&engine, "t.cat", json!({ "file": "notes.txt" })).await;
+    assert!(again.replayed);
+    assert_eq!(again.data["stdout"], "first");
+    assert_eq!(again.run_id, first.run_id);
+    let run = engine.store().run_of_request(&again.request_id).await.expect("run").expect("run");
+    assert!(run.replayed_from.is_some(), "the replay names its source");
+}
+
+/// Seed 001: replay short-circuits only on a previously succeeded run; a failed run executes
+/// again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_run_is_not_replayed() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let missing = call(&engine, "t.cat", json!({ "file": "later.txt" })).await;
+    assert_eq!(code(&missing), "E_SHELL");
+    std::fs::write(project.path("later.txt"), "now it exists").expect("write");
+    let retry = call(&engine, "t.cat", json!({ "file": "later.txt" })).await;
+    assert!(retry.ok && !retry.replayed, "{retry:?}");
+    assert_eq!(retry.data["stdout"], "now it exists");
+    assert_eq!(retry.run_id, missing.run_id, "same identity, new execution");
+}
+
+/// A changed policy is a different run identity: nothing recorded under the old policy replays.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_policy_change_starts_a_new_identity() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let before = call(&engine, "t.echo", json!({ "text": "p" })).await;
+    drop(engine);
+    project.set_policy("budgets: { max_calls: 1000 }");
+    let engine = project.engine().await;
+    let after = call(&engine, "t.echo", json!({ "text": "p" })).await;
+    assert_ne!(before.run_id, after.run_id);
+    assert!(!after.replayed);
+}
+
+/// Seed 003's fallback key: a request id sent twice gets the recorded answer, and a request id
+/// reused for a different call is a conflict.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeated_request_id_gets_its_recorded_answer() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let req = request("t.sleep", json!({ "secs": "0" }));
+    let first = engine.dispatch(req.clone(), caller("s1", "alice")).await;
+    assert!(first.ok, "{first:?}");
+    std::fs::remove_file(project.path("slept.txt")).expect("it ran");
+    let again = engine.dispatch(req.clone(), caller("s1", "alice")).await;
+    assert!(again.ok && again.replayed);
+    assert!(!project.path("slept.txt").exists(), "not executed again");
+
+    let mut other = request("t.echo", json!({ "text": "x" }));
+    other.request_id = req.request_id.clone();
+    let clash = engine.dispatch(other, caller("s1", "alice")).await;
+    assert_eq!(code(&clash), "E_CONFLICT");
+    let run = engine.store().run_of_request(&req.request_id).await.expect("run").expect("run");
+    assert_eq!(run.tool, "t.sleep", "the original record is untouched");
+}
