@@ -128,6 +128,18 @@ impl Store {
         self.dialect
     }
 
+    /// The database's own consistency check: SQLite's `PRAGMA integrity_check` (`"ok"` when
+    /// sound, else its first complaint); PostgreSQL keeps its own and answers `"ok"`.
+    pub async fn integrity(&self) -> Result<String, AuditError> {
+        match self.dialect {
+            Dialect::Sqlite => {
+                let row = sqlx::query("PRAGMA integrity_check").fetch_one(&self.pool).await?;
+                Ok(row.try_get::<String, _>(0)?)
+            }
+            Dialect::Postgres => Ok("ok".to_owned()),
+        }
+    }
+
     /// Apply `ops` in one transaction; returns when they are durable.
     pub async fn apply(&self, ops: Vec<Op>) -> Result<Vec<Outcome>, AuditError> {
         let (reply, answer) = oneshot::channel();
@@ -265,6 +277,32 @@ impl Store {
             .bind(limit)
             .fetch_all(&self.pool)
             .await?;
+        rows.iter().map(packet_from_row).collect()
+    }
+
+    /// The last `limit` packets (of one tool, if given), in order.
+    pub async fn latest_packets(
+        &self,
+        limit: i64,
+        tool: Option<&str>,
+    ) -> Result<Vec<Packet>, AuditError> {
+        let rows = match tool {
+            Some(tool) => {
+                sqlx::query(
+                    "SELECT * FROM (SELECT * FROM packets WHERE tool = $1 ORDER BY seq DESC LIMIT $2) AS latest ORDER BY seq",
+                )
+                .bind(tool)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query("SELECT * FROM (SELECT * FROM packets ORDER BY seq DESC LIMIT $1) AS latest ORDER BY seq")
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
         rows.iter().map(packet_from_row).collect()
     }
 

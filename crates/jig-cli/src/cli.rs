@@ -30,6 +30,9 @@ pub struct GlobalArgs {
     /// Audit store URL (sqlite path or postgres://…); used by commands that record calls
     #[arg(long, global = true, value_name = "URL")]
     pub db: Option<String>,
+    /// Who is acting, as recorded in the audit [default: $JIG_PRINCIPAL, else $USER]
+    #[arg(long = "as", global = true, value_name = "PRINCIPAL")]
+    pub principal: Option<String>,
     /// When to colour diagnostics
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -57,6 +60,129 @@ pub enum Command {
     List(ListArgs),
     /// Show one tool's definition with its resolved schemas
     Show(ShowArgs),
+    /// Run one tool call through validation, policy and the audit; print its ToolResponse
+    ///
+    /// Exit 0 when the response is ok, 1 when it is not (including "needs approval": its
+    /// `approval_id` is in the error's details), 2 on a usage error.
+    Call(CallArgs),
+    /// Choose a tool for an intent, deterministically; print the ToolSelection
+    Select(SelectArgs),
+    /// Review calls waiting for approval
+    #[command(subcommand)]
+    Approvals(ApprovalsCommand),
+    /// Inspect and check the audit record
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+/// `jig call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool id (optional with --request, which names it)
+    pub tool: Option<String>,
+    /// The arguments, as a JSON object (duplicate keys are refused)
+    #[arg(long, value_name = "JSON")]
+    pub args: Option<String>,
+    /// A whole ToolRequest as JSON, from a file or `-` for stdin
+    #[arg(long, value_name = "FILE|-", conflicts_with = "args")]
+    pub request: Option<String>,
+    /// The session (budgets and approvals are per session) [default: $JIG_SESSION, else `cli`]
+    #[arg(long, value_name = "S")]
+    pub session: Option<String>,
+    /// The thread inside the session (idempotency keys are per thread) [default: the session]
+    #[arg(long, value_name = "T")]
+    pub thread: Option<String>,
+    /// A one-time approval token from `jig approvals approve`
+    #[arg(long = "approve", value_name = "TOKEN")]
+    pub approve: Option<String>,
+}
+
+/// `jig select`.
+#[derive(Debug, Args)]
+pub struct SelectArgs {
+    /// What you want done, in words
+    #[arg(required_unless_present = "intent")]
+    pub summary: Vec<String>,
+    /// A tag a fitting tool carries (repeatable)
+    #[arg(long, value_name = "T")]
+    pub tag: Vec<String>,
+    /// A word to look for in tool ids and descriptions (repeatable)
+    #[arg(long, value_name = "K")]
+    pub keyword: Vec<String>,
+    /// Side effects you accept, comma-separated (read, write, network, exec) [default: any]
+    #[arg(long, value_name = "E,…", value_delimiter = ',')]
+    pub allow: Option<Vec<String>>,
+    /// Arguments the tool must accept, as a JSON object
+    #[arg(long, value_name = "JSON")]
+    pub args: Option<String>,
+    /// Only choose among these tools, comma-separated
+    #[arg(long, value_name = "TOOL,…", value_delimiter = ',')]
+    pub among: Option<Vec<String>>,
+    /// The whole intent as JSON, from a file or `-` for stdin
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["tag", "keyword", "allow", "args"])]
+    pub intent: Option<String>,
+    /// The session the selection is recorded in [default: $JIG_SESSION, else `cli`]
+    #[arg(long, value_name = "S")]
+    pub session: Option<String>,
+}
+
+/// `jig approvals …`.
+#[derive(Debug, Subcommand)]
+pub enum ApprovalsCommand {
+    /// Calls waiting for approval (with --all, decided ones too), newest first
+    List {
+        /// Print JSON instead of a table
+        #[arg(long)]
+        json: bool,
+        /// Include approved, denied and used approvals
+        #[arg(long)]
+        all: bool,
+    },
+    /// Approve a pending call; prints its one-time token on stdout
+    Approve {
+        /// The approval id (a unique prefix is enough)
+        id: String,
+    },
+    /// Deny a pending call
+    Deny {
+        /// The approval id (a unique prefix is enough)
+        id: String,
+    },
+}
+
+/// `jig audit …`.
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// The latest packets, oldest first
+    List {
+        /// Print JSON lines instead of a table
+        #[arg(long)]
+        json: bool,
+        /// How many packets
+        #[arg(long, default_value_t = 50, value_name = "N")]
+        limit: i64,
+        /// Only packets of this tool
+        #[arg(long, value_name = "TOOL")]
+        tool: Option<String>,
+    },
+    /// One run (by request id or run id, a unique prefix is enough) with its packets
+    Show {
+        /// The request id or run id
+        run: String,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the whole hash chain; names the first broken seq
+    Verify,
+    /// The chain's head: `SEQ HASH`, to keep outside the database
+    Head,
+    /// Every packet as JSON lines
+    Export {
+        /// Only packets after this seq
+        #[arg(long, default_value_t = 0, value_name = "SEQ")]
+        after: i64,
+    },
 }
 
 /// `jig validate`.

@@ -9,6 +9,8 @@ pub enum Code {
     Ok = 0,
     /// Not found, or the operation failed.
     Failed = 1,
+    /// The command line is wrong (clap uses 2 as well).
+    Usage = 2,
     /// The project has errors.
     Invalid = 3,
 }

@@ -19,6 +19,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    init_logging();
     let settings = output::Settings::from_args(&cli.global);
     // Not locked for the whole run: `validate --watch` prints from the watcher thread.
     let mut out = std::io::stdout();
@@ -26,6 +27,14 @@ fn main() -> ExitCode {
         cli::Command::Validate(args) => commands::validate::run(&settings, args, &mut out),
         cli::Command::List(args) => commands::list::run(&settings, args, &mut out),
         cli::Command::Show(args) => commands::show::run(&settings, args, &mut out),
+        cli::Command::Call(args) => block_on(commands::call::run(&settings, args, &mut out)),
+        cli::Command::Select(args) => block_on(commands::select::run(&settings, args, &mut out)),
+        cli::Command::Approvals(command) => {
+            block_on(commands::approvals::run(&settings, command, &mut out))
+        }
+        cli::Command::Audit(command) => {
+            block_on(commands::audit::run(&settings, command, &mut out))
+        }
     };
     match result {
         Ok(code) => code.into(),
@@ -36,6 +45,31 @@ fn main() -> ExitCode {
             exit::Code::Failed.into()
         }
     }
+}
+
+/// Commands that use the engine run on a small multi-threaded runtime (the audit writer, the
+/// tool's process and the call itself proceed side by side).
+fn block_on<F: std::future::Future<Output = anyhow::Result<exit::Code>>>(
+    future: F,
+) -> anyhow::Result<exit::Code> {
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let result = runtime.block_on(future);
+    // Do not wait for heartbeats and idle tasks: everything the command needed is done.
+    runtime.shutdown_background();
+    result
+}
+
+/// Seed 003's named log events (`tools.dispatch.started`, …) go to stderr at the level of
+/// `JIG_LOG` (e.g. `JIG_LOG=info`); warnings only by default, so stdout stays clean.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("JIG_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

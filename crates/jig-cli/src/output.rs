@@ -1,9 +1,11 @@
 //! Settings merged from flags and environment, and the shared ways of printing.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use jig_engine::audit::Store;
+use jig_engine::{Engine, EngineError, EngineOptions};
 use jig_load::{LoadFailure, LoadOptions, Loader, Snapshot};
 
 use crate::cli::{ColorChoice, GlobalArgs};
@@ -15,6 +17,10 @@ pub struct Settings {
     pub project: PathBuf,
     /// Colour diagnostics.
     pub color: bool,
+    /// `--db`.
+    pub db: Option<String>,
+    /// Who acts (`--as`, `$JIG_PRINCIPAL`, `$USER`).
+    pub principal: String,
 }
 
 impl Settings {
@@ -28,7 +34,61 @@ impl Settings {
                 std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
             }
         };
-        Self { project, color }
+        let principal = args
+            .principal
+            .clone()
+            .or_else(|| std::env::var("JIG_PRINCIPAL").ok())
+            .or_else(|| std::env::var("USER").ok())
+            .filter(|p| !p.trim().is_empty())
+            .unwrap_or_else(|| "unknown".to_owned());
+        Self { project, color, db: args.db.clone(), principal }
+    }
+
+    /// Open the engine on the project; an invalid project's diagnostics go to stderr.
+    pub async fn engine(&self) -> Result<Arc<Engine>, EngineError> {
+        let options = EngineOptions {
+            project: self.project.clone(),
+            db: self.db.clone(),
+            ..EngineOptions::default()
+        };
+        Engine::open(options).await.inspect_err(|error| match error {
+            EngineError::Invalid(failure) => {
+                eprint!(
+                    "{}",
+                    jig_load::render::render(&failure.diagnostics, &failure.root, self.color)
+                );
+                eprintln!("{}", summary_of_failure(failure));
+            }
+            other => eprintln!("error: {other}"),
+        })
+    }
+
+    /// Open the audit store without loading the project (so a broken tool file does not hide
+    /// the audit). `None` when the default SQLite store does not exist yet.
+    pub async fn store(&self) -> anyhow::Result<Option<Store>> {
+        let target = match &self.db {
+            Some(db) => db.clone(),
+            None => {
+                let root = jig_load::project_root(&self.project).ok_or_else(|| {
+                    anyhow::anyhow!("no such directory: {}", self.project.display())
+                })?;
+                let db = jig_engine::default_db(&root);
+                if !Path::new(&db).exists() {
+                    eprintln!("note: no audit record yet ({db} does not exist)");
+                    return Ok(None);
+                }
+                db
+            }
+        };
+        Ok(Some(Store::open(&target).await?))
+    }
+
+    /// The session of a call: the flag, `$JIG_SESSION`, or `cli`.
+    pub fn session(flag: Option<&String>) -> String {
+        flag.cloned()
+            .or_else(|| std::env::var("JIG_SESSION").ok())
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| "cli".to_owned())
     }
 
     /// A loader for the project, with extra runbook files.
@@ -60,4 +120,34 @@ pub fn summary_of_failure(failure: &LoadFailure) -> String {
 /// `n thing(s)`.
 pub fn plural(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+/// Read a JSON argument: `-` is stdin, anything else a file; at most 64 MiB.
+pub fn read_input(source: &str) -> Result<String, String> {
+    use std::io::Read;
+    const MAX: u64 = 64 * 1024 * 1024;
+    let mut text = String::new();
+    let read = if source == "-" {
+        std::io::stdin().take(MAX + 1).read_to_string(&mut text)
+    } else {
+        fs_err::File::open(source).and_then(|f| f.take(MAX + 1).read_to_string(&mut text))
+    };
+    read.map_err(|e| format!("cannot read {source}: {e}"))?;
+    if text.len() as u64 > MAX {
+        return Err(format!("{source} is larger than 64 MiB"));
+    }
+    Ok(text)
+}
+
+/// Print `value` as JSON: indented on a terminal, one line otherwise.
+pub fn print_json(
+    out: &mut impl std::io::Write,
+    value: &impl serde::Serialize,
+) -> std::io::Result<()> {
+    if std::io::stdout().is_terminal() {
+        serde_json::to_writer_pretty(&mut *out, value)?;
+    } else {
+        serde_json::to_writer(&mut *out, value)?;
+    }
+    writeln!(out)
 }

@@ -44,7 +44,7 @@ impl Engine {
     pub async fn dispatch(&self, request: ToolRequest, context: CallContext) -> ToolResponse {
         let started = Instant::now();
         let session = request.session_id.clone().unwrap_or_else(|| context.session_id.clone());
-        tracing::info!(name: "tools.dispatch.started", tool = %request.tool, request_id = %request.request_id, session = %session);
+        tracing::info!(name: "tools.dispatch.started", tool = %request.tool, request_id = %request.request_id, session = %session, "tools.dispatch.started");
         self.enter(&session);
         let mut call = Call::new(self, &request, &context, session.clone(), started);
         let response = call.run().await;
@@ -60,10 +60,10 @@ impl Engine {
             files_touched: call.files_touched,
         });
         if response.ok {
-            tracing::info!(name: "tools.dispatch.completed", tool = %request.tool, request_id = %request.request_id, replayed = response.replayed, duration_ms = response.duration_ms);
+            tracing::info!(name: "tools.dispatch.completed", tool = %request.tool, request_id = %request.request_id, replayed = response.replayed, duration_ms = response.duration_ms, "tools.dispatch.completed");
         } else {
             let code = response.errors.first().map_or("", |e| e.code.as_str());
-            tracing::warn!(name: "tools.dispatch.failed", tool = %request.tool, request_id = %request.request_id, code);
+            tracing::info!(name: "tools.dispatch.failed", tool = %request.tool, request_id = %request.request_id, code, "tools.dispatch.failed");
         }
         response
     }
@@ -181,7 +181,7 @@ impl<'e> Call<'e> {
                 Err(error) => return self.internal(&error.to_string()).await,
             }
         }
-        tracing::info!(name: "tools.dispatch.decision", tool = %tool.id, action = ?decision.action, rule = %decision.rule);
+        tracing::info!(name: "tools.dispatch.decision", tool = %tool.id, action = ?decision.action, rule = %decision.rule, "tools.dispatch.decision");
 
         match decision.action {
             GovernanceAction::Deny => return self.deny(&tool, &decision).await,

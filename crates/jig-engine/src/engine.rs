@@ -118,7 +118,7 @@ impl Engine {
             );
         }
         let workspace = Workspace::open(&root)?;
-        tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash());
+        tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash(), "tools.registered");
         let engine = Arc::new(Self {
             registry: RwLock::new(Registry { snapshot, policy, registered: BTreeMap::new() }),
             store,
@@ -137,7 +137,7 @@ impl Engine {
     pub fn swap(&self, snapshot: Arc<Snapshot>) -> Result<(), EngineError> {
         let policy = Arc::new(Policy::new(policy_of(&snapshot))?);
         if let Ok(mut registry) = self.registry.write() {
-            tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash());
+            tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash(), "tools.registered");
             registry.snapshot = snapshot;
             registry.policy = policy;
         }
@@ -173,7 +173,7 @@ impl Engine {
         if registry.snapshot.get(&tool.id).is_some() || registry.registered.contains_key(&tool.id) {
             return Err(EngineError::Duplicate(tool.id));
         }
-        tracing::info!(name: "tools.registered", tool = %tool.id);
+        tracing::info!(name: "tools.registered", tool = %tool.id, "tools.registered");
         registry.registered.insert(tool.id.clone(), Arc::new(tool));
         Ok(())
     }

@@ -26,3 +26,4 @@ pub use validation::{Problem, ValidationResult};
 
 pub use jig_audit as audit;
 pub use jig_model::envelope::{ToolRequest, ToolResponse};
+pub use jig_tools::Cancel;

@@ -96,7 +96,7 @@ impl Engine {
     ) -> Result<ToolSelection, EngineError> {
         let started = Instant::now();
         let selection_id = new_id();
-        tracing::info!(name: "tools.select.started", selection_id = %selection_id, summary = %intent.summary);
+        tracing::info!(name: "tools.select.started", selection_id = %selection_id, summary = %intent.summary, "tools.select.started");
         let result = self.choose(intent, candidates, &selection_id);
         let data = match &result {
             Ok(selection) => {
@@ -127,10 +127,10 @@ impl Engine {
         self.metrics.record_select(started.elapsed());
         match &result {
             Ok(selection) => {
-                tracing::info!(name: "tools.select.completed", selection_id = %selection_id, tool = %selection.selected_tool, confidence = selection.confidence);
+                tracing::info!(name: "tools.select.completed", selection_id = %selection_id, tool = %selection.selected_tool, confidence = selection.confidence, "tools.select.completed");
             }
             Err(error) => {
-                tracing::warn!(name: "tools.select.completed", selection_id = %selection_id, error = %error)
+                tracing::warn!(name: "tools.select.completed", selection_id = %selection_id, error = %error, "tools.select.completed")
             }
         }
         result

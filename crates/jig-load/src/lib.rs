@@ -29,6 +29,6 @@ pub mod yaml;
 pub use buffer::check_tool_source;
 pub use loader::{LoadOptions, Loader, load};
 pub use located::did_you_mean;
-pub use package::{PackageRole, STD_PACKAGE, find_manifest};
+pub use package::{PackageRole, STD_PACKAGE, find_manifest, project_root};
 pub use snapshot::{LoadFailure, PackageSummary, RunbookEntry, ScenarioEntry, Snapshot};
 pub use vfs::STD_ROOT;

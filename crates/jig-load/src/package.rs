@@ -139,6 +139,15 @@ pub fn find_manifest(start: &Path) -> Option<PathBuf> {
     })
 }
 
+/// The root of the project around `start`: the directory of the nearest manifest, or `start`
+/// itself when there is none; `None` when `start` does not exist. Commands that only read the
+/// audit store use this instead of loading (and needing a valid) project.
+pub fn project_root(start: &Path) -> Option<PathBuf> {
+    let start = DiskFs.canonicalize(start)?;
+    let dir = if DiskFs.is_file(&start) { start.parent()?.to_path_buf() } else { start };
+    Some(find_manifest(&dir).and_then(|m| m.parent().map(Path::to_path_buf)).unwrap_or(dir))
+}
+
 /// Discover the project around `start` and every package it requires.
 pub(crate) fn discover(start: &Path, with_std: bool, diagnostics: &mut Vec<Diagnostic>) -> Layout {
     let disk: Arc<dyn Vfs> = Arc::new(DiskFs);

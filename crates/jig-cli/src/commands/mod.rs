@@ -1,5 +1,9 @@
 //! One module per command.
 
+pub mod approvals;
+pub mod audit;
+pub mod call;
 pub mod list;
+pub mod select;
 pub mod show;
 pub mod validate;

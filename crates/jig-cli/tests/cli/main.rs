@@ -8,7 +8,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod calls;
 mod commands;
+mod concurrency;
 
 /// Run `jig` with `args` in `dir`.
 pub fn jig(dir: &Path, args: &[&str]) -> Output {

@@ -1,0 +1,119 @@
+//! `jig approvals list|approve|deny`: the reviewer's side of calls that need approval.
+
+use std::io::Write;
+
+use jig_engine::audit::time::{now_us, rfc3339};
+use jig_engine::audit::{ApprovalRecord, ApprovalState};
+
+use crate::cli::ApprovalsCommand;
+use crate::exit::Code;
+use crate::output::{Settings, print_json};
+
+pub async fn run(
+    settings: &Settings,
+    command: &ApprovalsCommand,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    match command {
+        ApprovalsCommand::List { json, all } => list(settings, *json, *all, out).await,
+        ApprovalsCommand::Approve { id } => {
+            let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
+            match engine.approve(id, &settings.principal).await {
+                Ok(token) => {
+                    writeln!(out, "{token}")?;
+                    eprintln!(
+                        "approved {id} as {}; pass the token once: jig call … --approve <token>",
+                        settings.principal
+                    );
+                    Ok(Code::Ok)
+                }
+                Err(error) => {
+                    eprintln!("error[E_POLICY]: {error}");
+                    Ok(Code::Failed)
+                }
+            }
+        }
+        ApprovalsCommand::Deny { id } => {
+            let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
+            match engine.deny(id, &settings.principal).await {
+                Ok(()) => {
+                    eprintln!("denied {id} as {}", settings.principal);
+                    Ok(Code::Ok)
+                }
+                Err(error) => {
+                    eprintln!("error[E_POLICY]: {error}");
+                    Ok(Code::Failed)
+                }
+            }
+        }
+    }
+}
+
+async fn list(
+    settings: &Settings,
+    json: bool,
+    all: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let approvals = match settings.store().await? {
+        Some(store) => {
+            store.approvals(if all { None } else { Some(ApprovalState::Pending) }).await?
+        }
+        None => Vec::new(),
+    };
+    if json {
+        print_json(out, &approvals)?;
+        return Ok(Code::Ok);
+    }
+    if approvals.is_empty() {
+        eprintln!("{}", if all { "no approvals" } else { "nothing waits for approval" });
+        return Ok(Code::Ok);
+    }
+    writeln!(
+        out,
+        "{:<10} {:<9} {:<20} {:<12} {:<8} ARGS",
+        "ID", "STATE", "TOOL", "ASKED BY", "AGE"
+    )?;
+    for approval in &approvals {
+        writeln!(out, "{}", row(approval))?;
+        writeln!(out, "{:<10} {}: {}", "", approval.rule, approval.reason)?;
+    }
+    Ok(Code::Ok)
+}
+
+fn row(approval: &ApprovalRecord) -> String {
+    let args = approval.request.get("args").map(ToString::to_string).unwrap_or_default();
+    let args = if args.chars().count() > 60 {
+        format!("{}…", args.chars().take(59).collect::<String>())
+    } else {
+        args
+    };
+    let mut state = approval.state.to_string();
+    if approval.state == ApprovalState::Approved
+        && approval.expires_us.is_some_and(|e| e < now_us())
+    {
+        state = "expired".to_owned();
+    }
+    format!(
+        "{:<10} {:<9} {:<20} {:<12} {:<8} {args}",
+        approval.id.get(..8).unwrap_or(&approval.id),
+        state,
+        approval.tool,
+        approval.principal.as_deref().unwrap_or("-"),
+        age(approval.created_us),
+    )
+    .trim_end()
+    .to_owned()
+}
+
+/// `42s`, `5m`, `3h`, `2d`, or the date when older.
+pub fn age(us: i64) -> String {
+    let seconds = (now_us() - us).max(0) / 1_000_000;
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3600 => format!("{}m", seconds / 60),
+        3600..86_400 => format!("{}h", seconds / 3600),
+        86_400..2_592_000 => format!("{}d", seconds / 86_400),
+        _ => rfc3339(us).get(..10).unwrap_or_default().to_owned(),
+    }
+}

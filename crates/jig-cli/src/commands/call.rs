@@ -1,0 +1,123 @@
+//! `jig call TOOL`: one call through the engine; exactly one ToolResponse on stdout.
+
+use std::io::Write;
+
+use jig_engine::{
+    CallContext, EngineError, ToolRequest, ToolResponse, decode_request, parse_json_strict,
+};
+use jig_model::ErrorCode;
+use jig_model::envelope::ResponseError;
+use serde_json::Value;
+
+use crate::cli::CallArgs;
+use crate::exit::Code;
+use crate::output::{Settings, print_json, read_input};
+
+pub async fn run(
+    settings: &Settings,
+    args: &CallArgs,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let request = match build_request(args) {
+        Ok(request) => request,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return Ok(Code::Usage);
+        }
+    };
+    let engine = match settings.engine().await {
+        Ok(engine) => engine,
+        Err(error) => {
+            print_json(out, &unopened(&request, &error))?;
+            return Ok(Code::Failed);
+        }
+    };
+    let context = CallContext {
+        session_id: request.session_id.clone().unwrap_or_else(|| Settings::session(None)),
+        thread_id: args.thread.clone(),
+        principal: settings.principal.clone(),
+        approval_token: args.approve.clone(),
+        cancel: jig_engine::Cancel::new(),
+    };
+    // Ctrl-C stops the tool; the (cancelled) response is still recorded and printed.
+    let cancel = context.cancel.clone();
+    let interrupt = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    });
+    let response = engine.dispatch(request, context).await;
+    interrupt.abort();
+    print_json(out, &response)?;
+    Ok(if response.ok { Code::Ok } else { Code::Failed })
+}
+
+/// The request from `--request`, or from TOOL and `--args`; a usage error names the argument.
+fn build_request(args: &CallArgs) -> Result<ToolRequest, String> {
+    let mut request = if let Some(source) = &args.request {
+        let text = read_input(source)?;
+        let request = decode_request(&text).map_err(|e| format!("--request {source}: {e}"))?;
+        if let Some(tool) = args.tool.as_ref().filter(|t| **t != request.tool) {
+            return Err(format!(
+                "TOOL is `{tool}` but the request in {source} is for `{}`",
+                request.tool
+            ));
+        }
+        request
+    } else {
+        let tool = args.tool.clone().ok_or("name the TOOL to call, or give --request FILE")?;
+        let arguments = match &args.args {
+            Some(text) => {
+                parse_json_strict(text).map_err(|e| format!("--args is not valid JSON: {e}"))?
+            }
+            None => Value::Object(serde_json::Map::new()),
+        };
+        ToolRequest {
+            tool,
+            args: arguments,
+            request_id: uuid::Uuid::new_v4().simple().to_string(),
+            session_id: None,
+            timestamp: Some(jig_engine::audit::time::now_us() / 1_000_000),
+        }
+    };
+    if !request.args.is_object() {
+        return Err(
+            "the arguments must be a JSON object, e.g. --args '{\"path\": \"README.md\"}'".into()
+        );
+    }
+    if request.request_id.trim().is_empty() {
+        return Err("the request's request_id is empty".into());
+    }
+    match (&request.session_id, &args.session) {
+        (Some(inside), Some(flag)) if inside != flag => {
+            return Err(format!("--session is `{flag}` but the request says `{inside}`"));
+        }
+        (None, flag) => request.session_id = Some(Settings::session(flag.as_ref())),
+        _ => {}
+    }
+    Ok(request)
+}
+
+/// The response when the engine cannot start (the details are on stderr already).
+fn unopened(request: &ToolRequest, error: &EngineError) -> ToolResponse {
+    let (code, message) = match error {
+        EngineError::Invalid(failure) => (
+            ErrorCode::ValidationFail,
+            format!(
+                "the project has {} (see stderr, or run `jig validate`); nothing was run",
+                crate::output::plural(failure.errors().count(), "error")
+            ),
+        ),
+        other => (ErrorCode::Internal, format!("{other}; nothing was run")),
+    };
+    ToolResponse {
+        ok: false,
+        tool: request.tool.clone(),
+        request_id: request.request_id.clone(),
+        duration_ms: 0,
+        data: Value::Null,
+        errors: vec![ResponseError { code, message, details: None }],
+        run_id: None,
+        replayed: false,
+    }
+}

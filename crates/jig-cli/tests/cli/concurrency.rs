@@ -1,0 +1,190 @@
+//! Many processes on one store, a process killed mid-run, and a tampered record.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::{jig, stderr, stdout_json};
+
+/// A project whose `count` tool appends a line per execution; its side effect is allowed.
+fn counting_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("tools")).expect("mkdir");
+    std::fs::write(
+        root.join("jig.yaml"),
+        "name: busy\npolicy:\n  rules:\n    - { tools: [busy.count, busy.hang], action: allow }\n",
+    )
+    .expect("write");
+    let tool = |id: &str, script: &str| {
+        format!(
+            "id: {id}\nversion: 1.0.0\ndescription: test\ntags: [t]\ndeterministic: false\nsideEffects: [write]\nrisk: medium\n\
+             timeoutMs: 60000\nlimits: {{ maxInputBytes: 4096, maxOutputBytes: 65536 }}\n\
+             inputSchema: {{ type: object, properties: {{ label: {{ type: string }} }} }}\n\
+             outputSchema: {{ type: object }}\n\
+             execution: {{ kind: cli, cmd: [sh, -c, '{script}'] }}\ncaps: {{ subprocess: true }}\n"
+        )
+    };
+    std::fs::write(
+        root.join("tools/count.tool.yaml"),
+        tool("busy.count", "sleep 0.2; echo run >> runs.log; wc -l < runs.log"),
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("tools/hang.tool.yaml"),
+        tool("busy.hang", "echo $$ > hang.pid; sleep 30; echo done > hang.done"),
+    )
+    .expect("write");
+    dir
+}
+
+/// 32 processes started together with the same side-effecting request: one execution, one
+/// result, the rest replays, and no caller sees SQLITE_BUSY.
+#[test]
+fn thirty_two_identical_calls_execute_once() {
+    let dir = counting_project();
+    let root = dir.path();
+    // Create the store first so that all 32 race on the calls, not on migrations too.
+    assert_eq!(
+        jig(root, &["call", "busy.count", "--args", r#"{"label": "warm-up"}"#]).status.code(),
+        Some(0)
+    );
+    let children: Vec<_> = (0..32)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_jig"))
+                .args(["call", "busy.count", "--args", r#"{"label": "once"}"#])
+                .current_dir(root)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let outputs: Vec<_> =
+        children.into_iter().map(|c| c.wait_with_output().expect("wait")).collect();
+    let mut replayed = 0;
+    for output in &outputs {
+        let text = stderr(output);
+        assert!(!text.to_lowercase().contains("busy") && !text.contains("locked"), "{text}");
+        assert_eq!(output.status.code(), Some(0), "{text}");
+        let response = stdout_json(output);
+        assert_eq!(response["ok"], true, "{response}");
+        replayed += usize::from(response["replayed"] == true);
+    }
+    assert_eq!(replayed, 31);
+    let log = std::fs::read_to_string(root.join("runs.log")).expect("log");
+    assert_eq!(log.lines().count(), 2, "warm-up plus exactly one execution: {log}");
+    let packets = export(root);
+    let executed: Vec<&Value> = packets
+        .iter()
+        .filter(|p| p["kind"] == "tool.call.result" && p["data"].get("replayed_from").is_none())
+        .collect();
+    assert_eq!(executed.len(), 2, "one result packet per execution");
+    assert_eq!(jig(root, &["audit", "verify"]).status.code(), Some(0));
+}
+
+/// SIGKILL in the middle of a run; the next start marks it incomplete, the database is sound
+/// and the chain verifies.
+#[test]
+fn a_killed_process_leaves_a_sound_store_and_an_incomplete_run() {
+    let dir = counting_project();
+    let root = dir.path();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jig"))
+        .args(["call", "busy.hang", "--args", r#"{"label": "x"}"#])
+        .current_dir(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_to_string(root.join("hang.pid")).map_or(true, |t| !t.ends_with('\n')) {
+        assert!(Instant::now() < deadline, "the tool never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    // The tool's own process group outlives a SIGKILLed parent; stop it so the test is clean.
+    let group = read_pid(&root.join("hang.pid"));
+    let _ = Command::new("kill").args(["-9", "--", &format!("-{group}")]).status();
+
+    let verify = jig(root, &["audit", "verify"]);
+    assert_eq!(verify.status.code(), Some(0), "{}", String::from_utf8_lossy(&verify.stdout));
+    assert!(String::from_utf8_lossy(&verify.stdout).contains("integrity ok"));
+
+    // The next process to open the engine recovers the run.
+    let next = jig(root, &["call", "busy.count", "--args", r#"{"label": "after"}"#]);
+    assert_eq!(next.status.code(), Some(0), "{}", stderr(&next));
+    let packets = export(root);
+    let hang = packets
+        .iter()
+        .find(|p| p["tool"] == "busy.hang")
+        .expect("the hang call was recorded before it ran");
+    let request_id = hang["request_id"].as_str().expect("request id");
+    let show = jig(root, &["audit", "show", request_id, "--json"]);
+    let run = &stdout_json(&show)["run"];
+    assert_eq!(run["state"], "failed");
+    assert!(run["error"].as_str().expect("error").starts_with("incomplete"), "{run}");
+    let incomplete =
+        packets.iter().any(|p| p["request_id"] == request_id && p["data"]["incomplete"] == true);
+    assert!(incomplete, "a tool.call.failed packet marks it");
+    assert_eq!(jig(root, &["audit", "verify"]).status.code(), Some(0));
+    // Its idempotency key was released: the same call may run again.
+    std::fs::remove_file(root.join("hang.pid")).expect("rm");
+}
+
+/// A packet changed behind Jig's back (triggers dropped first) is found by its seq.
+#[test]
+fn a_tampered_packet_fails_verify_naming_its_seq() {
+    let dir = counting_project();
+    let root = dir.path();
+    for label in ["a", "b"] {
+        assert_eq!(
+            jig(root, &["call", "busy.count", "--args", &format!(r#"{{"label": "{label}"}}"#)])
+                .status
+                .code(),
+            Some(0)
+        );
+    }
+    let db = root.join(".jig/audit.db");
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let store = jig_engine::audit::Store::open(&db.display().to_string()).await.expect("open");
+        let refused = store.execute_raw("UPDATE packets SET payload = '{}' WHERE seq = 2").await;
+        let refused = refused.expect_err("the trigger refuses updates").to_string();
+        assert!(refused.contains("append-only"), "{refused}");
+        assert!(
+            store.execute_raw("DELETE FROM packets WHERE seq = 2").await.is_err(),
+            "and deletes"
+        );
+        store.execute_raw("DROP TRIGGER packets_no_update").await.expect("drop trigger");
+        store
+            .execute_raw(
+                "UPDATE packets SET payload = replace(payload, 'allow', 'deny') WHERE seq = 2",
+            )
+            .await
+            .expect("tamper");
+        store.close().await;
+    });
+    let verify = jig(root, &["audit", "verify"]);
+    assert_eq!(verify.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&verify.stdout);
+    assert!(text.contains("seq 2"), "{text}");
+}
+
+fn export(root: &Path) -> Vec<Value> {
+    let output = jig(root, &["audit", "export"]);
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+/// A process id written by a test tool, checked: `kill -9 -1` would end every process.
+fn read_pid(path: &Path) -> u32 {
+    let text = std::fs::read_to_string(path).expect("pid file");
+    let pid: u32 = text.trim().parse().unwrap_or_else(|_| panic!("not a pid: {text:?}"));
+    assert!(pid > 1, "not a process group to kill: {pid}");
+    pid
+}
