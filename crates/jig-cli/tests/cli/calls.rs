@@ -236,3 +236,41 @@ fn approvals_can_be_denied_and_self_approval_forbidden() {
     let all = jig(dir.path(), &["approvals", "list", "--all", "--json"]);
     assert_eq!(stdout_json(&all)[0]["state"], "denied");
 }
+
+#[test]
+fn call_and_audit_work_on_a_postgres_store() {
+    let url = jig_testkit::postgres_url();
+    let dir = example_copy();
+    let root = dir.path();
+    let read = jig(root, &["--db", &url, "call", "file_read", "--args", r#"{"path": "jig.yaml"}"#]);
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+    let write = jig(root, &["--db", &url, "--as", "alice", "call", "file_write", "--args", WRITE]);
+    let id =
+        stdout_json(&write)["errors"][0]["details"]["approval_id"].as_str().expect("id").to_owned();
+    let token = jig(root, &["--db", &url, "--as", "bob", "approvals", "approve", &id]);
+    let token = String::from_utf8_lossy(&token.stdout).trim().to_owned();
+    let ran = jig(
+        root,
+        &[
+            "--db",
+            &url,
+            "--as",
+            "alice",
+            "call",
+            "file_write",
+            "--args",
+            WRITE,
+            "--approve",
+            &token,
+        ],
+    );
+    assert_eq!(stdout_json(&ran)["ok"], true, "{}", stderr(&ran));
+    let verify = jig(root, &["--db", &url, "audit", "verify"]);
+    assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
+    assert!(
+        String::from_utf8_lossy(&verify.stdout).starts_with("ok: 10 packets"),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+    assert!(!root.join(".jig").exists(), "nothing was written to the default SQLite store");
+}
