@@ -40,6 +40,11 @@ pub enum AuditError {
 }
 
 impl AuditError {
+    /// Whether a unique constraint refused a row (e.g. a run with a request id already used).
+    pub fn is_unique_violation(&self) -> bool {
+        matches!(self, Self::Database(sqlx::Error::Database(db)) if db.is_unique_violation())
+    }
+
     /// Whether SQLite reported the database busy or locked (the writer retries these).
     pub fn is_busy(&self) -> bool {
         match self {

@@ -10,13 +10,17 @@
 //! SQLite is the default (`.jig/audit.db`: WAL, `synchronous=FULL`, write transactions with
 //! `BEGIN IMMEDIATE`, group commit); PostgreSQL serves teams with the same schema and code.
 
+mod apply;
 mod error;
 mod ops;
 pub mod owner;
 mod packet;
 mod records;
+mod rows;
+mod statement;
 mod store;
 pub mod time;
+mod writer;
 
 pub use error::AuditError;
 pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};

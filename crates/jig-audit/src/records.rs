@@ -137,6 +137,30 @@ pub struct RunRecord {
     pub deadline_us: Option<i64>,
 }
 
+impl RunRecord {
+    /// Apply an update as `Op::SetRun` would (only the fields it sets).
+    pub fn apply(&mut self, update: &crate::RunUpdate) {
+        if let Some(state) = update.state {
+            self.state = state;
+        }
+        if let Some(rule) = &update.rule {
+            self.rule = Some(rule.clone());
+        }
+        if let Some(duration_ms) = update.duration_ms {
+            self.duration_ms = Some(duration_ms);
+        }
+        if let Some(response) = &update.response {
+            self.response = Some(response.clone());
+        }
+        if let Some(error) = &update.error {
+            self.error = Some(error.clone());
+        }
+        if let Some(replayed_from) = &update.replayed_from {
+            self.replayed_from = Some(replayed_from.clone());
+        }
+    }
+}
+
 /// An idempotency key's record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KeyRecord {

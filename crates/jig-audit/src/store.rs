@@ -4,28 +4,25 @@
 //! differ in how a write transaction starts — SQLite's `BEGIN IMMEDIATE` takes the database's
 //! write lock, PostgreSQL locks the chain-head row — and in their migrations (triggers).
 //!
-//! Writes go through one writer task per store that groups the batches waiting at that moment
-//! into one transaction (group commit): each caller still returns only after its own batch is
-//! committed and synced, so durability per call is kept while concurrent calls share an fsync.
-//! SQLite runs in WAL mode with `synchronous=FULL`; a busy database is waited for, and a write
+//! Writes go through one writer task per store (see `writer`) that groups the batches waiting
+//! at that moment into one transaction (group commit): each caller still returns only after its
+//! own batch is committed and synced, so durability per call is kept while concurrent calls
+//! share an fsync. SQLite runs in WAL mode with `synchronous=FULL`; a busy database is waited for, and a write
 //! that still finds it busy is retried, so `SQLITE_BUSY` never reaches a caller.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use serde_json::Value;
-use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::Migrator;
-use sqlx::{AnyConnection, AnyPool, AssertSqlSafe, Executor, Row};
+use sqlx::{AnyPool, AssertSqlSafe, Executor, Row};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::AuditError;
-use crate::ops::{Op, Outcome, RunUpdate, TokenRefusal};
+use crate::ops::{Op, Outcome, RunUpdate};
 use crate::owner::{self, Liveness};
-use crate::packet::{Body, GENESIS, Packet};
-use crate::records::{
-    ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, SessionUsage,
-};
+use crate::packet::{GENESIS, Packet};
+use crate::records::{ApprovalRecord, ApprovalState, KeyRecord, RunRecord, RunState, SessionUsage};
+use crate::rows::{approval_from_row, key_from_row, packet_from_row, run_from_row};
 use crate::time::now_us;
 
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("migrations/sqlite");
@@ -33,8 +30,6 @@ static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("migrations/postgres");
 
 /// How long SQLite waits for another process's write lock before reporting busy.
 const BUSY_TIMEOUT_MS: u64 = 30_000;
-/// How many batches one transaction may group.
-const GROUP_LIMIT: usize = 256;
 
 /// Which database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,14 +40,12 @@ pub enum Dialect {
     Postgres,
 }
 
-type Reply = oneshot::Sender<Result<Vec<Outcome>, AuditError>>;
-
 /// The audit store.
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: AnyPool,
     dialect: Dialect,
-    writer: mpsc::UnboundedSender<(Vec<Op>, Reply)>,
+    writer: mpsc::UnboundedSender<(Vec<Op>, crate::writer::Reply)>,
 }
 
 /// What start-up recovery found left over from a process that died.
@@ -90,8 +83,11 @@ impl Store {
                 }
                 // Several `jig` processes may open a new database at once; only one migrates.
                 let _lock = FileLock::acquire(&file.with_extension("db.lock"))?;
+                // No ping before handing out a connection: to a local file it is a round trip
+                // that finds nothing wrong.
                 let pool = AnyPoolOptions::new()
                     .max_connections(4)
+                    .test_before_acquire(false)
                     .after_connect(|conn, _| {
                         Box::pin(async move {
                             conn.execute(AssertSqlSafe(format!(
@@ -118,8 +114,7 @@ impl Store {
                 pool
             }
         };
-        let (writer, jobs) = mpsc::unbounded_channel();
-        tokio::spawn(write_loop(pool.clone(), dialect, jobs));
+        let writer = crate::writer::spawn(pool.clone(), dialect);
         Ok(Self { pool, dialect, writer })
     }
 
@@ -461,433 +456,4 @@ impl Drop for FileLock {
     fn drop(&mut self) {
         let _ = self.0.unlock();
     }
-}
-
-/// The writer: group what is waiting, commit it, answer each caller.
-async fn write_loop(
-    pool: AnyPool,
-    dialect: Dialect,
-    mut jobs: mpsc::UnboundedReceiver<(Vec<Op>, Reply)>,
-) {
-    while let Some(first) = jobs.recv().await {
-        let mut group = vec![first];
-        while group.len() < GROUP_LIMIT {
-            match jobs.try_recv() {
-                Ok(job) => group.push(job),
-                Err(_) => break,
-            }
-        }
-        let batches: Vec<&Vec<Op>> = group.iter().map(|(ops, _)| ops).collect();
-        let mut attempt = 0;
-        let results = loop {
-            attempt += 1;
-            match commit_group(&pool, dialect, &batches).await {
-                Err(error) if error.is_busy() && attempt < 100 => {
-                    tokio::time::sleep(Duration::from_millis(5 * attempt)).await;
-                }
-                other => break other,
-            }
-        };
-        match results {
-            Ok(results) => {
-                for ((_, reply), result) in group.into_iter().zip(results) {
-                    let _ = reply.send(result);
-                }
-            }
-            Err(error) => {
-                tracing::error!(%error, "audit commit failed");
-                for (_, reply) in group {
-                    let _ = reply.send(Err(AuditError::Commit(error.to_string())));
-                }
-            }
-        }
-    }
-}
-
-/// One transaction for several batches. A batch that fails (a constraint) is rolled back to its
-/// savepoint and reported to its caller alone.
-async fn commit_group(
-    pool: &AnyPool,
-    dialect: Dialect,
-    batches: &[&Vec<Op>],
-) -> Result<Vec<Result<Vec<Outcome>, AuditError>>, AuditError> {
-    let mut conn = pool.acquire().await?;
-    let begin = match dialect {
-        Dialect::Sqlite => "BEGIN IMMEDIATE",
-        Dialect::Postgres => "BEGIN",
-    };
-    conn.execute(begin).await?;
-    let result = async {
-        let lock = match dialect {
-            Dialect::Sqlite => "SELECT seq, hash FROM chain_head WHERE id = 1",
-            Dialect::Postgres => "SELECT seq, hash FROM chain_head WHERE id = 1 FOR UPDATE",
-        };
-        let row = sqlx::query(lock).fetch_one(&mut *conn).await?;
-        let mut head: (i64, String) = (row.try_get("seq")?, row.try_get("hash")?);
-        let mut results = Vec::with_capacity(batches.len());
-        for ops in batches {
-            conn.execute("SAVEPOINT batch").await?;
-            let before = head.clone();
-            match apply_batch(&mut conn, ops, &mut head).await {
-                Ok(outcomes) => {
-                    conn.execute("RELEASE SAVEPOINT batch").await?;
-                    results.push(Ok(outcomes));
-                }
-                Err(error) if error.is_busy() => return Err(error),
-                Err(error) => {
-                    conn.execute("ROLLBACK TO SAVEPOINT batch").await?;
-                    conn.execute("RELEASE SAVEPOINT batch").await?;
-                    head = before;
-                    results.push(Err(error));
-                }
-            }
-        }
-        sqlx::query("UPDATE chain_head SET seq = $1, hash = $2 WHERE id = 1")
-            .bind(head.0)
-            .bind(&head.1)
-            .execute(&mut *conn)
-            .await?;
-        Ok::<_, AuditError>(results)
-    }
-    .await;
-    match result {
-        Ok(results) => {
-            conn.execute("COMMIT").await?;
-            Ok(results)
-        }
-        Err(error) => {
-            let _ = conn.execute("ROLLBACK").await;
-            Err(error)
-        }
-    }
-}
-
-async fn apply_batch(
-    conn: &mut AnyConnection,
-    ops: &[Op],
-    head: &mut (i64, String),
-) -> Result<Vec<Outcome>, AuditError> {
-    let mut outcomes = Vec::with_capacity(ops.len());
-    for op in ops {
-        outcomes.push(apply_op(conn, op, head).await?);
-    }
-    Ok(outcomes)
-}
-
-async fn apply_op(
-    conn: &mut AnyConnection,
-    op: &Op,
-    head: &mut (i64, String),
-) -> Result<Outcome, AuditError> {
-    let now = now_us();
-    match op {
-        Op::Append(packet) => {
-            let seq = head.0 + 1;
-            let payload = jig_model::canonical::canonical_json(&packet.data);
-            let hash = Body {
-                kind: packet.kind.as_str(),
-                ts_us: now,
-                session_id: packet.session_id.as_deref(),
-                thread_id: packet.thread_id.as_deref(),
-                principal: packet.principal.as_deref(),
-                request_id: packet.request_id.as_deref(),
-                run_id: packet.run_id.as_deref(),
-                tool: packet.tool.as_deref(),
-                args_hash: packet.args_hash.as_deref(),
-                data: &packet.data,
-            }
-            .hash(seq, &head.1);
-            sqlx::query(
-                "INSERT INTO packets (seq, kind, ts_us, session_id, thread_id, principal, request_id, run_id, tool, \
-                 args_hash, payload, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-            )
-            .bind(seq)
-            .bind(packet.kind.as_str())
-            .bind(now)
-            .bind(packet.session_id.as_deref())
-            .bind(packet.thread_id.as_deref())
-            .bind(packet.principal.as_deref())
-            .bind(packet.request_id.as_deref())
-            .bind(packet.run_id.as_deref())
-            .bind(packet.tool.as_deref())
-            .bind(packet.args_hash.as_deref())
-            .bind(payload)
-            .bind(&head.1)
-            .bind(&hash)
-            .execute(&mut *conn)
-            .await?;
-            *head = (seq, hash.clone());
-            Ok(Outcome::Appended { seq, hash })
-        }
-        Op::CreateRun(run) => {
-            sqlx::query(
-                "INSERT INTO runs (request_id, run_id, tool, version, session_id, thread_id, principal, params_hash, \
-                 policy_hash, deterministic, state, rule, created_us, updated_us, duration_ms, response, error, \
-                 replayed_from, owner, deadline_us) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
-                 $16, $17, $18, $19, $20)",
-            )
-            .bind(&run.request_id)
-            .bind(&run.run_id)
-            .bind(&run.tool)
-            .bind(&run.version)
-            .bind(run.session_id.as_deref())
-            .bind(run.thread_id.as_deref())
-            .bind(run.principal.as_deref())
-            .bind(&run.params_hash)
-            .bind(&run.policy_hash)
-            .bind(i64::from(run.deterministic))
-            .bind(run.state.as_str())
-            .bind(run.rule.as_deref())
-            .bind(now)
-            .bind(now)
-            .bind(run.duration_ms)
-            .bind(run.response.as_ref().map(Value::to_string))
-            .bind(run.error.as_deref())
-            .bind(run.replayed_from.as_deref())
-            .bind(run.owner.as_deref())
-            .bind(run.deadline_us)
-            .execute(&mut *conn)
-            .await?;
-            Ok(Outcome::Done)
-        }
-        Op::SetRun(update) => {
-            sqlx::query(
-                "UPDATE runs SET state = COALESCE($1, state), rule = COALESCE($2, rule), \
-                 duration_ms = COALESCE($3, duration_ms), response = COALESCE($4, response), \
-                 error = COALESCE($5, error), replayed_from = COALESCE($6, replayed_from), updated_us = $7 \
-                 WHERE request_id = $8",
-            )
-            .bind(update.state.map(RunState::as_str))
-            .bind(update.rule.as_deref())
-            .bind(update.duration_ms)
-            .bind(update.response.as_ref().map(Value::to_string))
-            .bind(update.error.as_deref())
-            .bind(update.replayed_from.as_deref())
-            .bind(now)
-            .bind(&update.request_id)
-            .execute(&mut *conn)
-            .await?;
-            Ok(Outcome::Done)
-        }
-        Op::ClaimKey { key, request_id } => {
-            let inserted = sqlx::query(
-                "INSERT INTO idempotency (key, state, request_id, response, created_us, updated_us) \
-                 VALUES ($1, 'pending', $2, NULL, $3, $3) ON CONFLICT (key) DO NOTHING",
-            )
-            .bind(key)
-            .bind(request_id)
-            .bind(now)
-            .execute(&mut *conn)
-            .await?
-            .rows_affected();
-            if inserted == 1 {
-                return Ok(Outcome::Claimed);
-            }
-            // A key whose holder died without a response may be taken over.
-            let taken_over = sqlx::query(
-                "UPDATE idempotency SET state = 'pending', request_id = $1, updated_us = $2 \
-                 WHERE key = $3 AND state = 'failed' AND response IS NULL",
-            )
-            .bind(request_id)
-            .bind(now)
-            .bind(key)
-            .execute(&mut *conn)
-            .await?
-            .rows_affected();
-            if taken_over == 1 {
-                return Ok(Outcome::Claimed);
-            }
-            let row = sqlx::query("SELECT * FROM idempotency WHERE key = $1")
-                .bind(key)
-                .fetch_one(&mut *conn)
-                .await?;
-            Ok(Outcome::KeyTaken(key_from_row(&row)?))
-        }
-        Op::SettleKey { key, request_id, state, response } => {
-            sqlx::query(
-                "UPDATE idempotency SET state = $1, response = $2, updated_us = $3 WHERE key = $4 AND request_id = $5",
-            )
-            .bind(state.as_str())
-            .bind(response.as_ref().map(Value::to_string))
-            .bind(now)
-            .bind(key)
-            .bind(request_id)
-            .execute(&mut *conn)
-            .await?;
-            Ok(Outcome::Done)
-        }
-        Op::AddUsage { session_id, principal, calls, bytes, wall_ms } => {
-            sqlx::query(
-                "INSERT INTO sessions (id, principal, created_us, calls, bytes, wall_ms) VALUES ($1, $2, $3, $4, $5, $6) \
-                 ON CONFLICT (id) DO UPDATE SET calls = sessions.calls + excluded.calls, \
-                 bytes = sessions.bytes + excluded.bytes, wall_ms = sessions.wall_ms + excluded.wall_ms",
-            )
-            .bind(session_id)
-            .bind(principal.as_deref())
-            .bind(now)
-            .bind(calls)
-            .bind(bytes)
-            .bind(wall_ms)
-            .execute(&mut *conn)
-            .await?;
-            Ok(Outcome::Done)
-        }
-        Op::CreateApproval(approval) => {
-            sqlx::query(
-                "INSERT INTO approvals (id, request_hash, tool, session_id, principal, request, rule, reason, state, \
-                 token_hash, expires_us, decided_by, created_us, decided_us, consumed_us) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', NULL, NULL, NULL, $9, NULL, NULL)",
-            )
-            .bind(&approval.id)
-            .bind(&approval.request_hash)
-            .bind(&approval.tool)
-            .bind(approval.session_id.as_deref())
-            .bind(approval.principal.as_deref())
-            .bind(approval.request.to_string())
-            .bind(&approval.rule)
-            .bind(&approval.reason)
-            .bind(now)
-            .execute(&mut *conn)
-            .await?;
-            Ok(Outcome::Done)
-        }
-        Op::DecideApproval { id, approve, token_hash, expires_us, decided_by } => {
-            let state = if *approve { ApprovalState::Approved } else { ApprovalState::Denied };
-            let changed = sqlx::query(
-                "UPDATE approvals SET state = $1, token_hash = $2, expires_us = $3, decided_by = $4, decided_us = $5 \
-                 WHERE id = $6 AND state = 'pending'",
-            )
-            .bind(state.as_str())
-            .bind(token_hash.as_deref())
-            .bind(*expires_us)
-            .bind(decided_by.as_deref())
-            .bind(now)
-            .bind(id)
-            .execute(&mut *conn)
-            .await?
-            .rows_affected();
-            Ok(Outcome::Decided(changed == 1))
-        }
-        Op::ConsumeApproval { token_hash, request_hash } => {
-            let row = sqlx::query("SELECT * FROM approvals WHERE token_hash = $1")
-                .bind(token_hash)
-                .fetch_optional(&mut *conn)
-                .await?;
-            let Some(row) = row else { return Ok(Outcome::TokenRefused(TokenRefusal::Unknown)) };
-            let approval = approval_from_row(&row)?;
-            let refusal = match approval.state {
-                ApprovalState::Consumed => Some(TokenRefusal::Used),
-                ApprovalState::Approved if approval.expires_us.is_some_and(|t| t <= now) => {
-                    Some(TokenRefusal::Expired)
-                }
-                ApprovalState::Approved if approval.request_hash != *request_hash => {
-                    Some(TokenRefusal::Mismatch)
-                }
-                ApprovalState::Approved => None,
-                ApprovalState::Pending | ApprovalState::Denied => Some(TokenRefusal::Unknown),
-            };
-            if let Some(refusal) = refusal {
-                return Ok(Outcome::TokenRefused(refusal));
-            }
-            let used = sqlx::query(
-                "UPDATE approvals SET state = 'consumed', consumed_us = $1 WHERE id = $2 AND state = 'approved'",
-            )
-            .bind(now)
-            .bind(&approval.id)
-            .execute(&mut *conn)
-            .await?
-            .rows_affected();
-            Ok(if used == 1 {
-                Outcome::Consumed(approval.id)
-            } else {
-                Outcome::TokenRefused(TokenRefusal::Used)
-            })
-        }
-    }
-}
-
-fn json_column(row: &AnyRow, column: &str) -> Result<Option<Value>, AuditError> {
-    let text: Option<String> = row.try_get(column)?;
-    text.map(|t| {
-        serde_json::from_str(&t).map_err(|e| AuditError::Corrupt(format!("{column}: {e}")))
-    })
-    .transpose()
-}
-
-fn packet_from_row(row: &AnyRow) -> Result<Packet, AuditError> {
-    Ok(Packet {
-        seq: row.try_get("seq")?,
-        kind: row.try_get("kind")?,
-        ts_us: row.try_get("ts_us")?,
-        session_id: row.try_get("session_id")?,
-        thread_id: row.try_get("thread_id")?,
-        principal: row.try_get("principal")?,
-        request_id: row.try_get("request_id")?,
-        run_id: row.try_get("run_id")?,
-        tool: row.try_get("tool")?,
-        args_hash: row.try_get("args_hash")?,
-        data: json_column(row, "payload")?.unwrap_or(Value::Null),
-        prev_hash: row.try_get("prev_hash")?,
-        hash: row.try_get("hash")?,
-    })
-}
-
-fn run_from_row(row: &AnyRow) -> Result<RunRecord, AuditError> {
-    let state: String = row.try_get("state")?;
-    let deterministic: i64 = row.try_get("deterministic")?;
-    Ok(RunRecord {
-        request_id: row.try_get("request_id")?,
-        run_id: row.try_get("run_id")?,
-        tool: row.try_get("tool")?,
-        version: row.try_get("version")?,
-        session_id: row.try_get("session_id")?,
-        thread_id: row.try_get("thread_id")?,
-        principal: row.try_get("principal")?,
-        params_hash: row.try_get("params_hash")?,
-        policy_hash: row.try_get("policy_hash")?,
-        deterministic: deterministic != 0,
-        state: RunState::parse(&state)
-            .ok_or_else(|| AuditError::Corrupt(format!("run state `{state}`")))?,
-        rule: row.try_get("rule")?,
-        created_us: row.try_get("created_us")?,
-        updated_us: row.try_get("updated_us")?,
-        duration_ms: row.try_get("duration_ms")?,
-        response: json_column(row, "response")?,
-        error: row.try_get("error")?,
-        replayed_from: row.try_get("replayed_from")?,
-        owner: row.try_get("owner")?,
-        deadline_us: row.try_get("deadline_us")?,
-    })
-}
-
-fn key_from_row(row: &AnyRow) -> Result<KeyRecord, AuditError> {
-    let state: String = row.try_get("state")?;
-    Ok(KeyRecord {
-        key: row.try_get("key")?,
-        state: KeyState::parse(&state)
-            .ok_or_else(|| AuditError::Corrupt(format!("key state `{state}`")))?,
-        request_id: row.try_get("request_id")?,
-        response: json_column(row, "response")?,
-    })
-}
-
-fn approval_from_row(row: &AnyRow) -> Result<ApprovalRecord, AuditError> {
-    let state: String = row.try_get("state")?;
-    Ok(ApprovalRecord {
-        id: row.try_get("id")?,
-        request_hash: row.try_get("request_hash")?,
-        tool: row.try_get("tool")?,
-        session_id: row.try_get("session_id")?,
-        principal: row.try_get("principal")?,
-        request: json_column(row, "request")?.unwrap_or(Value::Null),
-        rule: row.try_get("rule")?,
-        reason: row.try_get("reason")?,
-        state: ApprovalState::parse(&state)
-            .ok_or_else(|| AuditError::Corrupt(format!("approval state `{state}`")))?,
-        expires_us: row.try_get("expires_us")?,
-        decided_by: row.try_get("decided_by")?,
-        created_us: row.try_get("created_us")?,
-        decided_us: row.try_get("decided_us")?,
-        consumed_us: row.try_get("consumed_us")?,
-    })
 }

@@ -47,7 +47,12 @@ impl Engine {
         tracing::info!(name: "tools.dispatch.started", tool = %request.tool, request_id = %request.request_id, session = %session, "tools.dispatch.started");
         self.enter(&session);
         let mut call = Call::new(self, &request, &context, session.clone(), started);
-        let response = call.run().await;
+        let mut response = call.run().await;
+        if call.repeated
+            && let Some(repeat) = call.answer_repeat().await
+        {
+            response = repeat;
+        }
         self.leave(&session);
         self.metrics.record_call(CallRecord {
             elapsed: started.elapsed(),
@@ -86,6 +91,8 @@ struct Call<'e> {
     files_touched: u64,
     denied: bool,
     pending: bool,
+    /// A record was refused by a unique key: maybe this request id was used before.
+    repeated: bool,
 }
 
 impl<'e> Call<'e> {
@@ -111,30 +118,14 @@ impl<'e> Call<'e> {
             files_touched: 0,
             denied: false,
             pending: false,
+            repeated: false,
         }
     }
 
     async fn run(&mut self) -> ToolResponse {
         let tool = self.registry.get(&self.request.tool);
         self.bytes_in = serde_json::to_vec(&self.request.args).map_or(0, |b| b.len() as u64);
-        // Arguments over the limit are refused below; the audit keeps their size and digest,
-        // not the bytes (a flood of huge requests must not grow the store without bound).
-        let limit = tool.as_ref().map_or(UNKNOWN_TOOL_MAX_INPUT, |t| t.limits.max_input_bytes);
-        let args = if self.bytes_in > limit {
-            json!({ "omitted": true, "bytes": self.bytes_in, "params_hash": self.args_hash })
-        } else {
-            redact_value(&self.request.args)
-        };
-        self.record(
-            PacketKind::CallRequest,
-            json!({ "tool": self.request.tool, "args": args, "timestamp": self.request.timestamp }),
-        );
-        // Seed 003's fallback idempotency key: a request id seen before gets its recorded answer.
-        match self.engine.store.run_of_request(&self.request.request_id).await {
-            Ok(Some(previous)) => return self.repeat_of(previous).await,
-            Ok(None) => {}
-            Err(error) => return self.internal(&error.to_string()).await,
-        }
+        self.record_request(tool.as_deref());
         let Some(tool) = tool else {
             let ids: Vec<String> = self.registry.all().iter().map(|t| t.id.clone()).collect();
             let hint = jig_load::did_you_mean(&self.request.tool, ids.iter().map(String::as_str));
@@ -482,6 +473,35 @@ impl<'e> Call<'e> {
         }
     }
 
+    /// The `tool.call.request` packet. Arguments over the limit are refused later; the audit
+    /// keeps their size and digest, not the bytes (a flood of huge requests must not grow the
+    /// store without bound).
+    fn record_request(&mut self, tool: Option<&ToolDef>) {
+        let limit = tool.map_or(UNKNOWN_TOOL_MAX_INPUT, |t| t.limits.max_input_bytes);
+        let args = if self.bytes_in > limit {
+            json!({ "omitted": true, "bytes": self.bytes_in, "params_hash": self.args_hash })
+        } else {
+            redact_value(&self.request.args)
+        };
+        self.record(
+            PacketKind::CallRequest,
+            json!({ "tool": self.request.tool, "args": args, "timestamp": self.request.timestamp }),
+        );
+    }
+
+    /// Seed 003's fallback idempotency key: a request id used before gets its recorded answer.
+    /// It is noticed when the run's row is refused by its unique key (no lookup on the common
+    /// path); everything this call tried to record was rolled back with it.
+    async fn answer_repeat(&mut self) -> Option<ToolResponse> {
+        let previous = self.engine.store.run_of_request(&self.request.request_id).await.ok()??;
+        self.ops.clear();
+        self.repeated = false;
+        self.run_id = None;
+        let tool = self.registry.get(&self.request.tool);
+        self.record_request(tool.as_deref());
+        Some(self.repeat_of(previous).await)
+    }
+
     /// Answer a request whose id was used before: with its recorded response if it is the same
     /// call and finished, with `E_CONFLICT` otherwise (its run record is left as it is).
     async fn repeat_of(&mut self, previous: RunRecord) -> ToolResponse {
@@ -634,7 +654,10 @@ impl<'e> Call<'e> {
     }
 
     async fn internal(&mut self, message: &str) -> ToolResponse {
-        tracing::error!(tool = %self.request.tool, message, "internal error during dispatch");
+        // A repeated request id is answered from its record instead (see `answer_repeat`).
+        if !self.repeated {
+            tracing::error!(tool = %self.request.tool, message, "internal error during dispatch");
+        }
         self.ops.clear();
         self.response(false, Value::Null, vec![internal_error(message)], false)
     }
@@ -663,7 +686,11 @@ impl<'e> Call<'e> {
 
     async fn commit(&mut self) -> Result<Vec<Outcome>, AuditError> {
         let ops = std::mem::take(&mut self.ops);
-        self.engine.store.apply(ops).await
+        let result = self.engine.store.apply(ops).await;
+        if result.as_ref().is_err_and(AuditError::is_unique_violation) {
+            self.repeated = true;
+        }
+        result
     }
 
     fn run_record(&self, tool: &ToolDef, run_id: &str, policy_hash: &str) -> RunRecord {

@@ -139,3 +139,24 @@ async fn a_failing_batch_is_rolled_back_alone() {
         assert_eq!(store.verify().await.expect("verify").first_broken, None);
     }
 }
+
+/// Two stores on one SQLite file stand for two processes: each writer remembers the head of its
+/// last commit, and must notice when the other has appended since.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writers_of_two_processes_interleave_without_breaking_the_chain() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("audit.db").display().to_string();
+    let a = jig_audit::Store::open(&path).await.expect("a");
+    let b = jig_audit::Store::open(&path).await.expect("b");
+    for round in 0..20 {
+        let (first, second) = if round % 3 == 0 { (&b, &a) } else { (&a, &b) };
+        first
+            .apply(vec![Op::Append(packet("x", round)), Op::Append(packet("x", round))])
+            .await
+            .expect("first");
+        second.apply(vec![Op::Append(packet("y", round))]).await.expect("second");
+    }
+    let verification = a.verify().await.expect("verify");
+    assert_eq!((verification.checked, verification.first_broken), (60, None));
+    assert_eq!(b.head().await.expect("head"), verification.head);
+}

@@ -87,3 +87,31 @@ async fn a_repeated_request_id_gets_its_recorded_answer() {
     let run = engine.store().run_of_request(&req.request_id).await.expect("run").expect("run");
     assert_eq!(run.tool, "t.sleep", "the original record is untouched");
 }
+
+/// An in-process built-in records its run after it ran; a repeated request id is noticed
+/// there (by the run's unique key) and answered from the first record all the same.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeated_request_id_of_a_built_in_gets_its_recorded_answer() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    std::fs::write(project.path("a.txt"), "first").expect("write");
+    let req = request("file_read", json!({ "path": "a.txt" }));
+    let first = engine.dispatch(req.clone(), caller("s1", "alice")).await;
+    assert!(first.ok && !first.replayed, "{first:?}");
+    std::fs::write(project.path("a.txt"), "second").expect("write");
+    let again = engine.dispatch(req.clone(), caller("s1", "alice")).await;
+    assert!(again.ok && again.replayed, "{again:?}");
+    assert_eq!(again.data["content"], "first");
+    let kinds = crate::kinds(&engine, &req.request_id).await;
+    assert_eq!(
+        kinds,
+        [
+            "tool.call.request",
+            "tool.call.decision",
+            "tool.call.result",
+            "tool.call.request",
+            "tool.call.result"
+        ]
+    );
+    assert!(engine.store().verify().await.expect("verify").first_broken.is_none());
+}

@@ -1,0 +1,327 @@
+//! Operations turned into statements.
+//!
+//! Most operations are blind writes: their outcome is known without reading anything back
+//! (append a packet, create or update a run, settle a key, add usage, create an approval). A run
+//! of them becomes statements executed together, with two foldings that save statements:
+//! consecutive packets go in one multi-row INSERT, and a run created in the run of writes is
+//! inserted with the updates that follow it. The rest (claiming a key, deciding or consuming an
+//! approval) read before they write and are executed one by one.
+
+use serde_json::Value;
+use sqlx::AnyConnection;
+
+use crate::error::AuditError;
+use crate::ops::{Op, Outcome, TokenRefusal};
+use crate::packet::{Body, NewPacket};
+use crate::records::{ApprovalState, RunRecord};
+use crate::rows::{approval_from_row, key_from_row};
+use crate::statement::{self, Arg, Statement};
+use crate::store::Dialect;
+use crate::time::now_us;
+
+/// Whether `op`'s outcome is known without reading.
+pub(crate) fn is_blind(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Append(_)
+            | Op::CreateRun(_)
+            | Op::SetRun(_)
+            | Op::SettleKey { .. }
+            | Op::AddUsage { .. }
+            | Op::CreateApproval(_)
+    )
+}
+
+/// Apply one caller's operations on an open transaction.
+pub(crate) async fn apply_batch(
+    conn: &mut AnyConnection,
+    dialect: Dialect,
+    ops: &[Op],
+    head: &mut (i64, String),
+) -> Result<Vec<Outcome>, AuditError> {
+    let mut outcomes = Vec::with_capacity(ops.len());
+    let mut i = 0;
+    while i < ops.len() {
+        let end = ops[i..].iter().position(|op| !is_blind(op)).map_or(ops.len(), |n| i + n);
+        if end > i {
+            let mut statements = Vec::new();
+            outcomes.extend(blind(&mut statements, &ops[i..end], head, now_us()));
+            statement::run(conn, dialect, &statements).await?;
+            i = end;
+        } else {
+            outcomes.push(interactive(conn, &ops[i]).await?);
+            i += 1;
+        }
+    }
+    Ok(outcomes)
+}
+
+/// Statements for blind operations, appended to `statements`; returns their outcomes.
+pub(crate) fn blind(
+    statements: &mut Vec<Statement>,
+    ops: &[Op],
+    head: &mut (i64, String),
+    now: i64,
+) -> Vec<Outcome> {
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; ops.len()];
+    let mut i = 0;
+    while i < ops.len() {
+        if outcomes[i].is_some() {
+            i += 1;
+            continue;
+        }
+        match &ops[i] {
+            Op::Append(_) => {
+                let end = ops[i..].iter().position(|op| !matches!(op, Op::Append(_))).map_or(ops.len(), |n| i + n);
+                let packets: Vec<&NewPacket> =
+                    ops[i..end].iter().filter_map(|op| if let Op::Append(p) = op { Some(p) } else { None }).collect();
+                let (statement, appended) = append(&packets, head, now);
+                statements.push(statement);
+                for (k, outcome) in appended.into_iter().enumerate() {
+                    outcomes[i + k] = Some(outcome);
+                }
+                i = end;
+                continue;
+            }
+            Op::CreateRun(run) => {
+                let mut run = (**run).clone();
+                for (k, later) in ops.iter().enumerate().skip(i + 1) {
+                    if let Op::SetRun(update) = later
+                        && update.request_id == run.request_id
+                    {
+                        run.apply(update);
+                        outcomes[k] = Some(Outcome::Done);
+                    }
+                }
+                statements.push(create_run(&run, now));
+            }
+            Op::SetRun(update) => statements.push(
+                Statement::new(
+                    "UPDATE runs SET state = COALESCE(?, state), rule = COALESCE(?, rule), \
+                     duration_ms = COALESCE(?, duration_ms), response = COALESCE(?, response), \
+                     error = COALESCE(?, error), replayed_from = COALESCE(?, replayed_from), updated_us = ? \
+                     WHERE request_id = ?",
+                )
+                .arg(update.state.map(|s| s.as_str()))
+                .arg(update.rule.as_deref())
+                .arg(update.duration_ms)
+                .arg(update.response.as_ref().map(Value::to_string))
+                .arg(update.error.as_deref())
+                .arg(update.replayed_from.as_deref())
+                .arg(now)
+                .arg(&update.request_id),
+            ),
+            Op::SettleKey { key, request_id, state, response } => statements.push(
+                Statement::new(
+                    "UPDATE idempotency SET state = ?, response = ?, updated_us = ? WHERE key = ? AND request_id = ?",
+                )
+                .arg(state.as_str())
+                .arg(response.as_ref().map(Value::to_string))
+                .arg(now)
+                .arg(key)
+                .arg(request_id),
+            ),
+            Op::AddUsage { session_id, principal, calls, bytes, wall_ms } => statements.push(
+                Statement::new(
+                    "INSERT INTO sessions (id, principal, created_us, calls, bytes, wall_ms) VALUES (?, ?, ?, ?, ?, ?) \
+                     ON CONFLICT (id) DO UPDATE SET calls = sessions.calls + excluded.calls, \
+                     bytes = sessions.bytes + excluded.bytes, wall_ms = sessions.wall_ms + excluded.wall_ms",
+                )
+                .arg(session_id)
+                .arg(principal.as_deref())
+                .arg(now)
+                .arg(*calls)
+                .arg(*bytes)
+                .arg(*wall_ms),
+            ),
+            Op::CreateApproval(approval) => statements.push(
+                Statement::new(
+                    "INSERT INTO approvals (id, request_hash, tool, session_id, principal, request, rule, reason, state, \
+                     token_hash, expires_us, decided_by, created_us, decided_us, consumed_us) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, NULL, NULL, ?, NULL, NULL)",
+                )
+                .arg(&approval.id)
+                .arg(&approval.request_hash)
+                .arg(&approval.tool)
+                .arg(approval.session_id.as_deref())
+                .arg(approval.principal.as_deref())
+                .arg(approval.request.to_string())
+                .arg(&approval.rule)
+                .arg(&approval.reason)
+                .arg(now),
+            ),
+            // `apply_batch` never passes these here.
+            Op::ClaimKey { .. } | Op::DecideApproval { .. } | Op::ConsumeApproval { .. } => {}
+        }
+        outcomes[i] = Some(Outcome::Done);
+        i += 1;
+    }
+    outcomes.into_iter().map(|o| o.unwrap_or(Outcome::Done)).collect()
+}
+
+/// Packets in one INSERT, each chained to the one before.
+fn append(packets: &[&NewPacket], head: &mut (i64, String), now: i64) -> (Statement, Vec<Outcome>) {
+    let mut statement = Statement::new(
+        "INSERT INTO packets (seq, kind, ts_us, session_id, thread_id, principal, request_id, run_id, tool, \
+         args_hash, payload, prev_hash, hash) VALUES ",
+    );
+    let mut outcomes = Vec::with_capacity(packets.len());
+    for (i, packet) in packets.iter().enumerate() {
+        let seq = head.0 + 1;
+        let hash = Body {
+            kind: packet.kind.as_str(),
+            ts_us: now,
+            session_id: packet.session_id.as_deref(),
+            thread_id: packet.thread_id.as_deref(),
+            principal: packet.principal.as_deref(),
+            request_id: packet.request_id.as_deref(),
+            run_id: packet.run_id.as_deref(),
+            tool: packet.tool.as_deref(),
+            args_hash: packet.args_hash.as_deref(),
+            data: &packet.data,
+        }
+        .hash(seq, &head.1);
+        let row: [Arg; 13] = [
+            seq.into(),
+            packet.kind.as_str().into(),
+            now.into(),
+            packet.session_id.as_deref().into(),
+            packet.thread_id.as_deref().into(),
+            packet.principal.as_deref().into(),
+            packet.request_id.as_deref().into(),
+            packet.run_id.as_deref().into(),
+            packet.tool.as_deref().into(),
+            packet.args_hash.as_deref().into(),
+            jig_model::canonical::canonical_json(&packet.data).into(),
+            (&head.1).into(),
+            (&hash).into(),
+        ];
+        let separator = if i == 0 { "" } else { ", " };
+        statement.push(&format!("{separator}(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), row);
+        *head = (seq, hash.clone());
+        outcomes.push(Outcome::Appended { seq, hash });
+    }
+    (statement, outcomes)
+}
+
+fn create_run(run: &RunRecord, now: i64) -> Statement {
+    Statement::new(
+        "INSERT INTO runs (request_id, run_id, tool, version, session_id, thread_id, principal, params_hash, \
+         policy_hash, deterministic, state, rule, created_us, updated_us, duration_ms, response, error, \
+         replayed_from, owner, deadline_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .arg(&run.request_id)
+    .arg(&run.run_id)
+    .arg(&run.tool)
+    .arg(&run.version)
+    .arg(run.session_id.as_deref())
+    .arg(run.thread_id.as_deref())
+    .arg(run.principal.as_deref())
+    .arg(&run.params_hash)
+    .arg(&run.policy_hash)
+    .arg(i64::from(run.deterministic))
+    .arg(run.state.as_str())
+    .arg(run.rule.as_deref())
+    .arg(now)
+    .arg(now)
+    .arg(run.duration_ms)
+    .arg(run.response.as_ref().map(Value::to_string))
+    .arg(run.error.as_deref())
+    .arg(run.replayed_from.as_deref())
+    .arg(run.owner.as_deref())
+    .arg(run.deadline_us)
+}
+
+/// An operation that reads before it writes.
+async fn interactive(conn: &mut AnyConnection, op: &Op) -> Result<Outcome, AuditError> {
+    let now = now_us();
+    match op {
+        Op::ClaimKey { key, request_id } => {
+            let inserted = sqlx::query(
+                "INSERT INTO idempotency (key, state, request_id, response, created_us, updated_us) \
+                 VALUES ($1, 'pending', $2, NULL, $3, $3) ON CONFLICT (key) DO NOTHING",
+            )
+            .bind(key)
+            .bind(request_id)
+            .bind(now)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+            if inserted == 1 {
+                return Ok(Outcome::Claimed);
+            }
+            // A key whose holder died without a response may be taken over.
+            let taken_over = sqlx::query(
+                "UPDATE idempotency SET state = 'pending', request_id = $1, updated_us = $2 \
+                 WHERE key = $3 AND state = 'failed' AND response IS NULL",
+            )
+            .bind(request_id)
+            .bind(now)
+            .bind(key)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+            if taken_over == 1 {
+                return Ok(Outcome::Claimed);
+            }
+            let row = sqlx::query("SELECT * FROM idempotency WHERE key = $1")
+                .bind(key)
+                .fetch_one(&mut *conn)
+                .await?;
+            Ok(Outcome::KeyTaken(key_from_row(&row)?))
+        }
+        Op::DecideApproval { id, approve, token_hash, expires_us, decided_by } => {
+            let state = if *approve { ApprovalState::Approved } else { ApprovalState::Denied };
+            let changed = sqlx::query(
+                "UPDATE approvals SET state = $1, token_hash = $2, expires_us = $3, decided_by = $4, decided_us = $5 \
+                 WHERE id = $6 AND state = 'pending'",
+            )
+            .bind(state.as_str())
+            .bind(token_hash.as_deref())
+            .bind(*expires_us)
+            .bind(decided_by.as_deref())
+            .bind(now)
+            .bind(id)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+            Ok(Outcome::Decided(changed == 1))
+        }
+        Op::ConsumeApproval { token_hash, request_hash } => {
+            let row = sqlx::query("SELECT * FROM approvals WHERE token_hash = $1")
+                .bind(token_hash)
+                .fetch_optional(&mut *conn)
+                .await?;
+            let Some(row) = row else { return Ok(Outcome::TokenRefused(TokenRefusal::Unknown)) };
+            let approval = approval_from_row(&row)?;
+            let refusal = match approval.state {
+                ApprovalState::Consumed => Some(TokenRefusal::Used),
+                ApprovalState::Approved if approval.expires_us.is_some_and(|t| t <= now) => {
+                    Some(TokenRefusal::Expired)
+                }
+                ApprovalState::Approved if approval.request_hash != *request_hash => {
+                    Some(TokenRefusal::Mismatch)
+                }
+                ApprovalState::Approved => None,
+                ApprovalState::Pending | ApprovalState::Denied => Some(TokenRefusal::Unknown),
+            };
+            if let Some(refusal) = refusal {
+                return Ok(Outcome::TokenRefused(refusal));
+            }
+            let used = sqlx::query("UPDATE approvals SET state = 'consumed', consumed_us = $1 WHERE id = $2 AND state = 'approved'")
+                .bind(now)
+                .bind(&approval.id)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected();
+            Ok(if used == 1 {
+                Outcome::Consumed(approval.id)
+            } else {
+                Outcome::TokenRefused(TokenRefusal::Used)
+            })
+        }
+        other => Err(AuditError::Commit(format!(
+            "internal error: {other:?} is a blind write, not a read-write operation"
+        ))),
+    }
+}

@@ -1,0 +1,262 @@
+//! The writer: one task per store that commits what callers send, several callers per
+//! transaction when they arrive together (group commit). A caller's operations are answered
+//! only once their transaction is durable.
+//!
+//! Each statement is a round trip to the database (for SQLite, to the thread that owns the
+//! connection), which on a small machine costs more than the statement itself. So, on SQLite,
+//! when every operation waiting is a blind write and the chain head is known from the last
+//! commit, the whole transaction is one multi-statement round trip: it opens, checks that the
+//! head is still the one known (another process may have appended since; then it fails and
+//! the general path below runs), writes, moves the head and commits. The general path reads
+//! the head, applies each caller's operations in a savepoint of its own (a failing caller is
+//! rolled back alone), then writes the head and commits.
+
+use std::time::Duration;
+
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection, AnyPool, AssertSqlSafe, Executor, Row};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::apply::{apply_batch, blind, is_blind};
+use crate::error::AuditError;
+use crate::ops::{Op, Outcome};
+use crate::statement::{self, Statement};
+use crate::store::Dialect;
+use crate::time::now_us;
+
+/// At most this many callers share a transaction.
+const GROUP_LIMIT: usize = 256;
+
+/// How a caller learns what its operations did.
+pub(crate) type Reply = oneshot::Sender<Result<Vec<Outcome>, AuditError>>;
+
+type Results = Vec<Result<Vec<Outcome>, AuditError>>;
+
+/// Start the writer of `pool`.
+pub(crate) fn spawn(pool: AnyPool, dialect: Dialect) -> mpsc::UnboundedSender<(Vec<Op>, Reply)> {
+    let (sender, jobs) = mpsc::unbounded_channel();
+    tokio::spawn(write_loop(pool, dialect, jobs));
+    sender
+}
+
+async fn write_loop(
+    pool: AnyPool,
+    dialect: Dialect,
+    mut jobs: mpsc::UnboundedReceiver<(Vec<Op>, Reply)>,
+) {
+    // The head after this writer's last commit; `None` when unknown.
+    let mut known_head: Option<(i64, String)> = None;
+    // The writer keeps its connection between commits (taking one from the pool costs a round
+    // trip); after a failure it takes a fresh one.
+    let mut held: Option<PoolConnection<Any>> = None;
+    while let Some(first) = jobs.recv().await {
+        let mut group = vec![first];
+        while group.len() < GROUP_LIMIT {
+            match jobs.try_recv() {
+                Ok(job) => group.push(job),
+                Err(_) => break,
+            }
+        }
+        let batches: Vec<&[Op]> = group.iter().map(|(ops, _)| ops.as_slice()).collect();
+        let mut attempt = 0;
+        let results = loop {
+            attempt += 1;
+            let conn = match held.take() {
+                Some(conn) => Ok(conn),
+                None => pool.acquire().await.map_err(AuditError::from),
+            };
+            let result = match conn {
+                Ok(mut conn) => {
+                    let result = commit_group(&mut conn, dialect, &batches, &mut known_head).await;
+                    if result.is_ok() {
+                        held = Some(conn);
+                    }
+                    result
+                }
+                Err(error) => Err(error),
+            };
+            match result {
+                Err(error) if error.is_busy() && attempt < 100 => {
+                    tokio::time::sleep(Duration::from_millis(5 * attempt)).await;
+                }
+                other => break other,
+            }
+        };
+        match results {
+            Ok(results) => {
+                for ((_, reply), result) in group.into_iter().zip(results) {
+                    let _ = reply.send(result);
+                }
+            }
+            Err(error) => {
+                tracing::error!(%error, "audit commit failed");
+                for (_, reply) in group {
+                    let _ = reply.send(Err(AuditError::Commit(error.to_string())));
+                }
+            }
+        }
+    }
+}
+
+async fn commit_group(
+    conn: &mut AnyConnection,
+    dialect: Dialect,
+    batches: &[&[Op]],
+    known_head: &mut Option<(i64, String)>,
+) -> Result<Results, AuditError> {
+    let known = known_head.take();
+    if batches.iter().all(|ops| ops.iter().all(is_blind)) {
+        match commit_blind(conn, dialect, batches, known).await {
+            Ok((results, head)) => {
+                if dialect == Dialect::Sqlite {
+                    *known_head = Some(head);
+                }
+                return Ok(results);
+            }
+            Err(error) => {
+                // Rolled back; busy is retried by the caller, anything else (the head moved,
+                // a constraint) takes the general path, which isolates a failing caller.
+                let _ = conn.execute("ROLLBACK").await;
+                if error.is_busy() {
+                    return Err(error);
+                }
+            }
+        }
+    }
+    let (results, head) = commit_general(conn, dialect, batches).await?;
+    if dialect == Dialect::Sqlite {
+        *known_head = head;
+    }
+    Ok(results)
+}
+
+/// Blind writes of every caller in one transaction without savepoints (any failure fails all
+/// of it). With the head known (SQLite), one round trip that fails if the head moved; without,
+/// the head is read first.
+async fn commit_blind(
+    conn: &mut AnyConnection,
+    dialect: Dialect,
+    batches: &[&[Op]],
+    known: Option<(i64, String)>,
+) -> Result<(Results, (i64, String)), AuditError> {
+    let (mut statements, mut head) = match known {
+        Some(head) => {
+            // Fails (chain_head's CHECK allows only the row with id 1) when the head moved.
+            let guard = Statement::new(
+                "INSERT INTO chain_head (id, seq, hash) SELECT 2, 0, 'stale' \
+                 WHERE NOT EXISTS (SELECT 1 FROM chain_head WHERE id = 1 AND seq = ? AND hash = ?)",
+            )
+            .arg(head.0)
+            .arg(head.1.clone());
+            (vec![Statement::new("BEGIN IMMEDIATE"), guard], head)
+        }
+        None => (Vec::new(), begin(conn, dialect).await?),
+    };
+    let start = head.0;
+    let now = now_us();
+    let mut results = Vec::with_capacity(batches.len());
+    for ops in batches {
+        results.push(Ok(blind(&mut statements, ops, &mut head, now)));
+    }
+    if head.0 != start {
+        statements.push(
+            Statement::new("UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1")
+                .arg(head.0)
+                .arg(head.1.clone()),
+        );
+    }
+    statements.push(Statement::new("COMMIT"));
+    statement::run(conn, dialect, &statements).await?;
+    Ok((results, head))
+}
+
+/// Open a write transaction and read the chain head under its lock.
+async fn begin(conn: &mut AnyConnection, dialect: Dialect) -> Result<(i64, String), AuditError> {
+    let begin = match dialect {
+        Dialect::Sqlite => "BEGIN IMMEDIATE; SELECT seq, hash FROM chain_head WHERE id = 1",
+        Dialect::Postgres => "BEGIN; SELECT seq, hash FROM chain_head WHERE id = 1 FOR UPDATE",
+    };
+    let rows = match conn.fetch_all(begin).await {
+        Ok(rows) => rows,
+        Err(error) => {
+            let _ = conn.execute("ROLLBACK").await;
+            return Err(error.into());
+        }
+    };
+    let head =
+        rows.first().map(|row| Ok::<_, sqlx::Error>((row.try_get("seq")?, row.try_get("hash")?)));
+    match head {
+        Some(Ok(head)) => Ok(head),
+        other => {
+            let _ = conn.execute("ROLLBACK").await;
+            Err(match other {
+                Some(Err(error)) => error.into(),
+                _ => AuditError::Corrupt("the chain head is missing".into()),
+            })
+        }
+    }
+}
+
+/// Read the head, apply each caller in a savepoint (one caller needs none), write the head,
+/// commit. Returns the head after the commit.
+async fn commit_general(
+    conn: &mut AnyConnection,
+    dialect: Dialect,
+    batches: &[&[Op]],
+) -> Result<(Results, Option<(i64, String)>), AuditError> {
+    let mut head = begin(conn, dialect).await?;
+    let outcome = async {
+        let start = head.0;
+        let mut results = Vec::with_capacity(batches.len());
+        if let [ops] = batches {
+            match apply_batch(conn, dialect, ops, &mut head).await {
+                Ok(outcomes) => results.push(Ok(outcomes)),
+                Err(error) if error.is_busy() => return Err(error),
+                // Alone in the transaction: roll all of it back.
+                Err(error) => return Ok(Err(error)),
+            }
+        } else {
+            for ops in batches {
+                conn.execute("SAVEPOINT batch").await?;
+                let before = head.clone();
+                match apply_batch(conn, dialect, ops, &mut head).await {
+                    Ok(outcomes) => {
+                        conn.execute("RELEASE SAVEPOINT batch").await?;
+                        results.push(Ok(outcomes));
+                    }
+                    Err(error) if error.is_busy() => return Err(error),
+                    Err(error) => {
+                        conn.execute("ROLLBACK TO SAVEPOINT batch").await?;
+                        conn.execute("RELEASE SAVEPOINT batch").await?;
+                        head = before;
+                        results.push(Err(error));
+                    }
+                }
+            }
+        }
+        let mut finish = Vec::new();
+        if head.0 != start {
+            finish.push(
+                Statement::new("UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1")
+                    .arg(head.0)
+                    .arg(head.1.clone()),
+            );
+        }
+        finish.push(Statement::new("COMMIT"));
+        statement::run(conn, dialect, &finish).await?;
+        Ok(Ok((results, head)))
+    }
+    .await;
+    match outcome {
+        Ok(Ok((results, head))) => Ok((results, Some(head))),
+        Ok(Err(alone)) => {
+            conn.execute(AssertSqlSafe("ROLLBACK".to_owned())).await?;
+            Ok((vec![Err(alone)], None))
+        }
+        Err(error) => {
+            // Never hand the connection back inside a transaction.
+            let _ = conn.execute("ROLLBACK").await;
+            Err(error)
+        }
+    }
+}

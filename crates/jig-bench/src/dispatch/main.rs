@@ -1,0 +1,102 @@
+//! `dispatch-bench`: a trivial built-in call (`file_read` of a small file) through the whole
+//! pipeline — validation, policy, audit — with the store durable, sequentially and with several
+//! concurrent callers, on SQLite and PostgreSQL; and, in the same run, the ceiling: raw inserts of
+//! the same rows with the same durability settings, one transaction per call.
+//!
+//! ```text
+//! dispatch-bench [--calls N] [--callers C] [--postgres URL|auto|none]
+//! ```
+//! `--postgres auto` (the default) starts a throwaway cluster like the tests do.
+
+// A benchmark reports on stdout.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod ceiling;
+mod pipeline;
+mod stats;
+
+use anyhow::Context;
+
+use crate::stats::Figures;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+struct Options {
+    calls: usize,
+    callers: usize,
+    postgres: Option<String>,
+}
+
+fn options() -> anyhow::Result<Options> {
+    let mut options = Options { calls: 4000, callers: 4, postgres: Some("auto".to_owned()) };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().with_context(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--calls" => options.calls = value()?.parse().context("--calls")?,
+            "--callers" => options.callers = value()?.parse().context("--callers")?,
+            "--postgres" => {
+                let v = value()?;
+                options.postgres = (v != "none").then_some(v);
+            }
+            other => anyhow::bail!(
+                "unknown argument `{other}` (try --calls N, --callers C, --postgres URL|auto|none)"
+            ),
+        }
+    }
+    Ok(options)
+}
+
+fn main() -> anyhow::Result<()> {
+    let options = options()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(run(&options))
+}
+
+async fn run(options: &Options) -> anyhow::Result<()> {
+    let mut rows: Vec<(String, Figures)> = Vec::new();
+    let work = tempfile::tempdir()?;
+    let mut backends = vec![("SQLite".to_owned(), None)];
+    if let Some(postgres) = &options.postgres {
+        let url = if postgres == "auto" { None } else { Some(postgres.clone()) };
+        backends.push(("PostgreSQL".to_owned(), Some(url)));
+    }
+    for (name, postgres) in backends {
+        let target = |label: &str| -> String {
+            match &postgres {
+                None => work.path().join(format!("{label}.db")).display().to_string(),
+                Some(Some(url)) => url.clone(),
+                Some(None) => jig_testkit::postgres_url(),
+            }
+        };
+        let mut modes = vec![1, options.callers];
+        modes.dedup();
+        for callers in modes {
+            let mode =
+                if callers == 1 { "sequential".to_owned() } else { format!("{callers} callers") };
+            let pipeline_db = target(&format!("pipeline-{callers}"));
+            let (figures, sample) =
+                pipeline::measure(work.path(), &pipeline_db, options.calls, callers).await?;
+            rows.push((format!("{name}, {mode}, pipeline"), figures));
+            let ceiling_db = target(&format!("ceiling-{callers}"));
+            let figures = ceiling::measure(&ceiling_db, &sample, options.calls, callers).await?;
+            rows.push((format!("{name}, {mode}, raw-insert ceiling"), figures));
+        }
+    }
+    println!("| what | calls/s | p50 ms | p99 ms | share of ceiling |");
+    println!("|---|---:|---:|---:|---:|");
+    for pair in rows.chunks(2) {
+        let [(pipeline_name, pipeline), (ceiling_name, ceiling)] = pair else { continue };
+        let share = pipeline.calls_per_second / ceiling.calls_per_second * 100.0;
+        println!(
+            "| {pipeline_name} | {:.0} | {:.3} | {:.3} | {share:.0}% |",
+            pipeline.calls_per_second, pipeline.p50_ms, pipeline.p99_ms
+        );
+        println!(
+            "| {ceiling_name} | {:.0} | {:.3} | {:.3} | |",
+            ceiling.calls_per_second, ceiling.p50_ms, ceiling.p99_ms
+        );
+    }
+    Ok(())
+}
