@@ -158,6 +158,13 @@ async fn commit_blind(
     for ops in batches {
         results.push(Ok(blind(&mut statements, ops, &mut head, now)));
     }
+    finish(&mut statements, start, &head);
+    statement::run(conn, dialect, &statements).await?;
+    Ok((results, head))
+}
+
+/// Move the head (when packets were appended since `start`) and commit.
+fn finish(statements: &mut Vec<Statement>, start: i64, head: &(i64, String)) {
     if head.0 != start {
         statements.push(
             Statement::new("UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1")
@@ -166,8 +173,6 @@ async fn commit_blind(
         );
     }
     statements.push(Statement::new("COMMIT"));
-    statement::run(conn, dialect, &statements).await?;
-    Ok((results, head))
 }
 
 /// Open a write transaction and read the chain head under its lock.
@@ -234,16 +239,9 @@ async fn commit_general(
                 }
             }
         }
-        let mut finish = Vec::new();
-        if head.0 != start {
-            finish.push(
-                Statement::new("UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1")
-                    .arg(head.0)
-                    .arg(head.1.clone()),
-            );
-        }
-        finish.push(Statement::new("COMMIT"));
-        statement::run(conn, dialect, &finish).await?;
+        let mut statements = Vec::new();
+        finish(&mut statements, start, &head);
+        statement::run(conn, dialect, &statements).await?;
         Ok(Ok((results, head)))
     }
     .await;
