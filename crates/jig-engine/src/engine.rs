@@ -31,6 +31,8 @@ pub struct EngineOptions {
     pub db: Option<String>,
     /// Runbook files named explicitly.
     pub extra_runbooks: Vec<PathBuf>,
+    /// How often sessions with calls in flight get a heartbeat (default 5 s).
+    pub heartbeat: Option<Duration>,
 }
 
 /// Who calls, and in which conversation.
@@ -129,7 +131,10 @@ impl Engine {
             validators: Validators::default(),
             in_flight: Mutex::new(HashMap::new()),
         });
-        spawn_heartbeats(Arc::downgrade(&engine));
+        spawn_heartbeats(
+            Arc::downgrade(&engine),
+            options.heartbeat.unwrap_or(Duration::from_secs(5)),
+        );
         Ok(engine)
     }
 
@@ -365,10 +370,10 @@ pub fn default_db(root: &Path) -> String {
     root.join(".jig").join("audit.db").display().to_string()
 }
 
-/// Every 5 s, a heartbeat for each session with calls in flight.
-fn spawn_heartbeats(engine: std::sync::Weak<Engine>) {
+/// Every `every`, a heartbeat for each session with calls in flight.
+fn spawn_heartbeats(engine: std::sync::Weak<Engine>, every: Duration) {
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(5));
+        let mut tick = tokio::time::interval(every);
         loop {
             tick.tick().await;
             let Some(engine) = engine.upgrade() else { return };

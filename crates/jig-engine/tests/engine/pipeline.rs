@@ -176,3 +176,44 @@ async fn start_up_recovery_leaves_live_calls_alone() {
     cancel.cancel();
     assert!(!task.await.expect("join").ok);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sessions_with_calls_in_flight_get_heartbeats() {
+    let project = Project::new("");
+    let options = jig_engine::EngineOptions {
+        project: project.root.clone(),
+        heartbeat: Some(Duration::from_millis(50)),
+        ..jig_engine::EngineOptions::default()
+    };
+    let engine = jig_engine::Engine::open(options).await.expect("open");
+    let mut events = engine.subscribe();
+    let context = caller("busy-session", "alice");
+    let cancel = context.cancel.clone();
+    let task = tokio::spawn({
+        let engine = engine.clone();
+        async move { engine.dispatch(request("t.sleep", json!({ "secs": "30" })), context).await }
+    });
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut beats = 0;
+    while beats < 3 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, events.recv()).await {
+            Ok(Ok(Event::Heartbeat(beat))) => {
+                assert_eq!(beat.session_id, "busy-session");
+                beats += 1;
+            }
+            Ok(Ok(_)) => {}
+            other => panic!("no heartbeat: {other:?}"),
+        }
+    }
+    cancel.cancel();
+    task.await.expect("join");
+    // Nothing in flight: no more heartbeats.
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    while events.try_recv().is_ok() {}
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        !matches!(events.try_recv(), Ok(Event::Heartbeat(_))),
+        "a heartbeat for an idle session"
+    );
+}
