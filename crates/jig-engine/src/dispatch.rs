@@ -405,7 +405,16 @@ impl<'e> Call<'e> {
                     return Ok(Claim::Replay(record.clone()));
                 }
                 Some(Outcome::KeyTaken(_)) => {
-                    // Another call with the same key is running: wait for its result.
+                    // Another call with the same key is running: wait (queued) for its result.
+                    self.ops.push(Op::SetRun(RunUpdate {
+                        request_id: self.request.request_id.clone(),
+                        state: Some(RunState::Queued),
+                        ..RunUpdate::default()
+                    }));
+                    if let Err(error) = self.commit().await {
+                        return Err(Box::new(self.internal(&error.to_string()).await));
+                    }
+                    self.publish_state(RunState::Queued);
                     loop {
                         if Instant::now() > deadline {
                             let error = ToolError::new(

@@ -74,6 +74,8 @@ pub struct Engine {
     pub(crate) validators: Validators,
     /// Sessions with calls in flight, for heartbeats.
     pub(crate) in_flight: Mutex<HashMap<String, usize>>,
+    /// Where the project was loaded from, and how (for live reload).
+    pub(crate) source: (PathBuf, LoadOptions),
 }
 
 /// The loaded snapshot, the policy compiled from its root manifest, and tools registered at
@@ -106,7 +108,7 @@ impl Engine {
             extra_runbooks: options.extra_runbooks.clone(),
             ..LoadOptions::default()
         };
-        let snapshot = Loader::with_options(&options.project, load_options).load()?;
+        let snapshot = Loader::with_options(&options.project, load_options.clone()).load()?;
         let policy = Arc::new(Policy::new(policy_of(&snapshot))?);
         let root = snapshot.root().to_path_buf();
         let db = options.db.clone().unwrap_or_else(|| default_db(&root));
@@ -130,6 +132,7 @@ impl Engine {
             metrics: Metrics::default(),
             validators: Validators::default(),
             in_flight: Mutex::new(HashMap::new()),
+            source: (options.project.clone(), load_options),
         });
         spawn_heartbeats(
             Arc::downgrade(&engine),

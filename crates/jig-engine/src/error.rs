@@ -41,6 +41,9 @@ pub enum EngineError {
     /// A selection could not be made.
     #[error("no tool fits the intent: {0}")]
     NoSelection(String),
+    /// The project's files cannot be watched.
+    #[error(transparent)]
+    Watch(#[from] jig_load::watch::WatchError),
     /// A registration clashes with an existing tool.
     #[error("a tool `{0}` is already registered")]
     Duplicate(String),

@@ -1,6 +1,7 @@
 //! The event bus: progress, output and state changes of running calls, and heartbeats, to any
 //! number of subscribers (the UI, the MCP server, a CLI watching a call).
 
+use jig_model::Diagnostic;
 use jig_model::envelope::{EventMessage, Heartbeat};
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -13,6 +14,30 @@ pub enum Event {
     Message(EventMessage),
     /// A session with calls in flight is alive.
     Heartbeat(Heartbeat),
+    /// The registry changed, or a change was refused.
+    Registry(RegistryEvent),
+}
+
+/// What live reload did with a change of the project's files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event")]
+pub enum RegistryEvent {
+    /// A valid project was swapped in; calls from now on use it.
+    RegistryReloaded {
+        /// The new registry hash.
+        registry_hash: String,
+        /// How many tools it has.
+        tools: usize,
+        /// The files that changed.
+        changed: Vec<String>,
+    },
+    /// The project is invalid now; the last valid registry keeps serving.
+    RegistryRejected {
+        /// The files that changed.
+        changed: Vec<String>,
+        /// Every diagnostic of the failed load.
+        diagnostics: Vec<Diagnostic>,
+    },
 }
 
 /// Fan-out of events; a slow subscriber loses the oldest events, never blocks a call.

@@ -12,13 +12,14 @@ mod error;
 mod events;
 mod identity;
 mod metrics;
+mod reload;
 mod select;
 mod validation;
 
 pub use decode::{decode_request, parse_json_strict};
 pub use engine::{CallContext, Engine, EngineOptions, default_db};
 pub use error::EngineError;
-pub use events::{Event, EventBus};
+pub use events::{Event, EventBus, RegistryEvent};
 pub use identity::{idempotency_key, request_hash};
 pub use metrics::{LatencySummary, MetricsSnapshot};
 pub use select::{Candidate, Intent, ToolSelection};

@@ -7,6 +7,7 @@ mod acceptance;
 mod approvals;
 mod hostile;
 mod pipeline;
+mod reload;
 mod replay;
 mod select;
 

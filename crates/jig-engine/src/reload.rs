@@ -1,0 +1,55 @@
+//! Live reload: the project's files are watched; a valid reload is swapped in atomically (calls
+//! in flight finish on the registry they started with), an invalid one is refused — the last
+//! valid registry keeps serving — and both are announced on the event bus.
+
+use std::sync::Arc;
+
+use jig_load::Loader;
+use jig_load::watch::{DEFAULT_DEBOUNCE, WatchHandle, WatchUpdate};
+
+use crate::engine::Engine;
+use crate::error::EngineError;
+use crate::events::{Event, RegistryEvent};
+
+impl Engine {
+    /// Watch the project until the handle is dropped. The project is loaded again first (it may
+    /// have changed since [`Engine::open`]); it must still be valid.
+    pub fn watch(self: &Arc<Self>) -> Result<WatchHandle, EngineError> {
+        let (project, options) = &self.source;
+        let mut loader = Loader::with_options(project, options.clone());
+        let snapshot = loader.load()?;
+        self.swap(snapshot)?;
+        let engine = Arc::downgrade(self);
+        let handle = jig_load::watch::watch(loader, DEFAULT_DEBOUNCE, move |update| {
+            if let Some(engine) = engine.upgrade() {
+                engine.take_update(update);
+            }
+        })?;
+        Ok(handle)
+    }
+
+    fn take_update(&self, update: WatchUpdate) {
+        let changed: Vec<String> = update.changed.iter().map(|p| p.display().to_string()).collect();
+        let event = match update.result {
+            Ok(snapshot) => {
+                let registry_hash = snapshot.registry_hash().to_owned();
+                let tools = snapshot.len();
+                match self.swap(snapshot) {
+                    Ok(()) => RegistryEvent::RegistryReloaded { registry_hash, tools, changed },
+                    Err(error) => {
+                        tracing::warn!(%error, "a reloaded project's policy cannot be compiled; keeping the last one");
+                        RegistryEvent::RegistryRejected { changed, diagnostics: Vec::new() }
+                    }
+                }
+            }
+            Err(failure) => {
+                tracing::warn!(
+                    errors = failure.errors().count(),
+                    "the project has errors; the last valid registry keeps serving"
+                );
+                RegistryEvent::RegistryRejected { changed, diagnostics: failure.diagnostics }
+            }
+        };
+        self.events.publish(Event::Registry(event));
+    }
+}

@@ -1,0 +1,69 @@
+//! Live reload through the engine: valid edits are swapped in, invalid ones refused.
+
+use std::time::{Duration, Instant};
+
+use jig_engine::{Event, RegistryEvent};
+use serde_json::json;
+
+use crate::{Project, call};
+
+/// The first registry event `wanted` accepts, within 10 s (a save may be seen as several
+/// changes, each reloaded).
+async fn wait_for(
+    events: &mut tokio::sync::broadcast::Receiver<Event>,
+    wanted: fn(&RegistryEvent) -> bool,
+) -> RegistryEvent {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, events.recv()).await {
+            Ok(Ok(Event::Registry(event))) if wanted(&event) => return event,
+            Ok(Ok(_)) => {}
+            other => panic!("no such registry event: {other:?}"),
+        }
+    }
+}
+
+fn reloaded(event: &RegistryEvent) -> bool {
+    matches!(event, RegistryEvent::RegistryReloaded { .. })
+}
+
+fn rejected(event: &RegistryEvent) -> bool {
+    matches!(event, RegistryEvent::RegistryRejected { .. })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn edits_are_swapped_in_and_broken_ones_refused() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    let mut events = engine.subscribe();
+    let _watch = engine.watch().expect("watch");
+    let file = project.path("tools/echo.tool.yaml");
+    let text = std::fs::read_to_string(&file).expect("read");
+
+    std::fs::write(&file, text.replace("Print a text back, unchanged.", "Echo, edited."))
+        .expect("write");
+    if let RegistryEvent::RegistryReloaded { changed, .. } = wait_for(&mut events, reloaded).await {
+        assert!(changed.iter().any(|c| c.ends_with("echo.tool.yaml")), "{changed:?}");
+    }
+    assert_eq!(engine.get("t.echo").expect("t.echo").description, "Echo, edited.");
+
+    // A broken edit: refused with its diagnostics, and the last valid registry keeps serving.
+    std::fs::write(&file, text.replace("timeoutMs: 10000", "timeoutMs: 0")).expect("write");
+    if let RegistryEvent::RegistryRejected { diagnostics, .. } =
+        wait_for(&mut events, rejected).await
+    {
+        assert!(diagnostics.iter().any(|d| d.code == "field.range"), "{diagnostics:?}");
+    }
+    assert_eq!(engine.get("t.echo").expect("still there").description, "Echo, edited.");
+    assert!(call(&engine, "t.echo", json!({ "text": "still works" })).await.ok);
+
+    // A policy edit changes decisions from the next call on.
+    project.set_policy("rules:\n  - { tools: [t.echo], action: deny }");
+    std::fs::write(&file, &text).expect("write");
+    while engine.policy().config().rules.len() != 1 {
+        wait_for(&mut events, reloaded).await;
+    }
+    let denied = call(&engine, "t.echo", json!({ "text": "x" })).await;
+    assert_eq!(crate::code(&denied), "E_POLICY");
+}
