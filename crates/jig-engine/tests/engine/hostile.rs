@@ -132,3 +132,24 @@ fn duplicate_keys_in_a_request_are_refused() {
         .expect("valid");
     assert_eq!(ok.args, json!({ "text": "x" }));
 }
+
+/// `cli` tools run argv without a shell, and arguments are values, not templates: shell syntax
+/// and template syntax in an argument arrive as literal text.
+#[tokio::test(flavor = "multi_thread")]
+async fn shell_and_template_syntax_in_arguments_is_inert() {
+    let project = Project::new("");
+    let engine = project.engine().await;
+    for text in [
+        "$(touch pwned1); `touch pwned2` && touch pwned3 | tee pwned4",
+        "{{ 7 * 7 }} {% if true %}x{% endif %}",
+        "-n",
+        "\nnew\tline",
+    ] {
+        let response = call(&engine, "t.echo", json!({ "text": text })).await;
+        assert!(response.ok, "{text}: {response:?}");
+        assert_eq!(response.data["stdout"], text);
+    }
+    for file in ["pwned1", "pwned2", "pwned3", "pwned4"] {
+        assert!(!project.path(file).exists(), "{file} was created");
+    }
+}
