@@ -270,6 +270,7 @@ impl<'e> Call<'e> {
             tool,
             args: &self.request.args,
             workspace: &self.engine.workspace,
+            policy: &self.registry.policy,
             timeout,
             cancel: self.context.cancel.clone(),
             events: Events::new(self.request.request_id.clone(), sink),

@@ -67,7 +67,7 @@ impl Default for CallContext {
 pub struct Engine {
     pub(crate) registry: RwLock<Registry>,
     pub(crate) store: Store,
-    pub(crate) workspace: Workspace,
+    pub(crate) workspace: Arc<Workspace>,
     pub(crate) executors: Executors,
     pub(crate) events: EventBus,
     pub(crate) metrics: Metrics,
@@ -121,7 +121,7 @@ impl Engine {
                 "marked calls left unfinished by a previous process"
             );
         }
-        let workspace = Workspace::open(&root)?;
+        let workspace = Arc::new(Workspace::open(&root)?);
         tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash(), "tools.registered");
         let engine = Arc::new(Self {
             registry: RwLock::new(Registry { snapshot, policy, registered: BTreeMap::new() }),

@@ -7,6 +7,7 @@
 //! deny-by-default. [`redact`] keeps secrets out of everything that is stored or shown, and
 //! [`budget`] tracks what a session may still spend.
 
+pub mod arguments;
 pub mod budget;
 pub mod command;
 mod decision;

@@ -9,7 +9,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::decision::{Decision, Denial};
-use crate::{command, governance, network, sandbox};
+use crate::{arguments, command, governance, network, sandbox};
 
 /// A policy that cannot be compiled.
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +59,15 @@ impl Policy {
         &self.hash
     }
 
+    /// Check a command line as `shell_exec` runs it: no shell syntax, allowed by `shell_allow`,
+    /// no argument that runs other programs. Returns the argv.
+    pub fn check_command(&self, cmd: &str) -> Result<Vec<String>, Denial> {
+        let argv = command::tokenize(cmd)?;
+        command::check_argv(&argv, &self.shell_allow)?;
+        arguments::check_arguments(&argv)?;
+        Ok(argv)
+    }
+
     /// The decision for calling `tool` with `args` (already valid against its input schema):
     /// the built-in checks of seed 002 §7 first, then governance; the strictest wins.
     pub fn decide(&self, tool: &ToolDef, args: &Value) -> Decision {
@@ -92,8 +101,10 @@ impl Policy {
             }
             "shell_exec" => {
                 if let Some(cmd) = args.get("cmd").and_then(Value::as_str) {
-                    let argv = command::tokenize(cmd)?;
-                    command::check_argv(&argv, &self.shell_allow)?;
+                    self.check_command(cmd)?;
+                }
+                if let Some(env) = args.get("env").and_then(Value::as_object) {
+                    arguments::check_env(env.keys().map(String::as_str))?;
                 }
             }
             "git_push" if !self.config.git.allow_push => {

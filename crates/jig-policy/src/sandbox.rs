@@ -55,6 +55,11 @@ pub enum SandboxError {
 }
 
 impl SandboxError {
+    /// Classify an I/O error on `path`: escapes and missing files get their own variants.
+    pub fn io(path: &str, source: std::io::Error) -> Self {
+        Self::from_io(path, source)
+    }
+
     fn from_io(path: &str, source: std::io::Error) -> Self {
         // cap-std reports an escape as PermissionDenied with this message, or ELOOP/EXDEV from
         // openat2's RESOLVE_BENEATH.
@@ -109,6 +114,44 @@ impl Workspace {
     /// The root directory.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The root as a directory handle: every open through it stays beneath the root.
+    pub fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// The directory holding `path` (opened beneath the root) and the last component's name.
+    /// A path whose last component is not a plain name (`.`, `..`, the root itself) is refused,
+    /// so callers can rename or remove the name inside that directory without following it.
+    pub fn parent_of(&self, path: &str) -> Result<(Dir, String), SandboxError> {
+        check_lexically(path).map_err(|_| SandboxError::Escape { path: path.to_owned() })?;
+        let target = Path::new(path);
+        let Some(Component::Normal(name)) = target.components().next_back() else {
+            return Err(SandboxError::Io {
+                path: path.to_owned(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the path does not end in a file or directory name",
+                ),
+            });
+        };
+        let name = name.to_string_lossy().into_owned();
+        let dir = match target.parent().filter(|p| !p.as_os_str().is_empty()) {
+            None => self.dir.try_clone(),
+            Some(parent) => self.dir.open_dir(parent),
+        }
+        .map_err(|e| SandboxError::from_io(path, e))?;
+        Ok((dir, name))
+    }
+
+    /// Open an existing file for reading, beneath the root.
+    pub fn open_file(&self, path: &str) -> Result<std::fs::File, SandboxError> {
+        check_lexically(path).map_err(|_| SandboxError::Escape { path: path.to_owned() })?;
+        self.dir
+            .open(path)
+            .map(cap_std::fs::File::into_std)
+            .map_err(|e| SandboxError::from_io(path, e))
     }
 
     /// Read a file of at most `max_bytes`.

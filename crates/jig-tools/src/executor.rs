@@ -7,6 +7,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use jig_model::envelope::{EventMessage, Progress};
 use jig_model::{ErrorCode, ToolDef};
+use jig_policy::Policy;
 use jig_policy::sandbox::{SandboxError, Workspace};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -137,11 +138,14 @@ impl Events {
 #[derive(Debug)]
 pub struct Invocation<'a> {
     /// The tool.
-    pub tool: &'a ToolDef,
+    pub tool: &'a Arc<ToolDef>,
     /// Its arguments, already valid against the input schema.
     pub args: &'a Value,
     /// The workspace the tool may touch.
-    pub workspace: &'a Workspace,
+    pub workspace: &'a Arc<Workspace>,
+    /// The project's policy (built-ins re-check what they enforce at run time, e.g. every
+    /// redirect hop of `curl`).
+    pub policy: &'a Arc<Policy>,
     /// Time allowed.
     pub timeout: Duration,
     /// Stop when this fires.

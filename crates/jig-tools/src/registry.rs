@@ -27,7 +27,7 @@ impl Executors {
     /// The executors this version of Jig has.
     pub fn standard() -> Self {
         let mut by_kind: BTreeMap<&'static str, Arc<dyn Executor>> = BTreeMap::new();
-        by_kind.insert("builtin", Arc::new(BuiltinExecutor));
+        by_kind.insert("builtin", Arc::new(BuiltinExecutor::default()));
         by_kind.insert("cli", Arc::new(CliExecutor));
         Self { by_kind }
     }

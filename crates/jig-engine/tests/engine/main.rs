@@ -5,8 +5,10 @@
 
 mod acceptance;
 mod approvals;
+mod fs_tools;
 mod hostile;
 mod pipeline;
+mod proc_shell;
 mod reload;
 mod replay;
 mod select;
@@ -224,6 +226,12 @@ pub fn caller(session: &str, principal: &str) -> CallContext {
 /// Dispatch as `alice` in session `s1`.
 pub async fn call(engine: &Engine, tool: &str, args: Value) -> ToolResponse {
     engine.dispatch(request(tool, args), caller("s1", "alice")).await
+}
+
+/// Dispatch in a session of its own, so an identical earlier call is not answered from the
+/// idempotency record (tests of what a tool does, not of replay).
+pub async fn call_once(engine: &Engine, tool: &str, args: Value) -> ToolResponse {
+    engine.dispatch(request(tool, args), caller(&uuid(), "alice")).await
 }
 
 /// The kinds of the packets of one request, in order.

@@ -1,32 +1,33 @@
-//! `file_read` and `file_write`, through the workspace sandbox.
+//! `file_read`, `file_write` and `file_patch`, through the workspace sandbox.
 
 use jig_model::ErrorCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::executor::{Invocation, Output, ToolError};
+use super::call::Call;
+use super::patch;
+use crate::executor::{Output, ToolError};
 
 /// Default `max_bytes` of `file_read` (its schema's default).
-const DEFAULT_MAX_READ: u64 = 1024 * 1024;
+const DEFAULT_MAX_READ: usize = 1024 * 1024;
 
-pub(super) fn read(invocation: &Invocation<'_>) -> Result<Value, ToolError> {
-    let path = string_arg(invocation.args, "path")?;
-    let max = invocation.args.get("max_bytes").and_then(Value::as_u64).unwrap_or(DEFAULT_MAX_READ);
-    let bytes = invocation.workspace.read(path, max)?;
+/// Largest file `file_patch` edits.
+const MAX_PATCHED: u64 = 64 * 1024 * 1024;
+
+pub(super) fn read(call: &Call) -> Result<Output, ToolError> {
+    let path = call.str("path")?;
+    let max = call.count("max_bytes", DEFAULT_MAX_READ) as u64;
+    let bytes = call.workspace.read(path, max)?;
     let sha256 = hex(&Sha256::digest(&bytes));
-    let content = String::from_utf8(bytes).map_err(|_| {
-        ToolError::new(ErrorCode::FileIo, format!("`{path}` is not UTF-8 text"))
-            .with_details(json!({ "path": path }))
-    })?;
-    Ok(json!({ "content": content, "sha256": sha256 }))
+    let content = utf8(path, bytes)?;
+    Ok(Output::data(json!({ "content": content, "sha256": sha256 })))
 }
 
-pub(super) fn write(invocation: &Invocation<'_>) -> Result<Output, ToolError> {
-    let args = invocation.args;
-    let path = string_arg(args, "path")?;
-    let content = string_arg(args, "content")?;
-    let create_dirs = args.get("create_dirs").and_then(Value::as_bool).unwrap_or(false);
-    let mode = match args.get("mode_octal").and_then(Value::as_str) {
+pub(super) fn write(call: &Call) -> Result<Output, ToolError> {
+    let path = call.str("path")?;
+    let content = call.str("content")?;
+    let create_dirs = call.bool("create_dirs", false);
+    let mode = match call.opt_str("mode_octal") {
         Some(text) => Some(u32::from_str_radix(text, 8).map_err(|_| {
             ToolError::new(
                 ErrorCode::ValidationFail,
@@ -35,19 +36,43 @@ pub(super) fn write(invocation: &Invocation<'_>) -> Result<Output, ToolError> {
         })?),
         None => None,
     };
-    let bytes = invocation.workspace.write_atomic(path, content.as_bytes(), create_dirs, mode)?;
+    let _held = call.locks.lock(&[path]);
+    let bytes = call.workspace.write_atomic(path, content.as_bytes(), create_dirs, mode)?;
     Ok(Output {
         data: json!({ "written": true, "bytes": bytes }),
         files_touched: vec![path.to_owned()],
     })
 }
 
-fn string_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
-    args.get(name).and_then(Value::as_str).ok_or_else(|| {
-        ToolError::new(ErrorCode::ValidationFail, format!("`{name}` must be a string"))
+pub(super) fn patch(call: &Call) -> Result<Output, ToolError> {
+    let path = call.str("path")?;
+    let diff = call.str("unified_diff")?;
+    let refused = |error: patch::PatchError| {
+        ToolError::new(ErrorCode::ValidationFail, format!("`{path}`: {error}"))
+            .with_details(json!({ "path": path }))
+    };
+    let hunks = patch::parse(diff).map_err(refused)?;
+    let _held = call.locks.lock(&[path]);
+    let text = utf8(path, call.workspace.read(path, MAX_PATCHED)?)?;
+    let patched = patch::apply(&text, &hunks).map_err(refused)?;
+    call.workspace.write_atomic(path, patched.as_bytes(), false, None)?;
+    Ok(Output {
+        data: json!({ "patched": true, "hunks_applied": hunks.len() }),
+        files_touched: vec![path.to_owned()],
     })
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+fn utf8(path: &str, bytes: Vec<u8>) -> Result<String, ToolError> {
+    String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(ErrorCode::FileIo, format!("`{path}` is not UTF-8 text"))
+            .with_details(json!({ "path": path }))
+    })
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
 }

@@ -1,18 +1,39 @@
 //! The built-in catalog (seed 002 §5), dispatched by name. Each tool's contract is its
 //! definition in `toolpacks/std`.
+//!
+//! File, search and process-table work blocks, so it runs on tokio's blocking pool with the call
+//! moved there whole ([`call::Call`]); such work checks its deadline and cancel token as it goes.
 
+mod call;
 mod file;
+mod fs_ops;
+mod grep;
+mod list;
+mod locks;
+mod patch;
+mod proc;
+mod shell;
+mod walk;
+
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use jig_model::ErrorCode;
 use jig_model::tool_def::ToolExecution;
 use jig_model::toolpack::Execution as Kind;
 
+use self::call::Call;
+use self::locks::WriteLocks;
 use crate::executor::{Execution, Executor, Invocation, Output, ToolError};
+
+/// A built-in that runs on a blocking thread.
+type Blocking = fn(&Call) -> Result<Output, ToolError>;
 
 /// Runs `builtin` tools.
 #[derive(Debug, Default)]
-pub struct BuiltinExecutor;
+pub struct BuiltinExecutor {
+    locks: Arc<WriteLocks>,
+}
 
 #[async_trait]
 impl Executor for BuiltinExecutor {
@@ -25,9 +46,17 @@ impl Executor for BuiltinExecutor {
             ));
         };
         let name = builtin.name.as_deref().unwrap_or(&tool.id);
-        let output = match name {
-            "file_read" => Output::data(file::read(&invocation)?),
-            "file_write" => file::write(&invocation)?,
+        let blocking: Blocking = match name {
+            "file_read" => file::read,
+            "file_write" => file::write,
+            "file_patch" => file::patch,
+            "fs_list" => list::list,
+            "fs_move" => fs_ops::move_path,
+            "fs_copy" => fs_ops::copy_path,
+            "fs_delete" => fs_ops::delete_path,
+            "grep" => grep::grep,
+            "proc_list" => proc::list,
+            "shell_exec" => return Ok(Execution::Done(shell::exec(&invocation).await?)),
             other => {
                 return Err(ToolError::new(
                     ErrorCode::Internal,
@@ -37,6 +66,11 @@ impl Executor for BuiltinExecutor {
                 ));
             }
         };
+        let call = Call::new(&invocation, &self.locks);
+        let output =
+            tokio::task::spawn_blocking(move || blocking(&call)).await.map_err(|e| {
+                ToolError::new(ErrorCode::Internal, format!("the built-in `{name}` failed: {e}"))
+            })??;
         Ok(Execution::Done(output))
     }
 }
