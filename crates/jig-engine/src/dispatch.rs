@@ -294,7 +294,9 @@ impl<'e> Call<'e> {
             )),
             Ok(Ok(Execution::Done(output))) => {
                 self.files_touched = output.files_touched.len() as u64;
-                self.check_output(tool, output.data)
+                // What a tool returns reaches screens and logs: secrets in it are redacted
+                // there too, not only in the audit (seed 002 §7, `sec.shell.allowlist`).
+                self.check_output(tool, output.data).map(|data| redact_value(&data))
             }
         };
         self.finish(tool, result, claimed).await

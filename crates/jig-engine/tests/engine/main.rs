@@ -7,6 +7,7 @@ mod acceptance;
 mod approvals;
 mod fs_tools;
 mod hostile;
+mod network;
 mod pipeline;
 mod proc_shell;
 mod reload;

@@ -5,6 +5,7 @@
 //! moved there whole ([`call::Call`]); such work checks its deadline and cancel token as it goes.
 
 mod call;
+mod curl;
 mod file;
 mod fs_ops;
 mod grep;
@@ -56,6 +57,7 @@ impl Executor for BuiltinExecutor {
             "fs_delete" => fs_ops::delete_path,
             "grep" => grep::grep,
             "proc_list" => proc::list,
+            "curl" => return Ok(Execution::Done(curl::curl(&invocation).await?)),
             "shell_exec" => return Ok(Execution::Done(shell::exec(&invocation).await?)),
             other => {
                 return Err(ToolError::new(
