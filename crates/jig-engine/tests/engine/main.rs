@@ -6,6 +6,7 @@
 mod acceptance;
 mod approvals;
 mod fs_tools;
+mod git_tools;
 mod hostile;
 mod network;
 mod pipeline;

@@ -1,9 +1,10 @@
-//! What a built-in running on a blocking thread owns: its arguments, the workspace, its deadline and cancel token, and the shared write locks.
+//! What a built-in running on a blocking thread owns: its arguments, the workspace, the policy, its deadline and cancel token, and the shared write locks.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use jig_model::{ErrorCode, ToolDef};
+use jig_policy::Policy;
 use jig_policy::sandbox::Workspace;
 use serde_json::Value;
 
@@ -16,6 +17,7 @@ pub(crate) struct Call {
     pub tool: Arc<ToolDef>,
     pub args: Value,
     pub workspace: Arc<Workspace>,
+    pub policy: Arc<Policy>,
     pub cancel: Cancel,
     pub timeout: Duration,
     pub deadline: Instant,
@@ -28,6 +30,7 @@ impl Call {
             tool: Arc::clone(invocation.tool),
             args: invocation.args.clone(),
             workspace: Arc::clone(invocation.workspace),
+            policy: Arc::clone(invocation.policy),
             cancel: invocation.cancel.clone(),
             timeout: invocation.timeout,
             deadline: Instant::now() + invocation.timeout,

@@ -8,6 +8,7 @@ mod call;
 mod curl;
 mod file;
 mod fs_ops;
+mod git;
 mod grep;
 mod list;
 mod locks;
@@ -56,6 +57,15 @@ impl Executor for BuiltinExecutor {
             "fs_copy" => fs_ops::copy_path,
             "fs_delete" => fs_ops::delete_path,
             "grep" => grep::grep,
+            "git_status" => git::status,
+            "git_diff" => git::diff,
+            "git_add" => git::add,
+            "git_commit" => git::commit,
+            "git_checkout" => git::checkout,
+            "git_merge" => git::merge,
+            "git_rebase" => git::rebase,
+            "git_push" => git::push,
+            "git_pull" => git::pull,
             "proc_list" => proc::list,
             "curl" => return Ok(Execution::Done(curl::curl(&invocation).await?)),
             "shell_exec" => return Ok(Execution::Done(shell::exec(&invocation).await?)),
