@@ -15,6 +15,8 @@
 //!   budgets: { max_calls: 500, max_bytes: 104857600, max_wall_ms: 3600000 }
 //! ```
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -102,6 +104,10 @@ pub struct AstPolicy {
     /// Re-parse after edits (rule `code.ast.parsed`).
     #[serde(default)]
     pub validate_on_edit: bool,
+    /// Language servers `ast_external` may start, by name: the argv of a server speaking LSP
+    /// over stdio, e.g. `pylsp: [pylsp]` or `rust-analyzer: [rust-analyzer]`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub providers: BTreeMap<String, Vec<String>>,
 }
 
 /// One entry of `validators`.
@@ -112,6 +118,14 @@ pub struct ValidatorRule {
     pub rule: String,
     /// How a violation counts.
     pub enforcement: Enforcement,
+    /// For the command rules (`build.must.pass`, `lint.must.pass`, `fmt.must.pass`): the argv
+    /// to run in the workspace root; a non-zero exit is a violation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+    /// For the rules that take one: a regular expression (e.g. the branch pattern of
+    /// `branch.naming.convention`, the protected branches of `code.todo.blockers`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
 }
 
 /// Enforcement levels of seed 002 §7.

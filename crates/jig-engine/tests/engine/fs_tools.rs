@@ -20,9 +20,7 @@ fn project() -> Project {
         ("target/debug/out.rs", "panic!()\n"),
         (".gitignore", "target/\n"),
     ] {
-        let full = project.path(path);
-        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
-        std::fs::write(full, text).expect("write");
+        project.write(path, text);
     }
     std::fs::write(project.path("src/blob.bin"), b"panic!\0\x01\x02").expect("write");
     // The walker honours .gitignore inside a repository, as rg and fd do.

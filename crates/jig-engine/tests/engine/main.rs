@@ -5,6 +5,7 @@
 
 mod acceptance;
 mod approvals;
+mod ast_tools;
 mod fs_tools;
 mod git_tools;
 mod hostile;
@@ -187,6 +188,13 @@ impl Project {
         Engine::open(EngineOptions { project: self.root.clone(), ..EngineOptions::default() })
             .await
             .unwrap_or_else(|e| panic!("open the engine: {e}"))
+    }
+
+    /// Write `text` to `relative`, creating its directories.
+    pub fn write(&self, relative: &str, text: &str) {
+        let full = self.path(relative);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(full, text).unwrap_or_else(|e| panic!("write {relative}: {e}"));
     }
 
     /// A path inside the project.

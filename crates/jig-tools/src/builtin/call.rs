@@ -1,6 +1,6 @@
 //! What a built-in running on a blocking thread owns: its arguments, the workspace, the policy, its deadline and cancel token, and the shared write locks.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use jig_model::{ErrorCode, ToolDef};
@@ -22,10 +22,15 @@ pub(crate) struct Call {
     pub timeout: Duration,
     pub deadline: Instant,
     pub locks: Arc<WriteLocks>,
+    pub index: Arc<Mutex<jig_ast::Index>>,
 }
 
 impl Call {
-    pub fn new(invocation: &Invocation<'_>, locks: &Arc<WriteLocks>) -> Self {
+    pub fn new(
+        invocation: &Invocation<'_>,
+        locks: &Arc<WriteLocks>,
+        index: &Arc<Mutex<jig_ast::Index>>,
+    ) -> Self {
         Self {
             tool: Arc::clone(invocation.tool),
             args: invocation.args.clone(),
@@ -35,6 +40,7 @@ impl Call {
             timeout: invocation.timeout,
             deadline: Instant::now() + invocation.timeout,
             locks: Arc::clone(locks),
+            index: Arc::clone(index),
         }
     }
 
@@ -71,6 +77,15 @@ impl Call {
     /// An optional string argument.
     pub fn opt_str(&self, name: &str) -> Option<&str> {
         self.args.get(name).and_then(Value::as_str)
+    }
+
+    /// An array-of-strings argument (empty when absent).
+    pub fn strings(&self, name: &str) -> Vec<&str> {
+        self.args
+            .get(name)
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
     }
 
     /// A boolean argument with its default.

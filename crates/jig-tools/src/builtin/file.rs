@@ -4,6 +4,7 @@ use jig_model::ErrorCode;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use super::ast;
 use super::call::Call;
 use super::patch;
 use crate::executor::{Output, ToolError};
@@ -36,12 +37,14 @@ pub(super) fn write(call: &Call) -> Result<Output, ToolError> {
         })?),
         None => None,
     };
+    let warning = ast::check_write(call, path, content.as_bytes())?;
     let _held = call.locks.lock(&[path]);
     let bytes = call.workspace.write_atomic(path, content.as_bytes(), create_dirs, mode)?;
-    Ok(Output {
-        data: json!({ "written": true, "bytes": bytes }),
-        files_touched: vec![path.to_owned()],
-    })
+    let mut data = json!({ "written": true, "bytes": bytes });
+    if let Some(violation) = warning {
+        data["violations"] = json!([violation]);
+    }
+    Ok(Output { data, files_touched: vec![path.to_owned()] })
 }
 
 pub(super) fn patch(call: &Call) -> Result<Output, ToolError> {
@@ -55,11 +58,13 @@ pub(super) fn patch(call: &Call) -> Result<Output, ToolError> {
     let _held = call.locks.lock(&[path]);
     let text = utf8(path, call.workspace.read(path, MAX_PATCHED)?)?;
     let patched = patch::apply(&text, &hunks).map_err(refused)?;
+    let warning = ast::check_write(call, path, patched.as_bytes())?;
     call.workspace.write_atomic(path, patched.as_bytes(), false, None)?;
-    Ok(Output {
-        data: json!({ "patched": true, "hunks_applied": hunks.len() }),
-        files_touched: vec![path.to_owned()],
-    })
+    let mut data = json!({ "patched": true, "hunks_applied": hunks.len() });
+    if let Some(violation) = warning {
+        data["violations"] = json!([violation]);
+    }
+    Ok(Output { data, files_touched: vec![path.to_owned()] })
 }
 
 fn utf8(path: &str, bytes: Vec<u8>) -> Result<String, ToolError> {

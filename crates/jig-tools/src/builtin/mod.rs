@@ -4,7 +4,9 @@
 //! File, search and process-table work blocks, so it runs on tokio's blocking pool with the call
 //! moved there whole ([`call::Call`]); such work checks its deadline and cancel token as it goes.
 
+mod ast;
 mod call;
+mod command;
 mod curl;
 mod file;
 mod fs_ops;
@@ -17,7 +19,7 @@ mod proc;
 mod shell;
 mod walk;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use jig_model::ErrorCode;
@@ -35,6 +37,7 @@ type Blocking = fn(&Call) -> Result<Output, ToolError>;
 #[derive(Debug, Default)]
 pub struct BuiltinExecutor {
     locks: Arc<WriteLocks>,
+    index: Arc<Mutex<jig_ast::Index>>,
 }
 
 #[async_trait]
@@ -57,6 +60,11 @@ impl Executor for BuiltinExecutor {
             "fs_copy" => fs_ops::copy_path,
             "fs_delete" => fs_ops::delete_path,
             "grep" => grep::grep,
+            "ast_generate" => ast::generate,
+            "ast_query" => ast::query,
+            "ast_edit" => ast::edit,
+            "ast_validate" => ast::validate,
+            "ast_external" => ast::external,
             "git_status" => git::status,
             "git_diff" => git::diff,
             "git_add" => git::add,
@@ -78,11 +86,17 @@ impl Executor for BuiltinExecutor {
                 ));
             }
         };
-        let call = Call::new(&invocation, &self.locks);
-        let output =
-            tokio::task::spawn_blocking(move || blocking(&call)).await.map_err(|e| {
-                ToolError::new(ErrorCode::Internal, format!("the built-in `{name}` failed: {e}"))
-            })??;
+        let call = Call::new(&invocation, &self.locks, &self.index);
+        let output = tokio::task::spawn_blocking(move || {
+            let output = blocking(&call)?;
+            // Seed 002 §8, sync: what a call wrote is re-parsed before anyone queries it.
+            ast::sync(&call, &output.files_touched);
+            Ok::<_, ToolError>(output)
+        })
+        .await
+        .map_err(|e| {
+            ToolError::new(ErrorCode::Internal, format!("the built-in `{name}` failed: {e}"))
+        })??;
         Ok(Execution::Done(output))
     }
 }

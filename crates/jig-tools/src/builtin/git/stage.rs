@@ -2,7 +2,7 @@
 
 use git2::IndexAddOption;
 use jig_model::ErrorCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{JIG_DIR, git_error, open, require_clean, signature};
 use crate::builtin::call::Call;
@@ -10,12 +10,7 @@ use crate::executor::{Output, ToolError};
 
 pub(in crate::builtin) fn add(call: &Call) -> Result<Output, ToolError> {
     let repo = open(call)?;
-    let paths: Vec<&str> = call
-        .args
-        .get("paths")
-        .and_then(Value::as_array)
-        .map(|p| p.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let paths = call.strings("paths");
     let mut index = repo.index().map_err(|e| git_error("git add", &e))?;
     let mut added = 0u64;
     let mut count = |path: &std::path::Path, _: &[u8]| -> i32 {

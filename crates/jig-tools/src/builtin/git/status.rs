@@ -91,10 +91,8 @@ fn porcelain(status: Status) -> String {
 pub(in crate::builtin) fn diff(call: &Call) -> Result<Output, ToolError> {
     let repo = open(call)?;
     let mut options = DiffOptions::new();
-    if let Some(paths) = call.args.get("paths").and_then(serde_json::Value::as_array) {
-        for path in paths.iter().filter_map(serde_json::Value::as_str) {
-            options.pathspec(path);
-        }
+    for path in call.strings("paths") {
+        options.pathspec(path);
     }
     let diff = match call.opt_str("rev") {
         Some(rev) => {
