@@ -18,7 +18,7 @@ mod symbol;
 pub use extract::SyntaxError;
 pub use index::{FileEntry, Index, Refresh, Source, Stamp};
 pub use language::Language;
-pub use parse::{Parsed, check_syntax, parse};
+pub use parse::{Parsed, check_syntax, imports, parse};
 pub use query::{Filter, FilterError};
 pub use rename::{Edit, EditError, rename};
 pub use symbol::{Kind, Span, Symbol};

@@ -63,3 +63,27 @@ pub fn check_syntax(file: &str, source: &[u8]) -> Option<Result<(), SyntaxError>
         None => Ok(()),
     })
 }
+
+/// The import statements of `source` (`use`, `import`, `from … import`, Go import specs):
+/// 1-based line and text, for rule `code.mod.import.rules`.
+pub fn imports(language: Language, source: &[u8]) -> Vec<(usize, String)> {
+    let kinds: &[&str] = match language {
+        Language::Rust => &["use_declaration", "extern_crate_declaration"],
+        Language::Python => &["import_statement", "import_from_statement"],
+        Language::JavaScript | Language::TypeScript | Language::Tsx => &["import_statement"],
+        Language::Go => &["import_spec"],
+    };
+    let Some(tree) = tree(language, source) else { return Vec::new() };
+    let mut found = Vec::new();
+    let mut cursor = tree.walk();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if kinds.contains(&node.kind()) {
+            found.push((node.start_position().row + 1, extract::text(node, source).to_owned()));
+            continue;
+        }
+        stack.extend(node.named_children(&mut cursor));
+    }
+    found.sort();
+    found
+}

@@ -54,16 +54,19 @@ impl Engine {
             response = repeat;
         }
         self.leave(&session);
-        self.metrics.record_call(CallRecord {
-            elapsed: started.elapsed(),
-            ok: response.ok,
-            denied: call.denied,
-            replayed: response.replayed,
-            pending_approval: call.pending,
-            bytes_in: call.bytes_in,
-            bytes_out: call.bytes_out,
-            files_touched: call.files_touched,
-        });
+        self.metrics.record_call(
+            &session,
+            CallRecord {
+                elapsed: started.elapsed(),
+                ok: response.ok,
+                denied: call.denied,
+                replayed: response.replayed,
+                pending_approval: call.pending,
+                bytes_in: call.bytes_in,
+                bytes_out: call.bytes_out,
+                files_touched: call.files_touched,
+            },
+        );
         if response.ok {
             tracing::info!(name: "tools.dispatch.completed", tool = %request.tool, request_id = %request.request_id, replayed = response.replayed, duration_ms = response.duration_ms, "tools.dispatch.completed");
         } else {

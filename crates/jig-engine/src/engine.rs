@@ -16,6 +16,7 @@ use jig_policy::sandbox::Workspace;
 use jig_tools::Executors;
 use serde_json::{Value, json};
 
+use crate::emit::MetricsExecutor;
 use crate::error::EngineError;
 use crate::events::{Event, EventBus};
 use crate::identity::{new_token, sha256_hex};
@@ -70,7 +71,7 @@ pub struct Engine {
     pub(crate) workspace: Arc<Workspace>,
     pub(crate) executors: Executors,
     pub(crate) events: EventBus,
-    pub(crate) metrics: Metrics,
+    pub(crate) metrics: Arc<Metrics>,
     pub(crate) validators: Validators,
     /// Sessions with calls in flight, for heartbeats.
     pub(crate) in_flight: Mutex<HashMap<String, usize>>,
@@ -122,14 +123,17 @@ impl Engine {
             );
         }
         let workspace = Arc::new(Workspace::open(&root)?);
+        let metrics = Arc::new(Metrics::default());
+        let mut executors = Executors::standard();
+        executors.insert_builtin("emit_metrics", Arc::new(MetricsExecutor(Arc::clone(&metrics))));
         tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash(), "tools.registered");
         let engine = Arc::new(Self {
             registry: RwLock::new(Registry { snapshot, policy, registered: BTreeMap::new() }),
             store,
             workspace,
-            executors: Executors::standard(),
+            executors,
             events: EventBus::new(1024),
-            metrics: Metrics::default(),
+            metrics,
             validators: Validators::default(),
             in_flight: Mutex::new(HashMap::new()),
             source: (options.project.clone(), load_options),

@@ -7,6 +7,7 @@
 
 mod decode;
 mod dispatch;
+mod emit;
 mod engine;
 mod error;
 mod events;

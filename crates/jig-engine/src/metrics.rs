@@ -3,12 +3,16 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use serde_json::{Map, Value, json};
 
 /// How many recent latencies percentiles are computed over.
 const WINDOW: usize = 4096;
+
+/// How many recent calls rollups (by session, over a window) can see.
+const RECENT_CALLS: usize = 16_384;
 
 /// Running totals.
 #[derive(Debug, Default)]
@@ -28,6 +32,7 @@ struct Inner {
     bytes_in: u64,
     bytes_out: u64,
     files_touched: u64,
+    recent: VecDeque<(Instant, String, CallRecord)>,
 }
 
 #[derive(Debug, Default)]
@@ -85,9 +90,13 @@ pub struct CallRecord {
 }
 
 impl Metrics {
-    /// Record a dispatch.
-    pub fn record_call(&self, call: CallRecord) {
+    /// Record a dispatch made in `session`.
+    pub fn record_call(&self, session: &str, call: CallRecord) {
         let Ok(mut inner) = self.inner.lock() else { return };
+        if inner.recent.len() == RECENT_CALLS {
+            inner.recent.pop_front();
+        }
+        inner.recent.push_back((Instant::now(), session.to_owned(), call));
         inner.dispatch.record(call.elapsed);
         inner.calls += 1;
         inner.errors += u64::from(!call.ok);
@@ -127,6 +136,53 @@ impl Metrics {
             bytes_out: inner.bytes_out,
             files_touched: inner.files_touched,
         }
+    }
+}
+
+impl Metrics {
+    /// Rollups of the recent calls (the last 16,384) of `session` (all when `None`) made within
+    /// `window` (all when `None`): counts, error rate, bytes, files touched and latency.
+    pub fn rollup(&self, session: Option<&str>, window: Option<Duration>) -> Map<String, Value> {
+        let Ok(inner) = self.inner.lock() else { return Map::new() };
+        let now = Instant::now();
+        let calls: Vec<&CallRecord> = inner
+            .recent
+            .iter()
+            .filter(|(at, s, _)| {
+                session.is_none_or(|w| w == s)
+                    && window.is_none_or(|w| now.duration_since(*at) <= w)
+            })
+            .map(|(_, _, call)| call)
+            .collect();
+        let mut latencies = Latencies::default();
+        for call in &calls {
+            latencies.record(call.elapsed);
+        }
+        let summary = latencies.summary();
+        let count = |f: fn(&CallRecord) -> bool| calls.iter().filter(|c| f(c)).count() as f64;
+        let sum = |f: fn(&CallRecord) -> u64| calls.iter().map(|c| f(c)).sum::<u64>() as f64;
+        let total = calls.len() as f64;
+        let errors = count(|c| !c.ok);
+        let mut out = Map::new();
+        for (name, value) in [
+            ("calls", Some(total)),
+            ("errors", Some(errors)),
+            ("error_rate", Some(if total == 0.0 { 0.0 } else { errors / total })),
+            ("denied", Some(count(|c| c.denied))),
+            ("replayed", Some(count(|c| c.replayed))),
+            ("pending_approval", Some(count(|c| c.pending_approval))),
+            ("bytes_in", Some(sum(|c| c.bytes_in))),
+            ("bytes_out", Some(sum(|c| c.bytes_out))),
+            ("files_touched", Some(sum(|c| c.files_touched))),
+            ("latency_mean_ms", summary.mean),
+            ("latency_p50_ms", summary.p50),
+            ("latency_p99_ms", summary.p99),
+        ] {
+            if let Some(value) = value {
+                out.insert(name.to_owned(), json!(value));
+            }
+        }
+        out
     }
 }
 

@@ -126,6 +126,19 @@ pub struct ValidatorRule {
     /// `branch.naming.convention`, the protected branches of `code.todo.blockers`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// For `code.mod.import.rules`: which files may not import what.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub boundaries: Vec<ImportBoundary>,
+}
+
+/// One import boundary: files matching `from` must not have an import matching `deny`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportBoundary {
+    /// A glob of files, e.g. `crates/jig-model/**`.
+    pub from: String,
+    /// A regular expression over the import's text, e.g. `jig_engine|tokio`.
+    pub deny: String,
 }
 
 /// Enforcement levels of seed 002 §7.

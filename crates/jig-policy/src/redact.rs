@@ -102,6 +102,15 @@ fn patterns() -> &'static [Pattern] {
     })
 }
 
+/// Whether `text` (one line, typically) holds a recognised secret — rule `secrets.scan`.
+pub fn has_secret(text: &str) -> bool {
+    static KEY_HEADER: OnceLock<Regex> = OnceLock::new();
+    let header = KEY_HEADER.get_or_init(|| {
+        Regex::new(r"-----BEGIN [A-Z ]*PRIVATE KEY-----").unwrap_or_else(|e| panic!("{e}"))
+    });
+    header.is_match(text) || patterns().iter().any(|p| p.regex.is_match(text))
+}
+
 /// `text` with every recognised secret replaced by [`MARK`].
 pub fn redact_text(text: &str) -> Cow<'_, str> {
     let mut current = Cow::Borrowed(text);

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use jig_model::ToolDef;
+use jig_model::tool_def::ToolExecution;
+use jig_model::toolpack::Execution;
 
 use crate::builtin::BuiltinExecutor;
 use crate::cli::CliExecutor;
@@ -13,6 +15,8 @@ use crate::executor::Executor;
 #[derive(Clone)]
 pub struct Executors {
     by_kind: BTreeMap<&'static str, Arc<dyn Executor>>,
+    /// Built-ins run by someone else (the engine runs `emit_metrics`).
+    builtins: BTreeMap<&'static str, Arc<dyn Executor>>,
 }
 
 impl std::fmt::Debug for Executors {
@@ -29,7 +33,7 @@ impl Executors {
         let mut by_kind: BTreeMap<&'static str, Arc<dyn Executor>> = BTreeMap::new();
         by_kind.insert("builtin", Arc::new(BuiltinExecutor::default()));
         by_kind.insert("cli", Arc::new(CliExecutor));
-        Self { by_kind }
+        Self { by_kind, builtins: BTreeMap::new() }
     }
 
     /// Add or replace the executor of `kind`.
@@ -37,8 +41,19 @@ impl Executors {
         self.by_kind.insert(kind, executor);
     }
 
+    /// Run the built-in `name` with `executor` instead of the catalog.
+    pub fn insert_builtin(&mut self, name: &'static str, executor: Arc<dyn Executor>) {
+        self.builtins.insert(name, executor);
+    }
+
     /// The executor for `tool`, if its kind has one.
     pub fn for_tool(&self, tool: &ToolDef) -> Option<Arc<dyn Executor>> {
+        if let ToolExecution::Toolpack(Execution::Builtin(builtin)) = &tool.execution {
+            let name = builtin.name.as_deref().unwrap_or(&tool.id);
+            if let Some(executor) = self.builtins.get(name) {
+                return Some(Arc::clone(executor));
+            }
+        }
         self.by_kind.get(tool.execution.kind()).cloned()
     }
 }

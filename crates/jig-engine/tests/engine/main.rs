@@ -14,6 +14,7 @@ mod pipeline;
 mod proc_shell;
 mod reload;
 mod replay;
+mod rules;
 mod select;
 
 use std::path::{Path, PathBuf};

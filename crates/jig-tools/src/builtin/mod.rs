@@ -16,6 +16,7 @@ mod list;
 mod locks;
 mod patch;
 mod proc;
+mod rules;
 mod shell;
 mod walk;
 
@@ -75,6 +76,7 @@ impl Executor for BuiltinExecutor {
             "git_push" => git::push,
             "git_pull" => git::pull,
             "proc_list" => proc::list,
+            "validate" => rules::validate,
             "curl" => return Ok(Execution::Done(curl::curl(&invocation).await?)),
             "shell_exec" => return Ok(Execution::Done(shell::exec(&invocation).await?)),
             other => {

@@ -8,12 +8,18 @@ use serde_json::json;
 
 use super::{git_error, open, require_clean, revision};
 use crate::builtin::call::Call;
+use crate::builtin::rules;
 use crate::executor::{Output, ToolError};
 
 pub(in crate::builtin) fn checkout(call: &Call) -> Result<Output, ToolError> {
     let repo = open(call)?;
     let target = revision(call, "target")?;
     require_clean(&repo, "`git_checkout`", true)?;
+    // Switching to (or creating) a branch runs `branch.naming.convention`; a commit does not.
+    let is_branch = call.bool("create", false)
+        || repo.find_branch(target, BranchType::Local).is_ok()
+        || (call.bool("track", true) && tracking_candidate(&repo, target).is_some());
+    let warnings = if is_branch { rules::on_checkout(call, target)? } else { Vec::new() };
     let switched = if call.bool("create", false) {
         let head = repo
             .head()
@@ -44,6 +50,10 @@ pub(in crate::builtin) fn checkout(call: &Call) -> Result<Output, ToolError> {
         repo.set_head_detached(commit.id()).map_err(|e| git_error("git checkout", &e))?;
         json!({ "checked_out": true, "detached": true, "commit": commit.id().to_string() })
     };
+    let mut switched = switched;
+    if !warnings.is_empty() {
+        switched["violations"] = json!(warnings);
+    }
     Ok(Output::data(switched))
 }
 

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::{JIG_DIR, git_error, open, require_clean, signature};
 use crate::builtin::call::Call;
+use crate::builtin::rules;
 use crate::executor::{Output, ToolError};
 
 pub(in crate::builtin) fn add(call: &Call) -> Result<Output, ToolError> {
@@ -66,9 +67,16 @@ pub(in crate::builtin) fn commit(call: &Call) -> Result<Output, ToolError> {
             "nothing to commit: the index matches HEAD (pass `allow_empty: true` to commit anyway)",
         ));
     }
+    // The policy's on-commit rules see exactly what is being committed; a blocking violation
+    // refuses the commit before anything is written.
+    let warnings = rules::on_commit(call, &repo, &message)?;
     let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
     let id = repo
         .commit(Some("HEAD"), &signature, &signature, &message, &tree, &parents)
         .map_err(|e| git_error("git commit", &e))?;
-    Ok(Output::data(json!({ "commit": id.to_string() })))
+    let mut data = json!({ "commit": id.to_string() });
+    if !warnings.is_empty() {
+        data["violations"] = json!(warnings);
+    }
+    Ok(Output::data(data))
 }
