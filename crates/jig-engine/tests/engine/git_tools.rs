@@ -2,29 +2,13 @@
 //! the `git` program checks what they did.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::json;
 
-use crate::{Project, call_once, code, read};
+use crate::{Project, call_once, code, git, read};
 
 const ALLOW: &str =
     "git:\n  allow_push: true\nrules:\n  - { effects: [write, network], action: allow }";
-
-/// Run git in `dir`; its trimmed stdout.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .output()
-        .expect("run git");
-    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
-}
 
 fn write(root: &Path, path: &str, text: &str) {
     let full = root.join(path);

@@ -1,26 +1,9 @@
 //! The rules catalog: `validate` on demand, the on-commit and on-checkout gates, and
 //! `emit_metrics`.
 
-use std::path::Path;
-use std::process::Command;
-
 use serde_json::json;
 
-use crate::{Project, call_once, caller, code, request};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "T")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "T")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .expect("git");
-    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
-}
+use crate::{Project, call_once, caller, code, git, request};
 
 /// A repository on `main` with a committed library, then uncommitted changes: a secret, a
 /// TODO, an unwrap, a panic, an undocumented export and a forbidden import.
