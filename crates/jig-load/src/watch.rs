@@ -68,6 +68,14 @@ enum Batch {
     Stop,
 }
 
+/// Whether `path` lies in Jig's state directory (`.jig/`, the audit store written on every call)
+/// or a repository's `.git/`: changes there never change the registry.
+fn is_state(path: &std::path::Path) -> bool {
+    path.components().any(
+        |c| matches!(c, std::path::Component::Normal(name) if name == ".jig" || name == ".git"),
+    )
+}
+
 /// How long to wait for a burst of events to settle.
 pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(100);
 
@@ -82,7 +90,18 @@ pub fn watch(
     let events = sender.clone();
     let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
         let paths: Vec<PathBuf> = match result {
-            Ok(events) => events.into_iter().flat_map(|event| event.event.paths).collect(),
+            Ok(events) => {
+                let paths: Vec<PathBuf> = events
+                    .into_iter()
+                    .flat_map(|event| event.event.paths)
+                    .filter(|path| !is_state(path))
+                    .collect();
+                // Only Jig's own state (the audit store) or git's changed: nothing to reload.
+                if paths.is_empty() {
+                    return;
+                }
+                paths
+            }
             // The OS dropped events (queue overflow): reload everything we know.
             Err(_) => Vec::new(),
         };

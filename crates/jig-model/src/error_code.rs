@@ -68,6 +68,11 @@ impl ErrorCode {
         Self::Conflict,
     ];
 
+    /// The code spelled `text` on the wire (`E_FILE_IO`), if there is one.
+    pub fn from_wire(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|code| code.as_str() == text)
+    }
+
     /// The wire spelling, e.g. `E_FILE_IO`.
     pub fn as_str(self) -> &'static str {
         match self {

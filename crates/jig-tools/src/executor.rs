@@ -113,6 +113,16 @@ impl Events {
         Self::new(request_id, Arc::new(|_| {}))
     }
 
+    /// The request these events belong to.
+    pub fn request_id(&self) -> &str {
+        &self.request_id
+    }
+
+    /// Send `message` as it is.
+    pub fn emit(&self, message: EventMessage) {
+        (self.sink)(message);
+    }
+
     /// A `TaskProgress` event.
     pub fn progress(&self, pct: Option<f64>, message: impl Into<String>) {
         (self.sink)(EventMessage {

@@ -12,8 +12,12 @@
 mod builtin;
 pub mod cli;
 mod executor;
+pub mod gert;
+pub mod http;
+pub mod http_client;
 pub mod process;
 mod registry;
+pub mod script;
 mod template;
 
 pub use executor::{Cancel, Events, Execution, Executor, Invocation, Output, ToolError};

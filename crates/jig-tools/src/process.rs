@@ -132,6 +132,11 @@ async fn capture(
     (String::from_utf8_lossy(&kept).into_owned(), truncated)
 }
 
+/// Where `program` would be found: itself when it names a path, else on Jig's PATH.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    resolve_program(program)
+}
+
 /// `program` itself when it names a path, else the first match on Jig's own PATH (the tool's
 /// environment is cleared, so it is looked up here).
 fn resolve_program(program: &str) -> Option<PathBuf> {

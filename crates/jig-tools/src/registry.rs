@@ -10,6 +10,9 @@ use jig_model::toolpack::Execution;
 use crate::builtin::BuiltinExecutor;
 use crate::cli::CliExecutor;
 use crate::executor::Executor;
+use crate::gert::GertExecutor;
+use crate::http::HttpExecutor;
+use crate::script::ScriptExecutor;
 
 /// Executors by execution kind (`builtin`, `cli`, … as `ToolExecution::kind` names them).
 #[derive(Clone)]
@@ -33,6 +36,14 @@ impl Executors {
         let mut by_kind: BTreeMap<&'static str, Arc<dyn Executor>> = BTreeMap::new();
         by_kind.insert("builtin", Arc::new(BuiltinExecutor::default()));
         by_kind.insert("cli", Arc::new(CliExecutor));
+        by_kind.insert("http", Arc::new(HttpExecutor));
+        let gert = Arc::new(GertExecutor::default());
+        for kind in ["stdio", "jsonrpc", "mcp"] {
+            by_kind.insert(kind, Arc::clone(&gert) as Arc<dyn Executor>);
+        }
+        for kind in ["python", "node", "php"] {
+            by_kind.insert(kind, Arc::new(ScriptExecutor));
+        }
         Self { by_kind, builtins: BTreeMap::new() }
     }
 

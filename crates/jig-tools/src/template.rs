@@ -24,6 +24,21 @@ pub fn render_all(
     strings.iter().map(|s| render(s, &context)).collect()
 }
 
+/// Render one string with the arguments (and `templating.context` when given), whether or not
+/// the tool declares templating — for execution fields that are templates by definition, like
+/// an `http` tool's URL.
+pub fn render_always(
+    source: &str,
+    args: &Value,
+    templating: Option<&Templating>,
+) -> Result<String, ToolError> {
+    let mut context = templating.map(|t| t.context.clone()).unwrap_or_default();
+    if let Value::Object(args) = args {
+        context.extend(args.clone());
+    }
+    render(source, &Value::Object(context))
+}
+
 fn render(source: &str, context: &Value) -> Result<String, ToolError> {
     static ENV: OnceLock<minijinja::Environment<'static>> = OnceLock::new();
     let env = ENV.get_or_init(|| {

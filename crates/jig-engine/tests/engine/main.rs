@@ -9,6 +9,7 @@ mod ast_tools;
 mod fs_tools;
 mod git_tools;
 mod hostile;
+mod kinds;
 mod network;
 mod pipeline;
 mod proc_shell;

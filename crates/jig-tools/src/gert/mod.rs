@@ -1,0 +1,160 @@
+//! gert's `tool/v0` transports: `stdio` (a process per call, outputs extracted from what it
+//! prints), `jsonrpc` (a persistent server answering JSON-RPC requests) and `mcp` (a tool of a
+//! Model Context Protocol server).
+//!
+//! Argument templates use Go-template syntax (`{{ .url }}`). tool/v0 files write `argv` two
+//! ways — with the program first (the kernel-v0 examples) or without it, `meta.binary` naming
+//! it (the shared tools): when `argv[0]` is not the binary, the binary is put in front.
+
+mod extract;
+mod server;
+mod stdio;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use jig_model::ErrorCode;
+use jig_model::gert_tool::TransportMode;
+use jig_model::tool_def::{GertExecution, ToolExecution};
+use regex::Regex;
+use serde_json::Value;
+
+use crate::executor::{Execution, Executor, Invocation, ToolError};
+
+pub use server::Servers;
+
+/// Runs tool/v0 actions of every transport.
+#[derive(Debug, Default)]
+pub struct GertExecutor {
+    servers: Arc<Servers>,
+}
+
+#[async_trait]
+impl Executor for GertExecutor {
+    async fn execute(&self, invocation: Invocation<'_>) -> Result<Execution, ToolError> {
+        let ToolExecution::Gert(gert) = &invocation.tool.execution else {
+            return Err(ToolError::new(
+                ErrorCode::Internal,
+                format!("`{}` is not a tool/v0 action", invocation.tool.id),
+            ));
+        };
+        let output = match gert.kind {
+            TransportMode::Stdio => stdio::run(&invocation, gert).await?,
+            TransportMode::Jsonrpc => self.servers.jsonrpc(&invocation, gert).await?,
+            TransportMode::Mcp => self.servers.mcp(&invocation, gert).await?,
+        };
+        Ok(Execution::Done(output))
+    }
+}
+
+/// `{{ .name }}` replaced by the argument `name` (text as is, other values as JSON). An
+/// argument the call does not have is an error, never an empty word.
+pub(crate) fn render(template: &str, args: &Value) -> Result<String, ToolError> {
+    static FIELD: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let field = FIELD.get_or_init(|| {
+        Regex::new(r"\{\{-?\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    let mut missing = None;
+    let rendered = field.replace_all(template, |captures: &regex::Captures<'_>| {
+        let name = &captures[1];
+        match args.get(name) {
+            Some(Value::String(text)) => text.clone(),
+            Some(Value::Null) | None => {
+                missing.get_or_insert_with(|| name.to_owned());
+                String::new()
+            }
+            Some(other) => other.to_string(),
+        }
+    });
+    if let Some(name) = missing {
+        return Err(ToolError::new(
+            ErrorCode::ValidationFail,
+            format!("the template `{template}` uses `.{name}`, which the call does not give"),
+        ));
+    }
+    Ok(rendered.into_owned())
+}
+
+/// The argv of an action: rendered, with the binary in front when it is not already there.
+pub(crate) fn argv(gert: &GertExecution, args: &Value) -> Result<Vec<String>, ToolError> {
+    let mut argv =
+        gert.argv.iter().map(|part| render(part, args)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(binary) = &gert.binary {
+        let first = argv.first().map(|a| a.rsplit('/').next().unwrap_or(a));
+        if first != Some(binary.rsplit('/').next().unwrap_or(binary)) {
+            argv.insert(0, binary.clone());
+        }
+    }
+    if argv.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::Internal,
+            "the action has neither `argv` nor a binary",
+        ));
+    }
+    Ok(argv)
+}
+
+/// Servers by what starts them.
+pub(crate) type ServerKey = (String, Vec<String>);
+
+/// Applied to every text output: governance `redact` rules.
+pub(crate) fn redact(gert: &GertExecution, value: &mut Value) -> Result<(), ToolError> {
+    if gert.redact.is_empty() {
+        return Ok(());
+    }
+    let rules: Vec<(Regex, &str)> = gert
+        .redact
+        .iter()
+        .map(|r| {
+            Regex::new(&r.pattern).map(|re| (re, r.replace.as_str())).map_err(|e| {
+                ToolError::new(ErrorCode::Internal, format!("redact pattern `{}`: {e}", r.pattern))
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    walk(value, &rules);
+    Ok(())
+}
+
+fn walk(value: &mut Value, rules: &[(Regex, &str)]) {
+    match value {
+        Value::String(text) => {
+            for (pattern, replace) in rules {
+                *text = pattern.replace_all(text, *replace).into_owned();
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| walk(v, rules)),
+        Value::Object(map) => map.values_mut().for_each(|v| walk(v, rules)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn go_templates_take_arguments_and_refuse_missing_ones() {
+        let args = json!({ "url": "https://x.example", "n": 3 });
+        assert_eq!(
+            render("{{ .url }}/a?n={{.n}}", &args).expect("render"),
+            "https://x.example/a?n=3"
+        );
+        assert!(render("{{ .missing }}", &args).is_err());
+        assert_eq!(render("-s", &args).expect("plain"), "-s");
+    }
+
+    #[test]
+    fn the_binary_goes_first_once() {
+        let mut gert: GertExecution = serde_json::from_value(
+            json!({ "kind": "stdio", "binary": "curl", "argv": ["-s", "{{ .url }}"] }),
+        )
+        .expect("gert");
+        let args = json!({ "url": "u" });
+        assert_eq!(argv(&gert, &args).expect("argv"), ["curl", "-s", "u"]);
+        gert.argv = vec!["curl".into(), "-s".into()];
+        assert_eq!(argv(&gert, &args).expect("argv"), ["curl", "-s"]);
+    }
+}

@@ -1,0 +1,383 @@
+//! Persistent servers for the `jsonrpc` and `mcp` transports: started once per tool file and
+//! startup command, kept while they live, spoken to with newline-delimited JSON-RPC 2.0 (the
+//! MCP stdio framing). A server that dies is started again on the next call.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use jig_model::ErrorCode;
+use jig_model::tool_def::GertExecution;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::Mutex;
+
+use super::{ServerKey, redact};
+use crate::executor::{Events, Invocation, Output, ToolError};
+
+/// MCP protocol revision Jig speaks.
+const MCP_VERSION: &str = "2025-06-18";
+
+/// How long a server gets to start when its tool says nothing.
+const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
+
+/// Running servers.
+#[derive(Debug, Default)]
+pub struct Servers {
+    pool: Mutex<HashMap<ServerKey, Arc<Mutex<Server>>>>,
+}
+
+#[derive(Debug)]
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: Lines<BufReader<ChildStdout>>,
+    next_id: u64,
+    name: String,
+}
+
+impl Servers {
+    /// A `jsonrpc` action: `method` with the arguments as params.
+    pub(super) async fn jsonrpc(
+        &self,
+        invocation: &Invocation<'_>,
+        gert: &GertExecution,
+    ) -> Result<Output, ToolError> {
+        let method = gert.method.clone().unwrap_or_default();
+        let answer = if let Some(address) = &gert.connect {
+            tcp_call(invocation, address, &method).await?
+        } else {
+            let server = self.server(invocation, gert, false).await?;
+            let mut server = server.lock().await;
+            let answer = server
+                .request(&method, invocation.args.clone(), deadline(invocation), &invocation.events)
+                .await;
+            if answer.is_err() {
+                self.forget(invocation, gert).await;
+            }
+            answer?
+        };
+        if let Some(error) = answer.get("error") {
+            return Err(ToolError::new(
+                ErrorCode::Shell,
+                format!(
+                    "`{method}` failed: {}",
+                    error.get("message").and_then(Value::as_str).unwrap_or("error")
+                ),
+            )
+            .with_details(json!({ "error": error })));
+        }
+        let mut data = answer.get("result").cloned().unwrap_or(Value::Null);
+        redact(gert, &mut data)?;
+        Ok(Output::data(data))
+    }
+
+    /// An `mcp` action: `tools/call` of the server's tool.
+    pub(super) async fn mcp(
+        &self,
+        invocation: &Invocation<'_>,
+        gert: &GertExecution,
+    ) -> Result<Output, ToolError> {
+        let name = gert.mcp_tool.clone().unwrap_or_default();
+        let server = self.server(invocation, gert, true).await?;
+        let mut server = server.lock().await;
+        let params = json!({
+            "name": name,
+            "arguments": invocation.args,
+            "_meta": { "progressToken": invocation.events.request_id() },
+        });
+        let answer =
+            server.request("tools/call", params, deadline(invocation), &invocation.events).await;
+        drop(server);
+        if answer.is_err() {
+            self.forget(invocation, gert).await;
+        }
+        let answer = answer?;
+        if let Some(error) = answer.get("error") {
+            return Err(ToolError::new(
+                ErrorCode::Shell,
+                format!(
+                    "MCP tool `{name}` failed: {}",
+                    error.get("message").and_then(Value::as_str).unwrap_or("error")
+                ),
+            )
+            .with_details(json!({ "error": error })));
+        }
+        let result = answer.get("result").cloned().unwrap_or(Value::Null);
+        let text: Vec<&str> = result
+            .get("content")
+            .and_then(Value::as_array)
+            .map(|c| c.iter().filter_map(|part| part.get("text").and_then(Value::as_str)).collect())
+            .unwrap_or_default();
+        if result.get("isError") == Some(&Value::Bool(true)) {
+            return Err(ToolError::new(
+                ErrorCode::Shell,
+                format!("MCP tool `{name}` reported an error: {}", text.join(" ")),
+            ));
+        }
+        let mut data = match result.get("structuredContent") {
+            Some(structured) => structured.clone(),
+            None => match text.as_slice() {
+                [single] => serde_json::from_str::<Value>(single)
+                    .ok()
+                    .filter(Value::is_object)
+                    .unwrap_or_else(|| json!({ "content": result["content"] })),
+                _ => json!({ "content": result.get("content").cloned().unwrap_or(Value::Null) }),
+            },
+        };
+        redact(gert, &mut data)?;
+        Ok(Output::data(data))
+    }
+
+    async fn server(
+        &self,
+        invocation: &Invocation<'_>,
+        gert: &GertExecution,
+        mcp: bool,
+    ) -> Result<Arc<Mutex<Server>>, ToolError> {
+        let key = key(invocation, gert);
+        let mut pool = self.pool.lock().await;
+        if let Some(server) = pool.get(&key) {
+            let alive = matches!(server.lock().await.child.try_wait(), Ok(None));
+            if alive {
+                return Ok(Arc::clone(server));
+            }
+        }
+        let server = Arc::new(Mutex::new(Server::start(invocation, gert, &key.1, mcp).await?));
+        pool.insert(key, Arc::clone(&server));
+        Ok(server)
+    }
+
+    async fn forget(&self, invocation: &Invocation<'_>, gert: &GertExecution) {
+        self.pool.lock().await.remove(&key(invocation, gert));
+    }
+}
+
+fn key(invocation: &Invocation<'_>, gert: &GertExecution) -> ServerKey {
+    let argv = gert
+        .startup
+        .as_ref()
+        .map(|s| s.argv.clone())
+        .filter(|a| !a.is_empty())
+        .or_else(|| gert.binary.clone().map(|b| vec![b]))
+        .unwrap_or_default();
+    (invocation.tool.source.file.clone(), argv)
+}
+
+fn deadline(invocation: &Invocation<'_>) -> Instant {
+    Instant::now() + invocation.timeout
+}
+
+impl Server {
+    async fn start(
+        invocation: &Invocation<'_>,
+        gert: &GertExecution,
+        argv: &[String],
+        mcp: bool,
+    ) -> Result<Self, ToolError> {
+        let (program, args) = argv.split_first().ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::Internal,
+                format!("`{}` has no server to start", invocation.tool.id),
+            )
+        })?;
+        let resolved = crate::process::find_program(program).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::Shell,
+                format!("`{}` needs `{program}`, which was not found on PATH", invocation.tool.id),
+            )
+        })?;
+        let mut command = Command::new(resolved);
+        command.args(args).current_dir(invocation.workspace.root()).env_clear();
+        for name in ["PATH", "HOME", "LANG"] {
+            if let Ok(value) = std::env::var(name) {
+                command.env(name, value);
+            }
+        }
+        command.envs(crate::cli::environment(invocation.tool));
+        let mut child = command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| {
+                ToolError::new(ErrorCode::Shell, format!("cannot start `{program}`: {e}"))
+            })?;
+        let stdin =
+            child.stdin.take().ok_or_else(|| ToolError::new(ErrorCode::Internal, "no stdin"))?;
+        let stdout =
+            child.stdout.take().ok_or_else(|| ToolError::new(ErrorCode::Internal, "no stdout"))?;
+        let mut server = Self {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout).lines(),
+            next_id: 1,
+            name: program.clone(),
+        };
+        let startup = gert.startup.as_ref();
+        let wait = startup
+            .and_then(|s| s.timeout.as_deref())
+            .and_then(parse_duration)
+            .unwrap_or(DEFAULT_STARTUP);
+        if let Some(signal) = startup.and_then(|s| s.ready_signal.as_deref()) {
+            let until = Instant::now() + wait;
+            loop {
+                let line = server.line(until).await?;
+                if line.contains(signal) {
+                    break;
+                }
+            }
+        }
+        if mcp {
+            let init = json!({
+                "protocolVersion": MCP_VERSION,
+                "capabilities": {},
+                "clientInfo": { "name": "jig", "version": env!("CARGO_PKG_VERSION") },
+            });
+            let answer = server
+                .request("initialize", init, Instant::now() + wait, &invocation.events)
+                .await?;
+            if let Some(error) = answer.get("error") {
+                return Err(ToolError::new(
+                    ErrorCode::Shell,
+                    format!("MCP server `{program}` refused to initialize: {error}"),
+                ));
+            }
+            server
+                .send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+                .await?;
+        }
+        Ok(server)
+    }
+
+    async fn send(&mut self, message: &Value) -> Result<(), ToolError> {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.stdin.write_all(line.as_bytes()).await.map_err(|e| {
+            ToolError::new(ErrorCode::Shell, format!("server `{}` stopped reading: {e}", self.name))
+        })
+    }
+
+    async fn line(&mut self, until: Instant) -> Result<String, ToolError> {
+        let remaining = until.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(remaining, self.stdout.next_line()).await {
+            Err(_) => Err(ToolError::new(
+                ErrorCode::Timeout,
+                format!("server `{}` did not answer in time", self.name),
+            )),
+            Ok(Ok(Some(line))) => Ok(line),
+            Ok(Ok(None) | Err(_)) => {
+                Err(ToolError::new(ErrorCode::Shell, format!("server `{}` exited", self.name)))
+            }
+        }
+    }
+
+    /// Send a request and wait for its answer; the server's own requests are declined and its
+    /// progress notifications become events.
+    async fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        until: Instant,
+        events: &Events,
+    ) -> Result<Value, ToolError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+            .await?;
+        loop {
+            let line = self.line(until).await?;
+            let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
+            let their_method = message.get("method").and_then(Value::as_str);
+            match (message.get("id"), their_method) {
+                (Some(answer_id), None) if answer_id == &json!(id) => return Ok(message),
+                (Some(their_id), Some(_)) => {
+                    let decline = json!({ "jsonrpc": "2.0", "id": their_id, "error": { "code": -32601, "message": "Jig serves no requests" } });
+                    self.send(&decline).await?;
+                }
+                (None, Some("notifications/progress")) => {
+                    let params = &message["params"];
+                    let pct = params["progress"]
+                        .as_f64()
+                        .zip(params["total"].as_f64())
+                        .map(|(p, t)| if t > 0.0 { p / t * 100.0 } else { p });
+                    events.progress(pct, params["message"].as_str().unwrap_or_default());
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A `jsonrpc` action on a server already listening at `address` (`host:port`), checked like any
+/// URL against the policy.
+async fn tcp_call(
+    invocation: &Invocation<'_>,
+    address: &str,
+    method: &str,
+) -> Result<Value, ToolError> {
+    let network = &invocation.policy.config().network;
+    jig_policy::network::check_url(&format!("http://{address}/"), network).map_err(|d| {
+        ToolError::new(ErrorCode::Policy, format!("`{address}`: {}", d.reason))
+            .with_details(json!({ "rule": d.rule }))
+    })?;
+    let addresses: Vec<std::net::SocketAddr> = tokio::net::lookup_host(address)
+        .await
+        .map_err(|e| ToolError::new(ErrorCode::Http, format!("cannot resolve `{address}`: {e}")))?
+        .collect();
+    for resolved in &addresses {
+        jig_policy::network::check_resolved(resolved.ip(), network).map_err(|d| {
+            ToolError::new(
+                ErrorCode::Policy,
+                format!("`{address}` resolves to {}: {}", resolved.ip(), d.reason),
+            )
+            .with_details(json!({ "rule": d.rule }))
+        })?;
+    }
+    let connect = tokio::net::TcpStream::connect(addresses.as_slice());
+    let stream = tokio::time::timeout(invocation.timeout, connect)
+        .await
+        .map_err(|_| {
+            ToolError::new(ErrorCode::Timeout, format!("connecting to `{address}` timed out"))
+        })?
+        .map_err(|e| {
+            ToolError::new(ErrorCode::Shell, format!("cannot connect to `{address}`: {e}"))
+        })?;
+    let (read, mut write) = stream.into_split();
+    let mut line =
+        json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": invocation.args })
+            .to_string();
+    line.push('\n');
+    write
+        .write_all(line.as_bytes())
+        .await
+        .map_err(|e| ToolError::new(ErrorCode::Shell, format!("`{address}`: {e}")))?;
+    let mut lines = BufReader::new(read).lines();
+    let answer = tokio::time::timeout(invocation.timeout, lines.next_line())
+        .await
+        .map_err(|_| {
+            ToolError::new(ErrorCode::Timeout, format!("`{address}` did not answer in time"))
+        })?
+        .map_err(|e| ToolError::new(ErrorCode::Shell, format!("`{address}`: {e}")))?
+        .ok_or_else(|| {
+            ToolError::new(ErrorCode::Shell, format!("`{address}` closed the connection"))
+        })?;
+    serde_json::from_str(&answer).map_err(|e| {
+        ToolError::new(ErrorCode::Shell, format!("`{address}` answered with bad JSON: {e}"))
+    })
+}
+
+/// `10s`, `2m`, `1h`.
+fn parse_duration(text: &str) -> Option<Duration> {
+    let (digits, unit) = text.split_at(text.len().checked_sub(1)?);
+    let n: u64 = digits.parse().ok()?;
+    Some(Duration::from_secs(match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => return None,
+    }))
+}

@@ -1,0 +1,52 @@
+//! The `stdio` transport: the action's argv run as a process per call.
+
+use jig_model::ErrorCode;
+use jig_model::tool_def::GertExecution;
+use serde_json::json;
+
+use super::{argv, extract, redact};
+use crate::cli::MAX_CAPTURE;
+use crate::executor::{Invocation, Output, ToolError};
+use crate::process::{self, Spawn};
+
+pub(super) async fn run(
+    invocation: &Invocation<'_>,
+    gert: &GertExecution,
+) -> Result<Output, ToolError> {
+    let argv = argv(gert, invocation.args)?;
+    if process::find_program(&argv[0]).is_none() {
+        return Err(ToolError::new(
+            ErrorCode::Shell,
+            format!("`{}` needs `{}`, which was not found on PATH", invocation.tool.id, argv[0]),
+        )
+        .with_details(json!({ "binary": argv[0] })));
+    }
+    let finished = process::run(
+        Spawn {
+            argv: &argv,
+            cwd: invocation.workspace.root(),
+            env: crate::cli::environment(invocation.tool),
+            stdin: None,
+            timeout: invocation.timeout,
+            max_output: usize::try_from(invocation.tool.limits.max_output_bytes)
+                .unwrap_or(usize::MAX)
+                .min(MAX_CAPTURE),
+        },
+        &invocation.cancel,
+        &invocation.events,
+    )
+    .await?;
+    if finished.code != Some(0) {
+        return Err(ToolError::new(
+            ErrorCode::Shell,
+            match finished.code {
+                Some(code) => format!("`{}` exited with code {code}", argv[0]),
+                None => format!("`{}` was killed by a signal", argv[0]),
+            },
+        )
+        .with_details(json!({ "exit_code": finished.code, "stdout": finished.stdout, "stderr": finished.stderr })));
+    }
+    let mut data = extract::outputs(gert, &finished, &invocation.tool.output_schema)?;
+    redact(gert, &mut data)?;
+    Ok(Output::data(data))
+}
