@@ -70,6 +70,10 @@ pub enum Command {
     /// Review calls waiting for approval
     #[command(subcommand)]
     Approvals(ApprovalsCommand),
+    /// Report what this machine offers Jig: Landlock, interpreters, formatters, reference tools
+    ///
+    /// Exit 0 when tools' caps can be enforced here (Landlock available), 1 when not.
+    Doctor(DoctorArgs),
     /// Inspect and check the audit record
     #[command(subcommand)]
     Audit(AuditCommand),
@@ -197,6 +201,14 @@ pub struct ValidateArgs {
     /// Keep watching the project and report after every change
     #[arg(long)]
     pub watch: bool,
+}
+
+/// `jig doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `jig list`.

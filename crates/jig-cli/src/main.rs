@@ -26,6 +26,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         cli::Command::Validate(args) => commands::validate::run(&settings, args, &mut out),
         cli::Command::List(args) => commands::list::run(&settings, args, &mut out),
+        cli::Command::Doctor(args) => commands::doctor::run(args, &mut out),
         cli::Command::Show(args) => commands::show::run(&settings, args, &mut out),
         cli::Command::Call(args) => block_on(commands::call::run(&settings, args, &mut out)),
         cli::Command::Select(args) => block_on(commands::select::run(&settings, args, &mut out)),

@@ -55,6 +55,36 @@ pub struct PolicyConfig {
     /// Limits per session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budgets: Option<SessionBudgets>,
+    /// How tools' `caps` are enforced on their processes.
+    #[serde(default, skip_serializing_if = "SandboxPolicy::is_default")]
+    pub sandbox: SandboxPolicy,
+}
+
+/// `sandbox`: what happens where the kernel cannot confine a tool's process to its `caps`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxPolicy {
+    /// `required` (the default): such a call is refused. `best_effort`: it runs with whatever
+    /// confinement the kernel offers, and the result says so.
+    #[serde(default)]
+    pub enforce: SandboxEnforcement,
+}
+
+impl SandboxPolicy {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// Levels of `sandbox.enforce`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxEnforcement {
+    /// Refuse what cannot be confined.
+    #[default]
+    Required,
+    /// Run it anyway.
+    BestEffort,
 }
 
 /// `network`.

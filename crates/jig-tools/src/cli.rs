@@ -13,8 +13,10 @@ use jig_model::tool_def::ToolExecution;
 use jig_model::toolpack::Execution as Kind;
 use serde_json::json;
 
+use crate::confine;
 use crate::executor::{Execution, Executor, Invocation, Output, ToolError};
 use crate::process::{self, Spawn};
+use crate::rundir::RunDir;
 use crate::template;
 
 /// Default cap on each output stream (seed 002 §9: 5 MiB).
@@ -34,18 +36,23 @@ impl Executor for CliExecutor {
                 format!("`{}` is not a cli tool", tool.id),
             ));
         };
-        let argv = template::render_all(&cli.cmd, invocation.args, tool.templating.as_ref())?;
-        let env = environment(tool);
+        let run = RunDir::prepare(&invocation)?;
+        let args = run.as_ref().map_or(invocation.args, |r| &r.args);
+        let argv = template::render_all(&cli.cmd, args, tool.templating.as_ref())?;
+        let mut env = environment(tool);
+        let (_scratch, confinement) =
+            confine::prepare(&invocation, &argv[0], run.as_ref().map(RunDir::dir), &mut env)?;
         let max_output =
             usize::try_from(tool.limits.max_output_bytes).unwrap_or(usize::MAX).min(MAX_CAPTURE);
         let finished = process::run(
             Spawn {
                 argv: &argv,
-                cwd: invocation.workspace.root(),
+                cwd: run.as_ref().map_or(invocation.workspace.root(), RunDir::dir),
                 env,
                 stdin: None,
                 timeout: invocation.timeout,
                 max_output,
+                confine: Some(&confinement),
             },
             &invocation.cancel,
             &invocation.events,
@@ -60,7 +67,16 @@ impl Executor for CliExecutor {
             data["truncated"] = json!(true);
         }
         match finished.code {
-            Some(0) => Ok(Execution::Done(Output::data(data))),
+            Some(0) => {
+                if let Some(run) = &run {
+                    run.collect(
+                        tool,
+                        &format!("{}{}", finished.stdout, finished.stderr),
+                        &mut data,
+                    )?;
+                }
+                Ok(Execution::Done(Output::data(data)))
+            }
             Some(code) => Err(ToolError::new(
                 ErrorCode::Shell,
                 format!("`{}` exited with code {code}", argv[0]),

@@ -11,12 +11,14 @@
 
 mod builtin;
 pub mod cli;
+pub mod confine;
 mod executor;
 pub mod gert;
 pub mod http;
 pub mod http_client;
 pub mod process;
 mod registry;
+pub mod rundir;
 pub mod script;
 mod template;
 

@@ -10,6 +10,7 @@ use jig_model::ErrorCode;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
+use crate::confine::Confinement;
 use crate::executor::{Cancel, Events, ToolError};
 
 /// What to run.
@@ -27,6 +28,8 @@ pub struct Spawn<'a> {
     pub timeout: Duration,
     /// Bytes kept of each of stdout and stderr.
     pub max_output: usize,
+    /// Kernel confinement of the process (its caps), if any.
+    pub confine: Option<&'a Confinement>,
 }
 
 /// How it ended.
@@ -55,7 +58,8 @@ pub async fn run(
     let resolved = resolve_program(program).ok_or_else(|| {
         ToolError::new(ErrorCode::Shell, format!("program `{program}` was not found on PATH"))
     })?;
-    let mut child = Command::new(&resolved)
+    let mut command = Command::new(&resolved);
+    command
         .args(args)
         .current_dir(spawn.cwd)
         .env_clear()
@@ -64,9 +68,13 @@ pub async fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| ToolError::new(ErrorCode::Shell, format!("cannot start `{program}`: {e}")))?;
+        .kill_on_drop(true);
+    let mut child = match spawn.confine {
+        Some(confinement) => confinement.spawn(&mut command)?,
+        None => command.spawn().map_err(|e| {
+            ToolError::new(ErrorCode::Shell, format!("cannot start `{program}`: {e}"))
+        })?,
+    };
     let group =
         child.id().and_then(|id| rustix::process::Pid::from_raw(i32::try_from(id).unwrap_or(0)));
     if let (Some(text), Some(mut stdin)) = (spawn.stdin, child.stdin.take()) {

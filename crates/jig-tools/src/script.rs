@@ -1,9 +1,10 @@
 //! `execution.kind: python | node | php` — a program in an interpreter, speaking Jig's tool
 //! protocol (docs/protocol.md) over stdin and stdout.
 //!
-//! Jig writes one JSON request to the program's stdin (`{"protocol": "jig/1", "tool", "request_id",
-//! "args", "workspace"}`) and reads JSON lines from its stdout: `progress` and `log` messages
-//! become events while it runs, and one `result` (or `error`) ends it. For the `module` forms
+//! Jig writes the call's arguments to the program's stdin as one JSON object (and names the
+//! call in the environment: `JIG_PROTOCOL=jig/1`, `JIG_TOOL`, `JIG_REQUEST_ID`,
+//! `JIG_WORKSPACE`, `JIG_RUN_DIR`) and reads JSON lines from its stdout: `progress` and `log`
+//! messages become events while it runs, and one `result` (or `error`) ends it. For the `module` forms
 //! (`pkg.mod:callable`, `./lib/x.mjs:run`) Jig supplies the side of the protocol that calls the
 //! function with the arguments and a context (`ctx.progress(pct, message)`, `ctx.log(text)`).
 //! A script that prints one JSON value and exits 0 works too: that value is the result.
@@ -20,19 +21,21 @@ use jig_model::toolpack::Execution as Kind;
 use serde_json::{Value, json};
 
 use crate::cli::{self, MAX_CAPTURE};
+use crate::confine;
 use crate::executor::{Events, Execution, Executor, Invocation, Output, ToolError};
 use crate::process::{self, Spawn};
+use crate::rundir::RunDir;
 
 /// Calls `module:callable` with the request's arguments (Python side of the protocol).
 const PYTHON_SHIM: &str = r#"
-import importlib, inspect, json, sys
-request = json.load(sys.stdin)
+import importlib, inspect, json, os, sys
+args = json.load(sys.stdin)
 def emit(message):
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 class Context:
-    request_id = request.get("request_id")
-    workspace = request.get("workspace")
+    request_id = os.environ.get("JIG_REQUEST_ID")
+    workspace = os.environ.get("JIG_WORKSPACE")
     def progress(self, pct=None, message=""):
         emit({"type": "progress", "pct": pct, "message": str(message)})
     def log(self, message):
@@ -42,7 +45,7 @@ sys.path.insert(0, sys.argv[2])
 try:
     function = getattr(importlib.import_module(module), name)
     takes_context = len(inspect.signature(function).parameters) >= 2
-    result = function(request["args"], Context()) if takes_context else function(request["args"])
+    result = function(args, Context()) if takes_context else function(args)
     emit({"type": "result", "data": result})
 except Exception as error:
     emit({"type": "error", "code": "E_SHELL", "message": type(error).__name__ + ": " + str(error)})
@@ -56,11 +59,11 @@ import { pathToFileURL } from "node:url";
 const [specifier, name, base] = process.argv.slice(1);
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
-const request = JSON.parse(input);
+const args = JSON.parse(input);
 const emit = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 const context = {
-  requestId: request.request_id,
-  workspace: request.workspace,
+  requestId: process.env.JIG_REQUEST_ID,
+  workspace: process.env.JIG_WORKSPACE,
   progress: (pct, message = "") => emit({ type: "progress", pct, message: String(message) }),
   log: (message) => emit({ type: "log", message: String(message) }),
 };
@@ -68,7 +71,7 @@ try {
   const module = await import(pathToFileURL(path.resolve(base, specifier)).href);
   const fn = module[name];
   if (typeof fn !== "function") throw new Error(`${specifier} exports no function ${name}`);
-  emit({ type: "result", data: (await fn(request.args, context)) ?? null });
+  emit({ type: "result", data: (await fn(args, context)) ?? null });
 } catch (error) {
   emit({ type: "error", code: "E_SHELL", message: String(error && error.stack ? error.message : error) });
   process.exitCode = 1;
@@ -146,33 +149,42 @@ impl Executor for ScriptExecutor {
             )
             .with_details(json!({ "interpreter": interpreter })));
         }
+        let run = RunDir::prepare(&invocation)?;
+        let args = run.as_ref().map_or(invocation.args, |r| &r.args);
         let mut full = vec![interpreter.to_owned()];
         full.extend(argv);
-        let request = json!({
-            "protocol": "jig/1",
-            "tool": tool.id,
-            "request_id": invocation.events.request_id(),
-            "args": invocation.args,
-            "workspace": invocation.workspace.root(),
-        })
-        .to_string();
+        let request = args.to_string();
         let protocol = Protocol::new(&invocation.events);
+        let mut env = environment(tool);
+        env.insert("JIG_PROTOCOL".to_owned(), "jig/1".to_owned());
+        env.insert("JIG_TOOL".to_owned(), tool.id.clone());
+        env.insert("JIG_REQUEST_ID".to_owned(), invocation.events.request_id().to_owned());
+        env.insert("JIG_WORKSPACE".to_owned(), invocation.workspace.root().display().to_string());
+        if let Some(run) = &run {
+            env.insert("JIG_RUN_DIR".to_owned(), run.dir().display().to_string());
+        }
+        let (_scratch, confinement) =
+            confine::prepare(&invocation, interpreter, run.as_ref().map(RunDir::dir), &mut env)?;
         let finished = process::run(
             Spawn {
                 argv: &full,
-                cwd: invocation.workspace.root(),
-                env: environment(tool),
+                cwd: run.as_ref().map_or(invocation.workspace.root(), RunDir::dir),
+                env,
                 stdin: Some(&request),
                 timeout: invocation.timeout,
                 max_output: usize::try_from(tool.limits.max_output_bytes)
                     .unwrap_or(usize::MAX)
                     .min(MAX_CAPTURE),
+                confine: Some(&confinement),
             },
             &invocation.cancel,
             &protocol.events,
         )
         .await?;
-        let data = Protocol::outcome(&tool.id, &finished)?;
+        let mut data = Protocol::outcome(&tool.id, &finished)?;
+        if let Some(run) = &run {
+            run.collect(tool, &format!("{}{}", finished.stdout, finished.stderr), &mut data)?;
+        }
         Ok(Execution::Done(Output::data(data)))
     }
 }

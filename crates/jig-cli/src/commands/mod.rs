@@ -3,6 +3,7 @@
 pub mod approvals;
 pub mod audit;
 pub mod call;
+pub mod doctor;
 pub mod list;
 pub mod select;
 pub mod show;

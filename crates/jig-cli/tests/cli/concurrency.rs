@@ -24,7 +24,8 @@ fn counting_project() -> tempfile::TempDir {
              timeoutMs: 60000\nlimits: {{ maxInputBytes: 4096, maxOutputBytes: 65536 }}\n\
              inputSchema: {{ type: object, properties: {{ label: {{ type: string }} }} }}\n\
              outputSchema: {{ type: object }}\n\
-             execution: {{ kind: cli, cmd: [sh, -c, '{script}'] }}\ncaps: {{ subprocess: true }}\n"
+             execution: {{ kind: cli, cmd: [sh, -c, '{script}'] }}\n\
+             caps: {{ subprocess: true, filesystem: {{ write: [.] }} }}\n"
         )
     };
     std::fs::write(

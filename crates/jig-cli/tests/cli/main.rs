@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod calls;
+mod catalog;
 mod commands;
 mod concurrency;
 

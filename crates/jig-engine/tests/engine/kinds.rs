@@ -41,7 +41,7 @@ fn project() -> Project {
     );
     project.write(
         "tools/py/sum.py",
-        "import json, sys\nreq = json.load(sys.stdin)\nprint(json.dumps({'type': 'progress', 'pct': 10, 'message': 'start'}))\nprint(json.dumps({'type': 'result', 'data': {'len': len(req['args']['name'])}}))\n",
+        "import json, sys\nreq = json.load(sys.stdin)\nprint(json.dumps({'type': 'progress', 'pct': 10, 'message': 'start'}))\nprint(json.dumps({'type': 'result', 'data': {'len': len(req['name'])}}))\n",
     );
     project.write(
         "tools/js/shout.tool.yaml",
@@ -53,7 +53,7 @@ fn project() -> Project {
     );
     project.write(
         "tools/js/inline.tool.yaml",
-        &tool("js.inline", name, "execution:\n  kind: node\n  node: \"let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const r=JSON.parse(s);console.log(JSON.stringify({n:r.args.name.length}))})\""),
+        &tool("js.inline", name, "execution:\n  kind: node\n  node: \"let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const r=JSON.parse(s);console.log(JSON.stringify({n:r.name.length}))})\""),
     );
     project.write(
         "tools/php/rev.tool.yaml",
@@ -61,11 +61,11 @@ fn project() -> Project {
     );
     project.write(
         "tools/php/rev.php",
-        "<?php\n$req = json_decode(stream_get_contents(STDIN), true);\necho json_encode(['type' => 'result', 'data' => ['reversed' => strrev($req['args']['name'])]]), \"\\n\";\n",
+        "<?php\n$req = json_decode(stream_get_contents(STDIN), true);\necho json_encode(['type' => 'result', 'data' => ['reversed' => strrev($req['name'])]]), \"\\n\";\n",
     );
     project.write(
         "tools/php/inline.tool.yaml",
-        &tool("php.inline", name, "execution:\n  kind: php\n  php: \"$r = json_decode(stream_get_contents(STDIN), true); echo json_encode(['len' => strlen($r['args']['name'])]);\""),
+        &tool("php.inline", name, "execution:\n  kind: php\n  php: \"$r = json_decode(stream_get_contents(STDIN), true); echo json_encode(['len' => strlen($r['name'])]);\""),
     );
     project
 }

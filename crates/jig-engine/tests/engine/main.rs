@@ -6,6 +6,7 @@
 mod acceptance;
 mod approvals;
 mod ast_tools;
+mod caps;
 mod fs_tools;
 mod git_tools;
 mod hostile;
@@ -76,7 +77,7 @@ outputSchema:
   required: [stdout]
 templating: { engine: jinja2 }
 execution: { kind: cli, cmd: [sh, -c, "echo \"$0\" >> runs.log && wc -l < runs.log", "{{ label }}"] }
-caps: { subprocess: true }
+caps: { subprocess: true, filesystem: { write: [runs.log] } }
 "#,
     ),
     (
@@ -123,7 +124,7 @@ inputSchema:
 outputSchema: { type: object }
 templating: { engine: jinja2 }
 execution: { kind: cli, cmd: [sh, -c, "echo started; sleep \"$0\"; echo done > slept.txt", "{{ secs }}"] }
-caps: { subprocess: true }
+caps: { subprocess: true, filesystem: { write: [slept.txt] } }
 "#,
     ),
     (

@@ -9,6 +9,7 @@ use jig_policy::sandbox::SandboxError;
 use serde_json::{Value, json};
 
 use crate::cli::{self, MAX_CAPTURE};
+use crate::confine::Confinement;
 use crate::executor::{Invocation, Output, ToolError};
 use crate::process::{self, Spawn};
 
@@ -60,6 +61,16 @@ pub(super) async fn exec(invocation: &Invocation<'_>) -> Result<Output, ToolErro
     let max_output = usize::try_from(invocation.tool.limits.max_output_bytes / 2)
         .unwrap_or(usize::MAX)
         .min(MAX_CAPTURE);
+    // `allow_network: false` (the default) is enforced by the kernel: no TCP at all.
+    let allow_network = args.get("allow_network").and_then(Value::as_bool).unwrap_or(false);
+    if allow_network && invocation.policy.config().network.allowed_domains.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::Policy,
+            "`allow_network` needs a policy that allows some network (`network.allowed_domains`)",
+        )
+        .with_details(json!({ "rule": "sec.network.allowlist" })));
+    }
+    let confinement = Confinement::network_only(allow_network, invocation);
     let finished = process::run(
         Spawn {
             argv: &argv,
@@ -68,6 +79,7 @@ pub(super) async fn exec(invocation: &Invocation<'_>) -> Result<Output, ToolErro
             stdin: args.get("stdin").and_then(Value::as_str),
             timeout,
             max_output,
+            confine: (!allow_network).then_some(&confinement),
         },
         &invocation.cancel,
         &invocation.events,

@@ -38,6 +38,9 @@ impl Executor for GertExecutor {
                 format!("`{}` is not a tool/v0 action", invocation.tool.id),
             ));
         };
+        // A contract input's `default` fills an argument the call leaves out.
+        let args = with_defaults(invocation.args, &invocation.tool.input_schema);
+        let invocation = Invocation { args: &args, ..invocation };
         let output = match gert.kind {
             TransportMode::Stdio => stdio::run(&invocation, gert).await?,
             TransportMode::Jsonrpc => self.servers.jsonrpc(&invocation, gert).await?,
@@ -74,6 +77,21 @@ pub(crate) fn render(template: &str, args: &Value) -> Result<String, ToolError> 
         ));
     }
     Ok(rendered.into_owned())
+}
+
+/// `args` with the schema's property defaults for what it lacks.
+fn with_defaults(args: &Value, schema: &Value) -> Value {
+    let mut args = args.clone();
+    if let (Value::Object(map), Some(properties)) =
+        (&mut args, schema.get("properties").and_then(Value::as_object))
+    {
+        for (name, property) in properties {
+            if let Some(default) = property.get("default") {
+                map.entry(name.clone()).or_insert_with(|| default.clone());
+            }
+        }
+    }
+    args
 }
 
 /// The argv of an action: rendered, with the binary in front when it is not already there.

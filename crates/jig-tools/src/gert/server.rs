@@ -35,6 +35,8 @@ struct Server {
     stdout: Lines<BufReader<ChildStdout>>,
     next_id: u64,
     name: String,
+    /// The server's temporary directory, removed with it.
+    _scratch: crate::confine::Scratch,
 }
 
 impl Servers {
@@ -195,17 +197,16 @@ impl Server {
                 command.env(name, value);
             }
         }
-        command.envs(crate::cli::environment(invocation.tool));
-        let mut child = command
+        let mut env = crate::cli::environment(invocation.tool);
+        let (scratch, confinement) = crate::confine::prepare(invocation, program, None, &mut env)?;
+        command
+            .envs(env)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| {
-                ToolError::new(ErrorCode::Shell, format!("cannot start `{program}`: {e}"))
-            })?;
+            .kill_on_drop(true);
+        let mut child = confinement.spawn(&mut command)?;
         let stdin =
             child.stdin.take().ok_or_else(|| ToolError::new(ErrorCode::Internal, "no stdin"))?;
         let stdout =
@@ -216,6 +217,7 @@ impl Server {
             stdout: BufReader::new(stdout).lines(),
             next_id: 1,
             name: program.clone(),
+            _scratch: scratch,
         };
         let startup = gert.startup.as_ref();
         let wait = startup

@@ -8,12 +8,14 @@ use super::{argv, extract, redact};
 use crate::cli::MAX_CAPTURE;
 use crate::executor::{Invocation, Output, ToolError};
 use crate::process::{self, Spawn};
+use crate::rundir::RunDir;
 
 pub(super) async fn run(
     invocation: &Invocation<'_>,
     gert: &GertExecution,
 ) -> Result<Output, ToolError> {
-    let argv = argv(gert, invocation.args)?;
+    let run = RunDir::prepare(invocation)?;
+    let argv = argv(gert, run.as_ref().map_or(invocation.args, |r| &r.args))?;
     if process::find_program(&argv[0]).is_none() {
         return Err(ToolError::new(
             ErrorCode::Shell,
@@ -21,16 +23,20 @@ pub(super) async fn run(
         )
         .with_details(json!({ "binary": argv[0] })));
     }
+    let mut env = crate::cli::environment(invocation.tool);
+    let (_scratch, confinement) =
+        crate::confine::prepare(invocation, &argv[0], run.as_ref().map(RunDir::dir), &mut env)?;
     let finished = process::run(
         Spawn {
             argv: &argv,
-            cwd: invocation.workspace.root(),
-            env: crate::cli::environment(invocation.tool),
+            cwd: run.as_ref().map_or(invocation.workspace.root(), RunDir::dir),
+            env,
             stdin: None,
             timeout: invocation.timeout,
             max_output: usize::try_from(invocation.tool.limits.max_output_bytes)
                 .unwrap_or(usize::MAX)
                 .min(MAX_CAPTURE),
+            confine: Some(&confinement),
         },
         &invocation.cancel,
         &invocation.events,
@@ -48,5 +54,12 @@ pub(super) async fn run(
     }
     let mut data = extract::outputs(gert, &finished, &invocation.tool.output_schema)?;
     redact(gert, &mut data)?;
+    if let Some(run) = &run {
+        run.collect(
+            invocation.tool,
+            &format!("{}{}", finished.stdout, finished.stderr),
+            &mut data,
+        )?;
+    }
     Ok(Output::data(data))
 }
