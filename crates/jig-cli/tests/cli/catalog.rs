@@ -8,8 +8,8 @@
 //! and pushing is allowed. Everything else is the example as shipped.
 
 use std::path::Path;
-use std::process::Command;
 
+use jig_testkit::git;
 use jig_testkit::http::{Response, Server};
 use serde_json::{Value, json};
 
@@ -42,20 +42,6 @@ fn ok(root: &Path, tool: &str, args: &Value) -> Value {
     let response = call(root, tool, args);
     assert_eq!(response["ok"], true, "{tool} {args}: {response:#}");
     response["data"].clone()
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .output()
-        .expect("git");
-    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 
 #[test]

@@ -272,20 +272,7 @@ pub fn approval_id(response: &ToolResponse) -> String {
         .to_owned()
 }
 
-/// Run git in `dir` with a fixed identity; its trimmed stdout (panics with git's stderr).
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let output = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .output()
-        .expect("run git");
-    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
-}
+pub use jig_testkit::git;
 
 /// A file's text (panics naming the path).
 pub fn read(path: &Path) -> String {
