@@ -9,6 +9,8 @@
 
 use std::path::Path;
 
+use std::process::Command;
+
 use jig_testkit::git;
 use jig_testkit::http::{Response, Server};
 use serde_json::{Value, json};
@@ -232,4 +234,21 @@ fn every_built_in_and_every_kind_runs_from_jig_call_on_the_example_project() {
         "jsonrpc"
     );
     assert_eq!(ok(root, "oncall.who", &json!({ "week": 5 }))["primary"], "grace", "mcp");
+}
+
+/// A kind whose interpreter is not installed fails with a clear error naming it.
+#[test]
+fn a_missing_interpreter_is_named() {
+    let dir = example_copy();
+    let empty = tempfile::tempdir().expect("tmp");
+    let output = Command::new(env!("CARGO_BIN_EXE_jig"))
+        .args(["call", "acme.slugify", "--args", r#"{"title": "x"}"#])
+        .current_dir(dir.path())
+        .env("PATH", empty.path())
+        .output()
+        .expect("run jig");
+    let response = stdout_json(&output);
+    assert_eq!(response["errors"][0]["code"], "E_SHELL", "{response:#}");
+    let message = response["errors"][0]["message"].as_str().expect("message");
+    assert!(message.contains("`node`") && message.contains("not installed"), "{message}");
 }

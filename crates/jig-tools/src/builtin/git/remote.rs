@@ -16,6 +16,8 @@ use crate::executor::{Output, ToolError};
 pub(in crate::builtin) fn push(call: &Call) -> Result<Output, ToolError> {
     let repo = open(call)?;
     let name = call.opt_str("remote").unwrap_or("origin");
+    // Seed 002 §7 `sec.git.clean_tree`: what is pushed is what was committed and checked.
+    require_clean(&repo, "`git_push`", false)?;
     let mut remote = find_remote(call, &repo, name)?;
     let refspec = match call.opt_str("refspec") {
         Some(spec) => spec.to_owned(),
