@@ -16,6 +16,7 @@ mod ops;
 pub mod owner;
 mod packet;
 mod records;
+mod rollup;
 mod rows;
 mod statement;
 mod store;
@@ -28,4 +29,5 @@ pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
 pub use records::{
     ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, SessionUsage,
 };
+pub use rollup::Rollup;
 pub use store::{Dialect, Recovery, Store, Verification};

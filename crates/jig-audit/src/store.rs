@@ -118,6 +118,11 @@ impl Store {
         Ok(Self { pool, dialect, writer })
     }
 
+    /// The connection pool, for reads defined in other modules.
+    pub(crate) fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
     /// Which database this is.
     pub fn dialect(&self) -> Dialect {
         self.dialect

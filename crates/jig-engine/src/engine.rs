@@ -125,7 +125,10 @@ impl Engine {
         let workspace = Arc::new(Workspace::open(&root)?);
         let metrics = Arc::new(Metrics::default());
         let mut executors = Executors::standard();
-        executors.insert_builtin("emit_metrics", Arc::new(MetricsExecutor(Arc::clone(&metrics))));
+        executors.insert_builtin(
+            "emit_metrics",
+            Arc::new(MetricsExecutor { metrics: Arc::clone(&metrics), store: store.clone() }),
+        );
         tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash(), "tools.registered");
         let engine = Arc::new(Self {
             registry: RwLock::new(Registry { snapshot, policy, registered: BTreeMap::new() }),

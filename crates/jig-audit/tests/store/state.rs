@@ -233,3 +233,44 @@ async fn session_usage_accumulates() {
         assert_eq!(store.usage("nobody").await.expect("usage").calls, 0);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rollups_count_calls_failures_denials_and_durations_by_session() {
+    for (store, _dir) in stores().await {
+        let now = jig_audit::time::now_us();
+        let mut ops = Vec::new();
+        for (request, kind, session) in [
+            ("a", jig_audit::PacketKind::CallRequest, "s1"),
+            ("a", jig_audit::PacketKind::CallResult, "s1"),
+            ("b", jig_audit::PacketKind::CallRequest, "s1"),
+            ("b", jig_audit::PacketKind::CallFailed, "s1"),
+            ("c", jig_audit::PacketKind::CallRequest, "s2"),
+        ] {
+            let mut packet = crate::packet(request, 0);
+            packet.kind = kind;
+            packet.session_id = Some(session.into());
+            ops.push(Op::Append(packet));
+        }
+        for (request, state, ms, session) in [
+            ("a", RunState::Succeeded, 10, "s1"),
+            ("b", RunState::Denied, 30, "s1"),
+            ("c", RunState::Succeeded, 20, "s2"),
+        ] {
+            let mut record = run(request, &format!("run-{request}"), state);
+            record.created_us = now;
+            record.duration_ms = Some(ms);
+            record.session_id = Some(session.into());
+            ops.push(Op::CreateRun(Box::new(record)));
+        }
+        store.apply(ops).await.expect("apply");
+        let s1 = store.rollup(Some("s1"), 0).await.expect("rollup");
+        assert_eq!((s1.calls, s1.failed, s1.denied), (2, 1, 1));
+        assert_eq!(s1.durations_ms, [10.0, 30.0]);
+        assert_eq!(s1.quantile(0.5), Some(10.0));
+        assert_eq!(s1.mean(), Some(20.0));
+        let all = store.rollup(None, 0).await.expect("rollup");
+        assert_eq!(all.calls, 3);
+        let later = store.rollup(None, now + 60_000_000).await.expect("rollup");
+        assert_eq!((later.calls, later.durations_ms.len()), (0, 0));
+    }
+}

@@ -157,6 +157,10 @@ async fn emit_metrics_rolls_up_a_session() {
     assert_eq!(m["calls"], json!(3.0));
     assert_eq!(m["errors"], json!(1.0));
     assert!(m["latency_p99_ms"].as_f64().expect("p99") > 0.0);
+    // The figures come from the audit store: another process (here another engine) sees them.
+    let later = project.engine().await;
+    let seen = call_once(&later, "emit_metrics", json!({ "session_id": "metered" })).await;
+    assert_eq!(seen.data["metrics"]["calls"], json!(3.0), "{seen:?}");
     let other = call_once(&engine, "emit_metrics", json!({ "session_id": "nobody" })).await;
     assert_eq!(other.data["metrics"]["calls"], json!(0.0));
     let bad = call_once(&engine, "emit_metrics", json!({ "interval": "5 minutes" })).await;
