@@ -205,3 +205,21 @@ fn a_missing_project_directory_is_an_error_not_an_empty_project() {
     assert_eq!(output.status.code(), Some(3));
     assert!(stderr(&output).contains("no such directory: no/such/dir"), "{}", stderr(&output));
 }
+
+#[test]
+fn doctor_reports_landlock_and_the_interpreters() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let output = jig(dir.path(), &["doctor", "--json"]);
+    let report = stdout_json(&output);
+    // This project's machines run Linux ≥ 6.7: Landlock with TCP rules.
+    assert_eq!(report["landlock"]["available"], true, "{report:#}");
+    assert!(report["landlock"]["abi"].as_i64().expect("abi") >= 4, "{report:#}");
+    assert_eq!(output.status.code(), Some(0));
+    let python = report["programs"]
+        .as_array()
+        .expect("programs")
+        .iter()
+        .find(|p| p["name"] == "python3")
+        .expect("python3");
+    assert!(python["path"].is_string(), "{python}");
+}

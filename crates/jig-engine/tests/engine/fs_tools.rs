@@ -264,3 +264,19 @@ async fn no_fs_tool_leaves_the_workspace() {
     assert!(unlink.ok, "{unlink:?}");
     assert_eq!(read(&parent.join("outdir/keep.txt")), "keep");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn file_write_attribution_is_recorded_in_the_audit() {
+    let project = project();
+    let engine = project.engine().await;
+    let response = call_once(
+        &engine,
+        "file_write",
+        json!({ "path": "src/new.rs", "content": "pub fn n() {}\n", "attribution": { "task_id": 42, "agent": "planner" } }),
+    )
+    .await;
+    assert!(response.ok, "{response:?}");
+    let packets = crate::packets(&engine, &response.request_id).await;
+    let request = packets.iter().find(|p| p.kind == "tool.call.request").expect("request packet");
+    assert_eq!(request.data["args"]["attribution"], json!({ "task_id": 42, "agent": "planner" }));
+}
