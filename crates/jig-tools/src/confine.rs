@@ -167,13 +167,7 @@ impl Confinement {
                 .spawn(|| {
                     let _runtime = handle.enter();
                     let status = self.restrict().map_err(|why| unenforceable(&why))?;
-                    if status != RulesetStatus::FullyEnforced && self.required {
-                        let abi = landlock_abi()
-                            .map_or_else(|why| why, |abi| format!("Landlock ABI {abi}"));
-                        return Err(unenforceable(&format!(
-                            "the kernel enforces it only {status:?} ({abi})"
-                        )));
-                    }
+                    verdict(&status, self.required)?;
                     command.spawn().map_err(|e| {
                         ToolError::new(ErrorCode::Shell, format!("cannot start the tool: {e}"))
                     })
@@ -255,10 +249,43 @@ fn existing(path: &Path) -> PathBuf {
     current.to_path_buf()
 }
 
+/// Whether a process may start under `status`: fully enforced always; less only when the
+/// policy does not require it.
+fn verdict(status: &RulesetStatus, required: bool) -> Result<(), ToolError> {
+    if *status == RulesetStatus::FullyEnforced || !required {
+        return Ok(());
+    }
+    let abi = landlock_abi().map_or_else(|why| why, |abi| format!("Landlock ABI {abi}"));
+    Err(unenforceable(&format!("the kernel enforces it only {status:?} ({abi})")))
+}
+
 fn unenforceable(why: &str) -> ToolError {
     ToolError::new(
         ErrorCode::Policy,
         format!("the tool's caps cannot be enforced here: {why}; set the policy's `sandbox.enforce: best_effort` to run it anyway"),
     )
     .with_details(json!({ "rule": "sandbox.enforce" }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_enforcement_is_refused_only_when_required() {
+        assert!(verdict(&RulesetStatus::FullyEnforced, true).is_ok());
+        for status in [RulesetStatus::PartiallyEnforced, RulesetStatus::NotEnforced] {
+            let refused = verdict(&status, true).expect_err("required");
+            assert_eq!(refused.code, ErrorCode::Policy);
+            assert!(refused.message.contains("best_effort"), "{}", refused.message);
+            assert!(verdict(&status, false).is_ok(), "best effort runs it");
+        }
+    }
+
+    #[test]
+    fn a_path_to_be_created_is_granted_through_its_nearest_directory() {
+        let dir = tempfile::tempdir().expect("tmp");
+        assert_eq!(existing(&dir.path().join("a/b/c.txt")), dir.path());
+        assert_eq!(existing(dir.path()), dir.path());
+    }
 }
