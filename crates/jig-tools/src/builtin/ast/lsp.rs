@@ -99,8 +99,13 @@ fn document(call: &Call, params: &Value) -> Result<Option<(String, String, Strin
         ToolError::new(ErrorCode::Policy, format!("`{uri}` is not a file in the workspace"))
             .with_details(json!({ "rule": jig_policy::sandbox::RULE }))
     };
-    let path = uri.strip_prefix("file://").ok_or_else(outside)?;
-    let relative = std::path::Path::new(path).strip_prefix(&root).map_err(|_| outside())?;
+    // A real URL parse: `%20` and friends decode to the file's name.
+    let path = url::Url::parse(uri)
+        .ok()
+        .filter(|u| u.scheme() == "file")
+        .and_then(|u| u.to_file_path().ok())
+        .ok_or_else(outside)?;
+    let relative = path.strip_prefix(&root).map_err(|_| outside())?;
     let relative = relative.to_string_lossy().into_owned();
     let bytes = call.workspace.read(&relative, 16 * 1024 * 1024)?;
     let language = Language::of_path(&relative).map_or("plaintext", |l| l.name());
