@@ -236,6 +236,17 @@ async fn ast_external_asks_a_real_language_server() {
         .filter_map(|s| s["name"].as_str())
         .collect();
     assert!(symbols.contains(&"run") && symbols.contains(&"Tool"), "{symbols:?}");
+    // A file whose name needs percent-encoding in its URI.
+    project.write("app/my tool.py", "def spaced():\n    pass\n");
+    let root = project.root.canonicalize().expect("canon");
+    let spaced = format!("file://{}/app/my%20tool.py", root.display());
+    let found = call_once(
+        &engine,
+        "ast_external",
+        json!({ "provider": "pylsp", "request": { "method": "textDocument/documentSymbol", "params": { "textDocument": { "uri": spaced } } } }),
+    )
+    .await;
+    assert!(found.data["response"].to_string().contains("spaced"), "{found:?}");
     let unknown = call_once(
         &engine,
         "ast_external",
