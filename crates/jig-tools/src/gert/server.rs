@@ -147,7 +147,7 @@ impl Servers {
             }
         }
         // A server the same tool file started with another command (the file was edited) is
-        // stopped: dropping it kills its process group.
+        // stopped: dropping it kills its process.
         pool.retain(|(file, argv), _| file != &key.0 || argv == &key.1);
         let server = Arc::new(Mutex::new(Server::start(invocation, gert, &key.1, mcp).await?));
         pool.insert(key, Arc::clone(&server));
