@@ -6,10 +6,10 @@
 //! counted in memory and cover this process (`process_*`).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use jig_model::ErrorCode;
+use jig_model::duration::parse_duration;
 use jig_tools::{Execution, Executor, Invocation, Output, ToolError};
 use serde_json::{Value, json};
 
@@ -26,8 +26,18 @@ pub(crate) struct MetricsExecutor {
 impl Executor for MetricsExecutor {
     async fn execute(&self, invocation: Invocation<'_>) -> Result<Execution, ToolError> {
         let args = invocation.args;
-        let window =
-            args.get("interval").and_then(Value::as_str).map(parse_interval).transpose()?;
+        let window = args
+            .get("interval")
+            .and_then(Value::as_str)
+            .map(|text| {
+                parse_duration(text).ok_or_else(|| {
+                    ToolError::new(
+                        ErrorCode::ValidationFail,
+                        format!("argument `interval` `{text}` is not like `30s`, `5m` or `2h`"),
+                    )
+                })
+            })
+            .transpose()?;
         let session = args.get("session_id").and_then(Value::as_str);
         let since_us = window.map_or(0, |w| {
             jig_audit::time::now_us()
@@ -62,23 +72,4 @@ impl Executor for MetricsExecutor {
         }
         Ok(Execution::Done(Output::data(json!({ "status": "ok", "metrics": metrics }))))
     }
-}
-
-/// `30s`, `5m`, `2h`.
-fn parse_interval(text: &str) -> Result<Duration, ToolError> {
-    let invalid = || {
-        ToolError::new(
-            ErrorCode::ValidationFail,
-            format!("argument `interval` `{text}` is not like `30s`, `5m` or `2h`"),
-        )
-    };
-    let (digits, unit) = text.split_at(text.len().saturating_sub(1));
-    let n: u64 = digits.parse().map_err(|_| invalid())?;
-    let seconds = match unit {
-        "s" => n,
-        "m" => n.saturating_mul(60),
-        "h" => n.saturating_mul(3600),
-        _ => return Err(invalid()),
-    };
-    Ok(Duration::from_secs(seconds))
 }

@@ -9,6 +9,7 @@
 
 pub mod canonical;
 pub mod diagnostic;
+pub mod duration;
 pub mod envelope;
 mod error_code;
 pub mod file_schemas;

@@ -57,10 +57,6 @@ pub enum SandboxError {
 impl SandboxError {
     /// Classify an I/O error on `path`: escapes and missing files get their own variants.
     pub fn io(path: &str, source: std::io::Error) -> Self {
-        Self::from_io(path, source)
-    }
-
-    fn from_io(path: &str, source: std::io::Error) -> Self {
         // cap-std reports an escape as PermissionDenied with this message, or ELOOP/EXDEV from
         // openat2's RESOLVE_BENEATH.
         let escape = source.to_string().contains("outside of the filesystem")
@@ -107,7 +103,7 @@ impl Workspace {
     /// Open the workspace at `root`.
     pub fn open(root: &Path) -> Result<Self, SandboxError> {
         let dir = Dir::open_ambient_dir(root, ambient_authority())
-            .map_err(|e| SandboxError::from_io(&root.display().to_string(), e))?;
+            .map_err(|e| SandboxError::io(&root.display().to_string(), e))?;
         Ok(Self { root: root.to_path_buf(), dir })
     }
 
@@ -141,24 +137,21 @@ impl Workspace {
             None => self.dir.try_clone(),
             Some(parent) => self.dir.open_dir(parent),
         }
-        .map_err(|e| SandboxError::from_io(path, e))?;
+        .map_err(|e| SandboxError::io(path, e))?;
         Ok((dir, name))
     }
 
     /// Open an existing file for reading, beneath the root.
     pub fn open_file(&self, path: &str) -> Result<std::fs::File, SandboxError> {
         check_lexically(path).map_err(|_| SandboxError::Escape { path: path.to_owned() })?;
-        self.dir
-            .open(path)
-            .map(cap_std::fs::File::into_std)
-            .map_err(|e| SandboxError::from_io(path, e))
+        self.dir.open(path).map(cap_std::fs::File::into_std).map_err(|e| SandboxError::io(path, e))
     }
 
     /// Read a file of at most `max_bytes`.
     pub fn read(&self, path: &str, max_bytes: u64) -> Result<Vec<u8>, SandboxError> {
         check_lexically(path).map_err(|_| SandboxError::Escape { path: path.to_owned() })?;
-        let mut file = self.dir.open(path).map_err(|e| SandboxError::from_io(path, e))?;
-        let size = file.metadata().map_err(|e| SandboxError::from_io(path, e))?.len();
+        let mut file = self.dir.open(path).map_err(|e| SandboxError::io(path, e))?;
+        let size = file.metadata().map_err(|e| SandboxError::io(path, e))?.len();
         if size > max_bytes {
             return Err(SandboxError::TooLarge { path: path.to_owned(), size, max: max_bytes });
         }
@@ -166,7 +159,7 @@ impl Workspace {
         (&mut file)
             .take(max_bytes + 1)
             .read_to_end(&mut bytes)
-            .map_err(|e| SandboxError::from_io(path, e))?;
+            .map_err(|e| SandboxError::io(path, e))?;
         if bytes.len() as u64 > max_bytes {
             return Err(SandboxError::TooLarge {
                 path: path.to_owned(),
@@ -195,12 +188,12 @@ impl Workspace {
         })?;
         let parent = target.parent().filter(|p| !p.as_os_str().is_empty());
         let dir = match parent {
-            None => self.dir.try_clone().map_err(|e| SandboxError::from_io(path, e))?,
+            None => self.dir.try_clone().map_err(|e| SandboxError::io(path, e))?,
             Some(parent) => {
                 if create_dirs {
-                    self.dir.create_dir_all(parent).map_err(|e| SandboxError::from_io(path, e))?;
+                    self.dir.create_dir_all(parent).map_err(|e| SandboxError::io(path, e))?;
                 }
-                self.dir.open_dir(parent).map_err(|e| SandboxError::from_io(path, e))?
+                self.dir.open_dir(parent).map_err(|e| SandboxError::io(path, e))?
             }
         };
         let existing_mode = dir.metadata(name).ok().map(|m| m.permissions());
@@ -225,7 +218,7 @@ impl Workspace {
         })();
         if let Err(e) = result {
             let _ = dir.remove_file(&temp);
-            return Err(SandboxError::from_io(path, e));
+            return Err(SandboxError::io(path, e));
         }
         Ok(bytes.len() as u64)
     }

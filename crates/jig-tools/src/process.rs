@@ -75,8 +75,7 @@ pub async fn run(
             ToolError::new(ErrorCode::Shell, format!("cannot start `{program}`: {e}"))
         })?,
     };
-    let group =
-        child.id().and_then(|id| rustix::process::Pid::from_raw(i32::try_from(id).unwrap_or(0)));
+    let pid = child.id();
     if let (Some(text), Some(mut stdin)) = (spawn.stdin, child.stdin.take()) {
         let text = text.to_owned();
         tokio::spawn(async move {
@@ -102,8 +101,8 @@ pub async fn run(
         })?,
         Err(error) => {
             // The whole group: a shell script's children die with it.
-            if let Some(group) = group {
-                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+            if let Some(pid) = pid {
+                kill_group(pid);
             }
             let _ = child.wait().await;
             return Err(error);
@@ -138,6 +137,23 @@ async fn capture(
         }
     }
     (String::from_utf8_lossy(&kept).into_owned(), truncated)
+}
+
+/// The variables `names` from Jig's own environment (those that are set): what a tool's
+/// otherwise empty environment inherits.
+pub fn inherited(names: &[&str]) -> BTreeMap<String, String> {
+    names
+        .iter()
+        .filter_map(|name| std::env::var(name).ok().map(|value| ((*name).to_owned(), value)))
+        .collect()
+}
+
+/// Kill the process group led by `pid` (a child started with `process_group(0)`), so whatever
+/// it started dies with it.
+pub fn kill_group(pid: u32) {
+    if let Some(group) = rustix::process::Pid::from_raw(i32::try_from(pid).unwrap_or(0)) {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
 }
 
 /// Where `program` would be found: itself when it names a path, else on Jig's PATH.

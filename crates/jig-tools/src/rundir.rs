@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use jig_model::ErrorCode;
 use jig_model::ToolDef;
+use jig_model::canonical::Sha256Hash;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::executor::{Invocation, ToolError};
 
@@ -172,7 +172,7 @@ impl RunDir {
 
     /// Store `bytes` under `.jig/artifacts/sha256/<2>/<hash>`; (hash, path relative to root).
     fn store(&self, bytes: &[u8]) -> Result<(String, String), ToolError> {
-        let hash: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let hash = Sha256Hash::of_bytes(bytes).to_hex();
         let relative = format!(".jig/artifacts/sha256/{}/{hash}", &hash[..2]);
         let path = self.root.join(&relative);
         if !path.exists() {

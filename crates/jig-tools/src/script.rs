@@ -191,10 +191,7 @@ impl Executor for ScriptExecutor {
 
 /// The interpreter's own needs (PATH, HOME, locale), then the tool's `env`.
 fn environment(tool: &jig_model::ToolDef) -> BTreeMap<String, String> {
-    let mut env: BTreeMap<String, String> = ["PATH", "HOME", "LANG", "PYENV_ROOT"]
-        .iter()
-        .filter_map(|name| std::env::var(name).ok().map(|v| ((*name).to_owned(), v)))
-        .collect();
+    let mut env = process::inherited(&["PATH", "HOME", "LANG", "PYENV_ROOT"]);
     env.extend(cli::environment(tool));
     env
 }

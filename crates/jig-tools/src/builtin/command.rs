@@ -33,12 +33,13 @@ pub(super) fn run(
     let (program, args) =
         argv.split_first().ok_or_else(|| std::io::Error::other("empty command"))?;
     let mut command = Command::new(program);
-    command.args(args).current_dir(cwd).env_clear();
-    for name in ["PATH", "HOME", "LANG", "RUSTUP_HOME", "CARGO_HOME"] {
-        if let Some(value) = std::env::var_os(name) {
-            command.env(name, value);
-        }
-    }
+    command.args(args).current_dir(cwd).env_clear().envs(crate::process::inherited(&[
+        "PATH",
+        "HOME",
+        "LANG",
+        "RUSTUP_HOME",
+        "CARGO_HOME",
+    ]));
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let mut child = command
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
@@ -68,11 +69,7 @@ pub(super) fn run(
             break Some(status);
         }
         if Instant::now() >= deadline {
-            if let Some(group) =
-                rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap_or(0))
-            {
-                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-            }
+            crate::process::kill_group(child.id());
             let _ = child.wait();
             break None;
         }

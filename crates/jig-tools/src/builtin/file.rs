@@ -1,8 +1,8 @@
 //! `file_read`, `file_write` and `file_patch`, through the workspace sandbox.
 
 use jig_model::ErrorCode;
+use jig_model::canonical::Sha256Hash;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use super::ast;
 use super::call::Call;
@@ -19,7 +19,7 @@ pub(super) fn read(call: &Call) -> Result<Output, ToolError> {
     let path = call.str("path")?;
     let max = call.count("max_bytes", DEFAULT_MAX_READ) as u64;
     let bytes = call.workspace.read(path, max)?;
-    let sha256 = hex(&Sha256::digest(&bytes));
+    let sha256 = Sha256Hash::of_bytes(&bytes).to_hex();
     let content = utf8(path, bytes)?;
     Ok(Output::data(json!({ "content": content, "sha256": sha256 })))
 }
@@ -71,13 +71,5 @@ fn utf8(path: &str, bytes: Vec<u8>) -> Result<String, ToolError> {
     String::from_utf8(bytes).map_err(|_| {
         ToolError::new(ErrorCode::FileIo, format!("`{path}` is not UTF-8 text"))
             .with_details(json!({ "path": path }))
-    })
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
-        let _ = write!(out, "{b:02x}");
-        out
     })
 }

@@ -1,7 +1,6 @@
 //! `shell_exec`: a command line tokenized and run as argv — never through `sh -c` — after the
 //! policy's checks, in a directory beneath the workspace root, with a cleared environment.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use jig_model::ErrorCode;
@@ -31,10 +30,7 @@ pub(super) async fn exec(invocation: &Invocation<'_>) -> Result<Output, ToolErro
         ToolError::new(ErrorCode::Policy, denial.reason.clone())
             .with_details(json!({ "rule": denial.rule }))
     })?;
-    let mut env: BTreeMap<String, String> = PASSTHROUGH
-        .iter()
-        .filter_map(|name| std::env::var(name).ok().map(|v| ((*name).to_owned(), v)))
-        .collect();
+    let mut env = process::inherited(&PASSTHROUGH);
     env.extend(cli::environment(invocation.tool));
     if let Some(set) = args.get("env").and_then(Value::as_object) {
         jig_policy::arguments::check_env(set.keys().map(String::as_str)).map_err(|denial| {

@@ -86,6 +86,42 @@ impl Scope {
         builder.build_parallel()
     }
 
+    /// Walk in parallel and keep what `pick` makes of each selected file (its entry and its
+    /// path relative to the root), unsorted. Empty when the glob's directory does not exist;
+    /// an error when the call runs out of time.
+    pub fn collect<T: Send>(
+        &self,
+        call: &Call,
+        include_hidden: bool,
+        skip_vendor: bool,
+        pick: impl Fn(&DirEntry, String) -> Option<T> + Sync,
+    ) -> Result<Vec<T>, ToolError> {
+        let Some(start) = &self.start else { return Ok(Vec::new()) };
+        let found = std::sync::Mutex::new(Vec::new());
+        let visited = std::sync::atomic::AtomicUsize::new(0);
+        self.walker(start, include_hidden, skip_vendor).run(|| {
+            let mut batch = Batch::new(&found);
+            let (visited, pick) = (&visited, &pick);
+            Box::new(move |entry| {
+                // Checking the clock every 1024 entries keeps it off the hot path.
+                if visited.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 1024 == 0
+                    && call.should_stop()
+                {
+                    return ignore::WalkState::Quit;
+                }
+                if let Ok(entry) = entry
+                    && let Some(path) = self.selects(&entry)
+                    && let Some(item) = pick(&entry, path)
+                {
+                    batch.local.push(item);
+                }
+                ignore::WalkState::Continue
+            })
+        });
+        call.check_time()?;
+        Ok(found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
     /// `entry`'s path relative to the root, if it is a file the glob selects.
     pub fn selects(&self, entry: &DirEntry) -> Option<String> {
         if !entry.file_type().is_some_and(|t| t.is_file()) {

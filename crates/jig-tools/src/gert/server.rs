@@ -194,12 +194,11 @@ impl Server {
             )
         })?;
         let mut command = Command::new(resolved);
-        command.args(args).current_dir(invocation.workspace.root()).env_clear();
-        for name in ["PATH", "HOME", "LANG"] {
-            if let Ok(value) = std::env::var(name) {
-                command.env(name, value);
-            }
-        }
+        command
+            .args(args)
+            .current_dir(invocation.workspace.root())
+            .env_clear()
+            .envs(crate::process::inherited(&["PATH", "HOME", "LANG"]));
         let mut env = crate::cli::environment(invocation.tool);
         let (scratch, confinement) = crate::confine::prepare(invocation, program, None, &mut env)?;
         command
@@ -225,7 +224,7 @@ impl Server {
         let startup = gert.startup.as_ref();
         let wait = startup
             .and_then(|s| s.timeout.as_deref())
-            .and_then(parse_duration)
+            .and_then(jig_model::duration::parse_duration)
             .unwrap_or(DEFAULT_STARTUP);
         if let Some(signal) = startup.and_then(|s| s.ready_signal.as_deref()) {
             let until = Instant::now() + wait;
@@ -373,16 +372,4 @@ async fn tcp_call(
     serde_json::from_str(&answer).map_err(|e| {
         ToolError::new(ErrorCode::Shell, format!("`{address}` answered with bad JSON: {e}"))
     })
-}
-
-/// `10s`, `2m`, `1h`.
-fn parse_duration(text: &str) -> Option<Duration> {
-    let (digits, unit) = text.split_at(text.len().checked_sub(1)?);
-    let n: u64 = digits.parse().ok()?;
-    Some(Duration::from_secs(match unit {
-        "s" => n,
-        "m" => n * 60,
-        "h" => n * 3600,
-        _ => return None,
-    }))
 }

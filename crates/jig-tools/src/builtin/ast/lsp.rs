@@ -124,12 +124,11 @@ struct Server<'c> {
 impl<'c> Server<'c> {
     fn start(call: &'c Call, argv: &[String]) -> Result<Self, ToolError> {
         let mut command = Command::new(&argv[0]);
-        command.args(&argv[1..]).current_dir(call.workspace.root()).env_clear();
-        for name in ["PATH", "HOME", "LANG"] {
-            if let Some(value) = std::env::var_os(name) {
-                command.env(name, value);
-            }
-        }
+        command
+            .args(&argv[1..])
+            .current_dir(call.workspace.root())
+            .env_clear()
+            .envs(crate::process::inherited(&["PATH", "HOME", "LANG"]));
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command
             .stdin(Stdio::piped())
@@ -208,11 +207,7 @@ impl<'c> Server<'c> {
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        if let Some(group) =
-            rustix::process::Pid::from_raw(i32::try_from(self.child.id()).unwrap_or(0))
-        {
-            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-        }
+        crate::process::kill_group(self.child.id());
         let _ = self.child.wait();
     }
 }

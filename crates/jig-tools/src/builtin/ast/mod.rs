@@ -129,60 +129,67 @@ fn list_sources(
     let mut found = std::collections::BTreeMap::new();
     for glob in globs {
         let scope = Scope::new(call, Some(glob))?;
-        let Some(start) = &scope.start else { continue };
-        let collected = std::sync::Mutex::new(Vec::new());
-        scope.walker(start, false, true).run(|| {
-            let mut batch = super::walk::Batch::new(&collected);
-            let scope = &scope;
-            Box::new(move |entry| {
-                let Ok(entry) = entry else { return ignore::WalkState::Continue };
-                let Some(path) = scope.selects(&entry) else { return ignore::WalkState::Continue };
-                let wanted = Language::of_path(&path)
-                    .is_some_and(|l| language.is_none_or(|name| l.name() == name));
-                if wanted && let Ok(meta) = entry.metadata() {
-                    batch.local.push(Source { path, stamp: stamp_of(&meta) });
-                }
-                ignore::WalkState::Continue
-            })
-        });
-        for source in collected.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        let sources = scope.collect(call, false, true, |entry, path| {
+            let wanted = Language::of_path(&path)
+                .is_some_and(|l| language.is_none_or(|name| l.name() == name));
+            let meta = entry.metadata().ok().filter(|_| wanted)?;
+            Some(Source { path, stamp: stamp_of(&meta) })
+        })?;
+        for source in sources {
             found.insert(source.path.clone(), source);
         }
-        call.check_time()?;
     }
     let truncated = found.len() > max;
     Ok((found.into_values().take(max).collect(), truncated))
 }
 
 fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
-    let modified_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    Stamp { modified_ns, len: meta.len() }
+    stamp_at(meta.modified().ok(), meta.len())
 }
 
 /// A file's stamp, through the sandbox; `None` when it is gone.
 fn stamp(call: &Call, path: &str) -> Option<Stamp> {
     let meta = call.workspace.dir().metadata(path).ok()?;
-    let modified_ns = meta
-        .modified()
-        .ok()
-        .map(cap_std::time::SystemTime::into_std)
+    Some(stamp_at(meta.modified().ok().map(cap_std::time::SystemTime::into_std), meta.len()))
+}
+
+fn stamp_at(modified: Option<std::time::SystemTime>, len: u64) -> Stamp {
+    let modified_ns = modified
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos());
-    Some(Stamp { modified_ns, len: meta.len() })
+    Stamp { modified_ns, len }
 }
 
 pub(super) fn lock(call: &Call) -> MutexGuard<'_, Index> {
     call.index.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Source files read once each, for looking inside symbols' definitions.
+#[derive(Debug, Default)]
+pub(super) struct Bodies(std::collections::HashMap<String, String>);
+
+impl Bodies {
+    /// The 1-based line of the first `needle` in `symbol`'s definition, if it has one.
+    pub fn find(
+        &mut self,
+        call: &Call,
+        symbol: &jig_ast::Symbol,
+        needle: &str,
+    ) -> Result<Option<usize>, ToolError> {
+        if !self.0.contains_key(&symbol.file) {
+            let bytes = call.workspace.read(&symbol.file, MAX_SOURCE)?;
+            self.0.insert(symbol.file.clone(), String::from_utf8_lossy(&bytes).into_owned());
+        }
+        let body = self.0[&symbol.file].get(symbol.span.start..symbol.span.end).unwrap_or_default();
+        Ok(body.find(needle).map(|at| symbol.line + body[..at].matches('\n').count()))
+    }
+}
+
 /// The lifecycle's sync step (seed 002 §8): files a call wrote are re-parsed, files it removed
 /// dropped — when the index is in use at all.
 pub(super) fn sync(call: &Call, touched: &[String]) {
-    if lock(call).is_empty() {
+    // Most calls write nothing: no need to look at the index.
+    if touched.is_empty() || lock(call).is_empty() {
         return;
     }
     for path in touched {

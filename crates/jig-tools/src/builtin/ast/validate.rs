@@ -1,19 +1,17 @@
 //! `ast_validate`: rules over indexed symbols — required doc comments, forbidden text in
 //! bodies — each with its enforcement level.
 
-use std::collections::HashMap;
-
 use jig_model::ErrorCode;
 use serde_json::{Value, json};
 
-use super::{MAX_SOURCE, filter, fresh_index};
+use super::{Bodies, filter, fresh_index};
 use crate::builtin::call::Call;
 use crate::executor::{Output, ToolError};
 
 pub(in crate::builtin) fn validate(call: &Call) -> Result<Output, ToolError> {
     let rules = call.args.get("rules").and_then(Value::as_array).cloned().unwrap_or_default();
     let index = fresh_index(call)?;
-    let mut sources: HashMap<String, String> = HashMap::new();
+    let mut bodies = Bodies::default();
     let mut violations = Vec::new();
     for rule in &rules {
         let id = rule.get("id").and_then(Value::as_str).unwrap_or("ast.rule");
@@ -42,15 +40,8 @@ pub(in crate::builtin) fn validate(call: &Call) -> Result<Output, ToolError> {
             if forbidden.is_empty() {
                 continue;
             }
-            if !sources.contains_key(&symbol.file) {
-                let bytes = call.workspace.read(&symbol.file, MAX_SOURCE)?;
-                sources.insert(symbol.file.clone(), String::from_utf8_lossy(&bytes).into_owned());
-            }
-            let text = &sources[&symbol.file];
-            let body = text.get(symbol.span.start..symbol.span.end).unwrap_or_default();
             for needle in &forbidden {
-                if let Some(at) = body.find(needle) {
-                    let line = symbol.line + body[..at].matches('\n').count();
+                if let Some(line) = bodies.find(call, symbol, needle)? {
                     found(line, format!("`{}` contains `{needle}`", symbol.name));
                 }
             }

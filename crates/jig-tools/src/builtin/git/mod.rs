@@ -33,7 +33,7 @@ const CLEAN_TREE: &str = "sec.git.clean_tree";
 const JIG_DIR: &str = ".jig/";
 
 /// The repository whose working tree is the workspace root.
-fn open(call: &Call) -> Result<Repository, ToolError> {
+pub(super) fn open(call: &Call) -> Result<Repository, ToolError> {
     let root = call.workspace.root();
     let repo = Repository::open_ext(
         root,

@@ -29,12 +29,7 @@ pub(super) struct Changes {
 
 /// The repository of the workspace, if it is one.
 pub(super) fn repository(call: &Call) -> Option<Repository> {
-    Repository::open_ext(
-        call.workspace.root(),
-        git2::RepositoryOpenFlags::NO_SEARCH,
-        std::iter::empty::<&str>(),
-    )
-    .ok()
+    crate::builtin::git::open(call).ok()
 }
 
 /// Changes in `repo`: staged ones only, or everything since HEAD including untracked files.
@@ -92,21 +87,8 @@ pub(super) fn from_git(repo: &Repository, staged_only: bool) -> Result<Changes, 
 
 /// Without git: every file under `glob` counts as changed, every line as added.
 pub(super) fn from_files(call: &Call, glob: Option<&str>) -> Result<Changes, ToolError> {
-    let scope = Scope::new(call, glob)?;
     let mut changes = Changes::default();
-    let Some(start) = &scope.start else { return Ok(changes) };
-    let found = std::sync::Mutex::new(Vec::new());
-    scope.walker(start, false, true).run(|| {
-        let mut batch = crate::builtin::walk::Batch::new(&found);
-        let scope = &scope;
-        Box::new(move |entry| {
-            if let Some(path) = entry.ok().and_then(|e| scope.selects(&e)) {
-                batch.local.push(path);
-            }
-            ignore::WalkState::Continue
-        })
-    });
-    let mut files = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut files = Scope::new(call, glob)?.collect(call, false, true, |_, path| Some(path))?;
     files.sort();
     for file in &files {
         call.check_time()?;

@@ -195,7 +195,7 @@ fn symbol_rule(
                 t.file == s.file && t.span.start <= s.span.start && s.span.end <= t.span.end
             })
     };
-    let mut sources: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let mut bodies = ast::Bodies::default();
     for symbol in index.symbols().filter(|s| selected(s)) {
         match rule.rule.as_str() {
             "code.fn.docs.exported" => {
@@ -221,17 +221,8 @@ fn symbol_rule(
                 if !relevant {
                     continue;
                 }
-                if !sources.contains_key(&symbol.file) {
-                    let bytes = context.call.workspace.read(&symbol.file, 16 * 1024 * 1024)?;
-                    sources
-                        .insert(symbol.file.clone(), String::from_utf8_lossy(&bytes).into_owned());
-                }
-                let body = sources[&symbol.file]
-                    .get(symbol.span.start..symbol.span.end)
-                    .unwrap_or_default();
                 let needle = if library { "panic!(" } else { ".unwrap()" };
-                if let Some(at) = body.find(needle) {
-                    let line = symbol.line + body[..at].matches('\n').count();
+                if let Some(line) = bodies.find(context.call, symbol, needle)? {
                     found(
                         Some(&symbol.file),
                         Some(line),
