@@ -49,7 +49,7 @@ pub(crate) async fn apply_batch(
             statement::run(conn, dialect, &statements).await?;
             i = end;
         } else {
-            outcomes.push(interactive(conn, &ops[i]).await?);
+            outcomes.push(interactive(conn, dialect, &ops[i], head).await?);
             i += 1;
         }
     }
@@ -151,7 +151,10 @@ pub(crate) fn blind(
                 .arg(now),
             ),
             // `apply_batch` never passes these here.
-            Op::ClaimKey { .. } | Op::DecideApproval { .. } | Op::ConsumeApproval { .. } => {}
+            Op::ClaimKey { .. }
+            | Op::DecideApproval { .. }
+            | Op::ConsumeApproval { .. }
+            | Op::AbandonRun { .. } => {}
         }
         outcomes[i] = Some(Outcome::Done);
         i += 1;
@@ -233,9 +236,31 @@ fn create_run(run: &RunRecord, now: i64) -> Statement {
 }
 
 /// An operation that reads before it writes.
-async fn interactive(conn: &mut AnyConnection, op: &Op) -> Result<Outcome, AuditError> {
+async fn interactive(
+    conn: &mut AnyConnection,
+    dialect: Dialect,
+    op: &Op,
+    head: &mut (i64, String),
+) -> Result<Outcome, AuditError> {
     let now = now_us();
     match op {
+        Op::AbandonRun { request_id, error, packet } => {
+            let changed = sqlx::query(
+                "UPDATE runs SET state = 'failed', error = $1, updated_us = $2 \
+                 WHERE request_id = $3 AND state IN ('created', 'queued', 'running')",
+            )
+            .bind(error)
+            .bind(now)
+            .bind(request_id)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+            if changed == 1 {
+                let (statement, _) = append(&[packet], head, now);
+                statement::run(conn, dialect, &[statement]).await?;
+            }
+            Ok(Outcome::Abandoned(changed == 1))
+        }
         Op::ClaimKey { key, request_id } => {
             let inserted = sqlx::query(
                 "INSERT INTO idempotency (key, state, request_id, response, created_us, updated_us) \
@@ -308,6 +333,9 @@ async fn interactive(conn: &mut AnyConnection, op: &Op) -> Result<Outcome, Audit
             if let Some(refusal) = refusal {
                 return Ok(Outcome::TokenRefused(refusal));
             }
+            if !decided_in_chain(conn, &approval.id, token_hash, request_hash).await? {
+                return Ok(Outcome::TokenRefused(TokenRefusal::NotInChain));
+            }
             let used = sqlx::query("UPDATE approvals SET state = 'consumed', consumed_us = $1 WHERE id = $2 AND state = 'approved'")
                 .bind(now)
                 .bind(&approval.id)
@@ -324,4 +352,34 @@ async fn interactive(conn: &mut AnyConnection, op: &Op) -> Result<Outcome, Audit
             "internal error: {other:?} is a blind write, not a read-write operation"
         ))),
     }
+}
+
+/// Whether the chain holds an intact `approval.decided` packet approving `id` with this token
+/// and request: the approvals table alone is not trusted.
+async fn decided_in_chain(
+    conn: &mut AnyConnection,
+    id: &str,
+    token_hash: &str,
+    request_hash: &str,
+) -> Result<bool, AuditError> {
+    // Payloads are canonical JSON (sorted keys, no spaces), so the id appears literally.
+    let needle = format!("%\"approval_id\":{}%", serde_json::to_string(id).unwrap_or_default());
+    let rows =
+        sqlx::query("SELECT * FROM packets WHERE kind = 'approval.decided' AND payload LIKE $1")
+            .bind(needle)
+            .fetch_all(&mut *conn)
+            .await?;
+    for row in &rows {
+        let packet = crate::rows::packet_from_row(row)?;
+        let data = &packet.data;
+        if packet.expected_hash() == packet.hash
+            && data["approval_id"] == id
+            && data["verdict"] == "approved"
+            && data["token_hash"] == token_hash
+            && data["request_hash"] == request_hash
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }

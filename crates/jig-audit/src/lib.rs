@@ -30,4 +30,4 @@ pub use records::{
     ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, SessionUsage,
 };
 pub use rollup::Rollup;
-pub use store::{Dialect, Recovery, Store, Verification};
+pub use store::{Dialect, Integrity, Recovery, Store, Verification};

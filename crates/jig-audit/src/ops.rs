@@ -61,6 +61,17 @@ pub enum Op {
         /// Who decided.
         decided_by: Option<String>,
     },
+    /// Mark a run a dead process left unfinished as failed, and append `packet` saying so —
+    /// both only if the run is still unfinished when the transaction looks (its owner may have
+    /// finished it since recovery read it).
+    AbandonRun {
+        /// The run's request.
+        request_id: String,
+        /// The run's error text.
+        error: String,
+        /// The `tool.call.failed` packet.
+        packet: NewPacket,
+    },
     /// Use an approval's token for the request it was given for.
     ConsumeApproval {
         /// SHA-256 of the presented token.
@@ -109,6 +120,8 @@ pub enum Outcome {
     Consumed(String),
     /// A token was refused.
     TokenRefused(TokenRefusal),
+    /// A run was abandoned (`false`: it had finished meanwhile; nothing was written).
+    Abandoned(bool),
     /// Done, nothing to report.
     Done,
 }
@@ -122,6 +135,8 @@ pub enum TokenRefusal {
     Used,
     /// The token's time is over.
     Expired,
+    /// The approvals table says approved, but no intact packet in the chain does.
+    NotInChain,
     /// The token belongs to a different request (tool, arguments or session).
     Mismatch,
 }
@@ -133,7 +148,12 @@ impl TokenRefusal {
             Self::Unknown => "no approval has this token",
             Self::Used => "the approval token was already used",
             Self::Expired => "the approval token has expired",
-            Self::Mismatch => "the approval token is for a different request",
+            Self::Mismatch => {
+                "the approval token is for a different request (or another principal)"
+            }
+            Self::NotInChain => {
+                "the approval is not in the audit chain (the approvals table was edited)"
+            }
         }
     }
 }

@@ -18,10 +18,10 @@ use sqlx::{AnyPool, AssertSqlSafe, Executor, Row};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::AuditError;
-use crate::ops::{Op, Outcome, RunUpdate};
+use crate::ops::{Op, Outcome};
 use crate::owner::{self, Liveness};
 use crate::packet::{GENESIS, Packet};
-use crate::records::{ApprovalRecord, ApprovalState, KeyRecord, RunRecord, RunState, SessionUsage};
+use crate::records::{ApprovalRecord, ApprovalState, KeyRecord, RunRecord, SessionUsage};
 use crate::rows::{approval_from_row, key_from_row, packet_from_row, run_from_row};
 use crate::time::now_us;
 
@@ -57,6 +57,28 @@ pub struct Recovery {
     pub keys: usize,
 }
 
+/// What the database's own consistency check found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Integrity {
+    /// Which check it is.
+    pub check: &'static str,
+    /// Whether Jig ran it.
+    pub ran: bool,
+    /// Its complaint, when it failed.
+    pub problem: Option<String>,
+}
+
+impl Integrity {
+    /// One line for people.
+    pub fn summary(&self) -> String {
+        match (&self.problem, self.ran) {
+            (Some(problem), _) => format!("{} fails: {problem}", self.check),
+            (None, true) => format!("{} ok", self.check),
+            (None, false) => format!("{} not run by jig (run them in the database)", self.check),
+        }
+    }
+}
+
 /// The result of checking the chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verification {
@@ -66,6 +88,8 @@ pub struct Verification {
     pub first_broken: Option<(i64, String)>,
     /// The last seq and hash (the head), as stored.
     pub head: (i64, String),
+    /// A side table (approvals, idempotency) that disagrees with the chain, and how.
+    pub side_tables: Option<String>,
 }
 
 impl Store {
@@ -128,16 +152,35 @@ impl Store {
         self.dialect
     }
 
-    /// The database's own consistency check: SQLite's `PRAGMA integrity_check` (`"ok"` when
-    /// sound, else its first complaint); PostgreSQL keeps its own and answers `"ok"`.
-    pub async fn integrity(&self) -> Result<String, AuditError> {
+    /// The database's own consistency check, and which one it was: SQLite's `PRAGMA
+    /// integrity_check`; PostgreSQL has no equivalent Jig can run without an extension, so it
+    /// says so instead of claiming one.
+    pub async fn integrity(&self) -> Result<Integrity, AuditError> {
         match self.dialect {
             Dialect::Sqlite => {
                 let row = sqlx::query("PRAGMA integrity_check").fetch_one(&self.pool).await?;
-                Ok(row.try_get::<String, _>(0)?)
+                let answer = row.try_get::<String, _>(0)?;
+                Ok(Integrity {
+                    check: "SQLite's integrity_check",
+                    ran: true,
+                    problem: (answer != "ok").then_some(answer),
+                })
             }
-            Dialect::Postgres => Ok("ok".to_owned()),
+            Dialect::Postgres => Ok(Integrity {
+                check: "PostgreSQL's page and index checks (amcheck)",
+                ran: false,
+                problem: None,
+            }),
         }
+    }
+
+    /// The hash of packet `seq`, if the chain holds it.
+    pub async fn packet_hash(&self, seq: i64) -> Result<Option<String>, AuditError> {
+        let row = sqlx::query("SELECT hash FROM packets WHERE seq = $1")
+            .bind(seq)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|row| row.try_get::<String, _>(0)).transpose()?)
     }
 
     /// Apply `ops` in one transaction; returns when they are durable.
@@ -170,34 +213,7 @@ impl Store {
                 stuck.push(run);
             }
         }
-        let mut ops = Vec::new();
-        for run in &stuck {
-            ops.push(Op::Append(crate::NewPacket {
-                kind: crate::PacketKind::CallFailed,
-                session_id: run.session_id.clone(),
-                thread_id: run.thread_id.clone(),
-                principal: Some("jig".to_owned()),
-                request_id: Some(run.request_id.clone()),
-                run_id: Some(run.run_id.clone()),
-                tool: Some(run.tool.clone()),
-                args_hash: Some(run.params_hash.clone()),
-                data: serde_json::json!({
-                    "state": "failed",
-                    "incomplete": true,
-                    "reason": "the process running this call stopped before it finished",
-                    "owner": run.owner,
-                }),
-            }));
-            ops.push(Op::SetRun(RunUpdate {
-                request_id: run.request_id.clone(),
-                state: Some(RunState::Failed),
-                error: Some("incomplete: the process stopped before the call finished".to_owned()),
-                ..RunUpdate::default()
-            }));
-        }
-        if !ops.is_empty() {
-            self.apply(ops).await?;
-        }
+        let abandoned = self.abandon(&stuck).await?;
         // A pending key whose holder is no longer unfinished (just recovered above, or never
         // recorded) protects nothing.
         let keys = sqlx::query(
@@ -209,7 +225,47 @@ impl Store {
         .execute(&self.pool)
         .await?
         .rows_affected();
-        Ok(Recovery { runs: stuck.len(), keys: usize::try_from(keys).unwrap_or(usize::MAX) })
+        Ok(Recovery { runs: abandoned, keys: usize::try_from(keys).unwrap_or(usize::MAX) })
+    }
+
+    /// Mark `runs` (read as unfinished, their owners gone) failed with a `tool.call.failed`
+    /// packet each; returns how many were. Each transition is conditional, in the writer's
+    /// transaction: a run its owner finished since it was read stays as its owner left it, and
+    /// gets no packet.
+    pub async fn abandon(&self, runs: &[RunRecord]) -> Result<usize, AuditError> {
+        let ops: Vec<Op> = runs
+            .iter()
+            .map(|run| Op::AbandonRun {
+                request_id: run.request_id.clone(),
+                error: "incomplete: the process stopped before the call finished".to_owned(),
+                packet: crate::NewPacket {
+                    kind: crate::PacketKind::CallFailed,
+                    session_id: run.session_id.clone(),
+                    thread_id: run.thread_id.clone(),
+                    principal: Some("jig".to_owned()),
+                    request_id: Some(run.request_id.clone()),
+                    run_id: Some(run.run_id.clone()),
+                    tool: Some(run.tool.clone()),
+                    args_hash: Some(run.params_hash.clone()),
+                    data: serde_json::json!({
+                        "state": "failed",
+                        "incomplete": true,
+                        "reason": "the process running this call stopped before it finished",
+                        "owner": run.owner,
+                    }),
+                },
+            })
+            .collect();
+        let mut abandoned = 0;
+        if !ops.is_empty() {
+            abandoned = self
+                .apply(ops)
+                .await?
+                .iter()
+                .filter(|outcome| matches!(outcome, crate::Outcome::Abandoned(true)))
+                .count();
+        }
+        Ok(abandoned)
     }
 
     /// The last (seq, hash) of the chain.
@@ -249,6 +305,7 @@ impl Store {
                         checked,
                         first_broken: Some((packet.seq, reason)),
                         head: self.head().await?,
+                        side_tables: None,
                     });
                 }
                 previous = packet.hash;
@@ -267,7 +324,64 @@ impl Store {
         } else {
             None
         };
-        Ok(Verification { checked, first_broken, head })
+        let side_tables = if first_broken.is_none() { self.cross_check().await? } else { None };
+        Ok(Verification { checked, first_broken, head, side_tables })
+    }
+
+    /// The side tables against the chain they come from: every approved (or used) approval has
+    /// its intact `approval.decided` packet with the same token, and every recorded response
+    /// that replays serve is the one its `tool.call.result` packet holds.
+    async fn cross_check(&self) -> Result<Option<String>, AuditError> {
+        let decided: Vec<Packet> =
+            sqlx::query("SELECT * FROM packets WHERE kind = 'approval.decided'")
+                .fetch_all(&self.pool)
+                .await?
+                .iter()
+                .map(packet_from_row)
+                .collect::<Result<_, _>>()?;
+        let rows = sqlx::query(
+            "SELECT id, state, request_hash, token_hash FROM approvals WHERE state IN ('approved', 'consumed')",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        for row in &rows {
+            let id: String = row.try_get("id")?;
+            let state: String = row.try_get("state")?;
+            let request_hash: String = row.try_get("request_hash")?;
+            let token_hash: Option<String> = row.try_get("token_hash")?;
+            let in_chain = decided.iter().any(|p| {
+                p.data["approval_id"] == id.as_str()
+                    && p.data["verdict"] == "approved"
+                    && token_hash.as_deref().is_some_and(|t| p.data["token_hash"] == t)
+                    && p.data["request_hash"] == request_hash.as_str()
+            });
+            if !in_chain {
+                return Ok(Some(format!(
+                    "approval {id} is {state} in the approvals table, but no packet of the chain approved it with that token"
+                )));
+            }
+        }
+        let rows =
+            sqlx::query("SELECT * FROM idempotency WHERE state = 'done' AND response IS NOT NULL")
+                .fetch_all(&self.pool)
+                .await?;
+        for row in &rows {
+            let key = key_from_row(row)?;
+            let packets = self.packets_of(&key.request_id).await?;
+            let response = key.response.unwrap_or(serde_json::Value::Null);
+            let matches = packets.iter().any(|p| {
+                matches!(p.kind.as_str(), "tool.call.result" | "tool.call.failed")
+                    && p.data.get("replayed_from").is_none()
+                    && p.data.get("data") == response.get("data")
+            });
+            if !matches {
+                return Ok(Some(format!(
+                    "the recorded response of request {} (idempotency key {}) is not the result its packet holds",
+                    key.request_id, key.key
+                )));
+            }
+        }
+        Ok(None)
     }
 
     /// Packets after `after_seq`, at most `limit`, in order.

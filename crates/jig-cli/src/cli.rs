@@ -30,7 +30,7 @@ pub struct GlobalArgs {
     /// Audit store URL (sqlite path or postgres://…); used by commands that record calls
     #[arg(long, global = true, value_name = "URL")]
     pub db: Option<String>,
-    /// Who is acting, as recorded in the audit [default: $JIG_PRINCIPAL, else $USER]
+    /// Act as this principal, where the policy allows naming one (`approvals.allow_as`) [default: $JIG_PRINCIPAL, else the OS user]
     #[arg(long = "as", global = true, value_name = "PRINCIPAL")]
     pub principal: Option<String>,
     /// When to colour diagnostics
@@ -178,7 +178,12 @@ pub enum AuditCommand {
         json: bool,
     },
     /// Check the whole hash chain; names the first broken seq
-    Verify,
+    Verify {
+        /// A head kept elsewhere (`jig audit head` earlier): the chain must still hold packet
+        /// SEQ with this hash, so truncation and rewriting are detected
+        #[arg(long, value_name = "SEQ:HASH", value_parser = parse_expected_head)]
+        expect: Option<(i64, String)>,
+    },
     /// The chain's head: `SEQ HASH`, to keep outside the database
     Head,
     /// Every packet as JSON lines
@@ -230,4 +235,17 @@ pub struct ShowArgs {
     /// Print the full definition as JSON
     #[arg(long)]
     pub json: bool,
+}
+
+/// `SEQ:HASH` (or `SEQ HASH`, as `jig audit head` prints it).
+fn parse_expected_head(text: &str) -> Result<(i64, String), String> {
+    let (seq, hash) = text
+        .split_once([':', ' '])
+        .ok_or_else(|| "expected SEQ:HASH, as `jig audit head` prints it".to_owned())?;
+    let seq = seq.trim().parse::<i64>().map_err(|e| format!("SEQ `{seq}`: {e}"))?;
+    let hash = hash.trim();
+    if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("HASH `{hash}` is not 64 hexadecimal digits"));
+    }
+    Ok((seq, hash.to_ascii_lowercase()))
 }

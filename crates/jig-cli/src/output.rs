@@ -19,8 +19,11 @@ pub struct Settings {
     pub color: bool,
     /// `--db`.
     pub db: Option<String>,
-    /// Who acts (`--as`, `$JIG_PRINCIPAL`, `$USER`).
+    /// Who acts: the OS user, or the name given with `--as` / `$JIG_PRINCIPAL`.
     pub principal: String,
+    /// The OS user, when `principal` was named instead (`--as`): only allowed where the
+    /// policy's `approvals.allow_as` says so, and recorded with what it does.
+    pub asserted_by: Option<String>,
 }
 
 impl Settings {
@@ -34,14 +37,29 @@ impl Settings {
                 std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
             }
         };
-        let principal = args
+        let os_user = os_user();
+        let named = args
             .principal
             .clone()
             .or_else(|| std::env::var("JIG_PRINCIPAL").ok())
-            .or_else(|| std::env::var("USER").ok())
-            .filter(|p| !p.trim().is_empty())
-            .unwrap_or_else(|| "unknown".to_owned());
-        Self { project, color, db: args.db.clone(), principal }
+            .filter(|p| !p.trim().is_empty());
+        let (principal, asserted_by) = match named {
+            Some(name) if name != os_user => (name, Some(os_user)),
+            _ => (os_user, None),
+        };
+        Self { project, color, db: args.db.clone(), principal, asserted_by }
+    }
+
+    /// Refuse a named principal (`--as`) unless the policy allows naming one.
+    pub fn check_identity(&self, engine: &Engine) -> Result<(), String> {
+        match &self.asserted_by {
+            Some(os_user) if !engine.policy().config().approvals.allow_as => Err(format!(
+                "`--as {}` (or $JIG_PRINCIPAL): this project's policy does not let {os_user} act as someone else; \
+                 the principal is the OS user unless `approvals.allow_as: true`",
+                self.principal
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Open the engine on the project; an invalid project's diagnostics go to stderr.
@@ -150,4 +168,24 @@ pub fn print_json(
         serde_json::to_writer(&mut *out, value)?;
     }
     writeln!(out)
+}
+
+/// The name of the user this process runs as (from the owner of `/proc/self` and
+/// `/etc/passwd`), never an environment variable anyone can set.
+fn os_user() -> String {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(uid) = fs_err::metadata("/proc/self").map(|m| m.uid()) else {
+        return "unknown".to_owned();
+    };
+    let passwd = fs_err::read_to_string("/etc/passwd").unwrap_or_default();
+    passwd
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split(':');
+            let name = fields.next()?;
+            let id = fields.nth(1)?.parse::<u32>().ok()?;
+            (id == uid).then(|| name.to_owned())
+        })
+        .next()
+        .unwrap_or_else(|| format!("uid-{uid}"))
 }

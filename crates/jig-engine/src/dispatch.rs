@@ -23,13 +23,13 @@ use jig_model::envelope::{EventMessage, ResponseError, ToolRequest, ToolResponse
 use jig_model::runbook::kernel::GovernanceAction;
 use jig_model::{ErrorCode, ToolDef};
 use jig_policy::Decision;
-use jig_policy::redact::{redact_text, redact_value};
+use jig_policy::redact::{redact_declared, redact_text, redact_value};
 use jig_tools::{Events, Execution, Invocation, ToolError};
 use serde_json::{Value, json};
 
 use crate::engine::{CallContext, Engine, Registry};
 use crate::events::Event;
-use crate::identity::{idempotency_key, new_id, request_hash, sha256_hex};
+use crate::identity::{canonical_principal, idempotency_key, new_id, request_hash, sha256_hex};
 use crate::metrics::CallRecord;
 
 /// How much of an unknown tool's arguments the audit keeps.
@@ -192,11 +192,19 @@ impl<'e> Call<'e> {
                     }
                 } else {
                     // A repeat of a call that already ran needs no approval: replaying it has no
-                    // side effect.
+                    // side effect. Only the same principal's repeat: another caller still needs
+                    // the decision (and must not be handed someone else's result).
                     if tool.has_side_effects() {
-                        match self.engine.store.key(&self.key(&tool)).await {
+                        let key = self.engine.store.key(&self.key(&tool)).await;
+                        let same_caller = match &key {
+                            Ok(Some(record)) => self.asked_by_caller(&record.request_id).await,
+                            _ => false,
+                        };
+                        match key {
                             Ok(Some(record))
-                                if record.state == KeyState::Done && record.response.is_some() =>
+                                if record.state == KeyState::Done
+                                    && record.response.is_some()
+                                    && same_caller =>
                             {
                                 self.record_decision(
                                     &decision,
@@ -470,6 +478,30 @@ impl<'e> Call<'e> {
     }
 
     async fn replay(&mut self, source: &str, recorded: &Value) -> ToolResponse {
+        // The side tables are not trusted alone: what is replayed must be what the chain says
+        // the source call answered.
+        match self.engine.store.packets_of(source).await {
+            Ok(packets) => {
+                let matches = packets.iter().any(|p| {
+                    (p.kind == PacketKind::CallResult.as_str()
+                        || p.kind == PacketKind::CallFailed.as_str())
+                        && p.data.get("replayed_from").is_none()
+                        && p.expected_hash() == p.hash
+                        && p.data.get("data") == recorded.get("data")
+                        && p.data.get("ok") == recorded.get("ok")
+                });
+                if !matches {
+                    let error = ToolError::new(
+                        ErrorCode::Internal,
+                        format!(
+                            "the recorded result of `{source}` does not match its audit packet; it is not replayed (run `jig audit verify`)"
+                        ),
+                    );
+                    return self.fail(error, RunState::Failed).await;
+                }
+            }
+            Err(error) => return self.internal(&error.to_string()).await,
+        }
         let response = self.recorded(recorded);
         let ok = response.ok;
         self.record(PacketKind::CallResult, json!({ "state": "succeeded", "ok": ok, "replayed_from": source, "duration_ms": response.duration_ms }));
@@ -496,12 +528,15 @@ impl<'e> Call<'e> {
         let args = if self.bytes_in > limit {
             json!({ "omitted": true, "bytes": self.bytes_in, "params_hash": self.args_hash })
         } else {
-            redact_value(&self.request.args)
+            // Exactly what was asked, declared secrets aside (seen by auditors as it ran).
+            redact_declared(&self.request.args)
         };
-        self.record(
-            PacketKind::CallRequest,
-            json!({ "tool": self.request.tool, "args": args, "timestamp": self.request.timestamp }),
-        );
+        let mut data =
+            json!({ "tool": self.request.tool, "args": args, "timestamp": self.request.timestamp });
+        if let Some(asserted_by) = &self.context.asserted_by {
+            data["asserted_by"] = json!(asserted_by);
+        }
+        self.record(PacketKind::CallRequest, data);
     }
 
     /// Seed 003's fallback idempotency key: a request id used before gets its recorded answer.
@@ -558,7 +593,9 @@ impl<'e> Call<'e> {
         tool: &ToolDef,
         token: &str,
     ) -> Result<String, Box<ToolResponse>> {
-        let bound_to = request_hash(&tool.id, &self.request.args, &self.session);
+        // Bound to who asked too: another principal's token does not fit this request.
+        let bound_to =
+            request_hash(&tool.id, &self.request.args, &self.session, &self.context.principal);
         self.ops.push(Op::ConsumeApproval {
             token_hash: sha256_hex(token.as_bytes()),
             request_hash: bound_to,
@@ -577,6 +614,33 @@ impl<'e> Call<'e> {
         }
     }
 
+    /// Whether the run of `request_id` was asked for by this call's principal.
+    async fn asked_by_caller(&self, request_id: &str) -> bool {
+        let caller = canonical_principal(&self.context.principal);
+        matches!(
+            self.engine.store.run(request_id).await,
+            Ok(Some(run)) if run.principal.as_deref().map(canonical_principal) == Some(caller)
+        )
+    }
+
+    /// What a reviewer is shown: the arguments as they will run (declared secrets aside) and,
+    /// for a command, the argv exactly as it will be tokenised.
+    fn approval_request(&self, tool: &ToolDef) -> Value {
+        let mut request = json!({
+            "tool": tool.id,
+            "args": redact_declared(&self.request.args),
+            "session_id": self.session,
+            "request_id": self.request.request_id,
+        });
+        if tool.id == "shell_exec"
+            && let Some(cmd) = self.request.args.get("cmd").and_then(Value::as_str)
+            && let Ok(argv) = self.registry.policy.check_command(cmd)
+        {
+            request["argv"] = json!(argv);
+        }
+        request
+    }
+
     /// Record a pending approval and answer that the call waits for it.
     async fn ask_approval(&mut self, tool: &ToolDef, decision: &Decision) -> ToolResponse {
         self.pending = true;
@@ -584,11 +648,16 @@ impl<'e> Call<'e> {
         self.record_decision(decision, "");
         self.ops.push(Op::CreateApproval(Box::new(jig_audit::ApprovalRecord {
             id: id.clone(),
-            request_hash: request_hash(&tool.id, &self.request.args, &self.session),
+            request_hash: request_hash(
+                &tool.id,
+                &self.request.args,
+                &self.session,
+                &self.context.principal,
+            ),
             tool: tool.id.clone(),
             session_id: Some(self.session.clone()),
             principal: Some(self.context.principal.clone()),
-            request: json!({ "tool": tool.id, "args": redact_value(&self.request.args), "session_id": self.session, "request_id": self.request.request_id }),
+            request: self.approval_request(tool),
             rule: decision.rule.clone(),
             reason: decision.reason.clone(),
             state: jig_audit::ApprovalState::Pending,
@@ -757,6 +826,7 @@ impl<'e> Call<'e> {
         replayed: bool,
     ) -> ToolResponse {
         ToolResponse {
+            kind: Default::default(),
             ok,
             tool: self.request.tool.clone(),
             request_id: self.request.request_id.clone(),
@@ -770,6 +840,7 @@ impl<'e> Call<'e> {
 
     fn publish_state(&self, state: RunState) {
         self.engine.events.publish(Event::Message(EventMessage {
+            kind: Default::default(),
             event: "RunStateChanged".to_owned(),
             request_id: self.request.request_id.clone(),
             progress: None,

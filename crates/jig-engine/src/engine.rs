@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::emit::MetricsExecutor;
 use crate::error::EngineError;
 use crate::events::{Event, EventBus};
-use crate::identity::{new_token, sha256_hex};
+use crate::identity::{canonical_principal, new_token, sha256_hex};
 use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::validation::{ValidationResult, Validators};
 
@@ -45,6 +45,9 @@ pub struct CallContext {
     pub thread_id: Option<String>,
     /// Who is calling.
     pub principal: String,
+    /// Who asserted `principal`, when it was named rather than known (the OS user behind the
+    /// CLI's `--as`); recorded with the request.
+    pub asserted_by: Option<String>,
     /// A one-time approval token for this exact request.
     pub approval_token: Option<String>,
     /// Stops the call when fired.
@@ -57,6 +60,7 @@ impl Default for CallContext {
             session_id: "default".to_owned(),
             thread_id: None,
             principal: "anonymous".to_owned(),
+            asserted_by: None,
             approval_token: None,
             cancel: jig_tools::Cancel::new(),
         }
@@ -122,7 +126,15 @@ impl Engine {
                 "marked calls left unfinished by a previous process"
             );
         }
-        let workspace = Arc::new(Workspace::open(&root)?);
+        // Every package manifest inside the project stays read-only for tools (the root's too).
+        let manifests: Vec<std::path::PathBuf> = snapshot
+            .packages()
+            .iter()
+            .filter_map(|package| package.manifest.as_deref())
+            .filter(|manifest| !manifest.starts_with('<') && !manifest.starts_with(".."))
+            .map(std::path::PathBuf::from)
+            .collect();
+        let workspace = Arc::new(Workspace::open(&root)?.with_read_only(manifests));
         let metrics = Arc::new(Metrics::default());
         let mut executors = Executors::standard();
         executors.insert_builtin(
@@ -255,11 +267,18 @@ impl Engine {
 
     /// Approve a pending call. Returns the one-time token, valid for that exact request until
     /// the policy's `approvals.ttl_seconds` pass; only its hash is stored.
-    pub async fn approve(&self, id: &str, principal: &str) -> Result<String, EngineError> {
+    /// `asserted_by` is who named `principal` when it was not known (the CLI's `--as`).
+    pub async fn approve(
+        &self,
+        id: &str,
+        principal: &str,
+        asserted_by: Option<&str>,
+    ) -> Result<String, EngineError> {
         let approval = self.pending_approval(id).await?;
         let policy = self.policy();
         if !policy.config().approvals.self_approval
-            && approval.principal.as_deref() == Some(principal)
+            && approval.principal.as_deref().map(canonical_principal)
+                == Some(canonical_principal(principal))
         {
             self.record_decision(&approval, principal, "refused", "self-approval is forbidden")
                 .await?;
@@ -270,22 +289,33 @@ impl Engine {
             .unwrap_or(i64::MAX / 2_000_000)
             * 1_000_000;
         let expires_us = jig_audit::time::now_us().saturating_add(ttl_us);
+        let token_hash = sha256_hex(token.as_bytes());
+        let mut packet = decision_packet(
+            &approval,
+            principal,
+            "approved",
+            &format!("valid until {}", jig_audit::time::rfc3339(expires_us)),
+        );
+        // The chain holds what the token is bound to, so a forged approvals row (state, token
+        // hash) has no packet to match and is refused when the token is used.
+        if let Op::Append(packet) = &mut packet {
+            packet.data["token_hash"] = json!(token_hash);
+            packet.data["request_hash"] = json!(approval.request_hash);
+            if let Some(asserted_by) = asserted_by {
+                packet.data["asserted_by"] = json!(asserted_by);
+            }
+        }
         let outcomes = self
             .store
             .apply(vec![
                 Op::DecideApproval {
                     id: approval.id.clone(),
                     approve: true,
-                    token_hash: Some(sha256_hex(token.as_bytes())),
+                    token_hash: Some(token_hash),
                     expires_us: Some(expires_us),
                     decided_by: Some(principal.to_owned()),
                 },
-                decision_packet(
-                    &approval,
-                    principal,
-                    "approved",
-                    &format!("valid until {}", jig_audit::time::rfc3339(expires_us)),
-                ),
+                packet,
             ])
             .await?;
         match outcomes.first() {
@@ -297,8 +327,17 @@ impl Engine {
     }
 
     /// Deny a pending call.
-    pub async fn deny(&self, id: &str, principal: &str) -> Result<(), EngineError> {
+    pub async fn deny(
+        &self,
+        id: &str,
+        principal: &str,
+        asserted_by: Option<&str>,
+    ) -> Result<(), EngineError> {
         let approval = self.pending_approval(id).await?;
+        let mut packet = decision_packet(&approval, principal, "denied", "denied by a reviewer");
+        if let (Op::Append(packet), Some(asserted_by)) = (&mut packet, asserted_by) {
+            packet.data["asserted_by"] = json!(asserted_by);
+        }
         let outcomes = self
             .store
             .apply(vec![
@@ -309,7 +348,7 @@ impl Engine {
                     expires_us: None,
                     decided_by: Some(principal.to_owned()),
                 },
-                decision_packet(&approval, principal, "denied", "denied by a reviewer"),
+                packet,
             ])
             .await?;
         match outcomes.first() {
@@ -391,7 +430,11 @@ fn spawn_heartbeats(engine: std::sync::Weak<Engine>, every: Duration) {
                 engine.in_flight.lock().map(|m| m.keys().cloned().collect()).unwrap_or_default();
             let timestamp = jig_audit::time::now_us() / 1_000_000;
             for session_id in sessions {
-                engine.events.publish(Event::Heartbeat(Heartbeat { session_id, timestamp }));
+                engine.events.publish(Event::Heartbeat(Heartbeat {
+                    kind: Default::default(),
+                    session_id,
+                    timestamp,
+                }));
             }
         }
     });

@@ -4,8 +4,20 @@ use jig_model::canonical::Sha256Hash;
 use serde_json::{Value, json};
 
 /// SHA-256 of the exact request an approval is for: tool, canonical arguments, session.
-pub fn request_hash(tool: &str, args: &Value, session: &str) -> String {
-    Sha256Hash::of_json(&json!({ "tool": tool, "args": args, "session": session })).to_hex()
+pub fn request_hash(tool: &str, args: &Value, session: &str, principal: &str) -> String {
+    Sha256Hash::of_json(&json!({
+        "tool": tool,
+        "args": args,
+        "session": session,
+        "principal": canonical_principal(principal),
+    }))
+    .to_hex()
+}
+
+/// A principal as compared: trimmed and lower-cased (Unicode), so `Alice` and `alice` are one
+/// person to self-approval and token checks.
+pub fn canonical_principal(principal: &str) -> String {
+    principal.trim().to_lowercase()
 }
 
 /// Seed 003's primary idempotency key: `thread + tool + params_hash`.

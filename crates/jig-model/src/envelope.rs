@@ -1,8 +1,10 @@
 //! The JSON envelopes of seed 002 §2: what clients send and what the runtime answers.
 //!
-//! Each envelope carries a `"type"` discriminator so a stream of mixed messages (a WebSocket, an
-//! MCP bridge) can be decoded as one [`Envelope`]. `ToolResponse` adds `run_id` and `replayed`
-//! (DESIGN.md §6).
+//! Each envelope carries its `"type"` discriminator as its first field, in the struct itself, so
+//! whichever surface serialises one speaks the seed's shape, and a stream of mixed messages (a
+//! WebSocket, an MCP bridge) can be decoded as one [`Envelope`]. On input the tag may be left out
+//! (`jig call --request` takes a bare request); a wrong tag is refused. `ToolResponse` adds `run_id`
+//! and `replayed` after the seed's fields (DESIGN.md §6).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -14,6 +16,9 @@ use crate::ErrorCode;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolRequest {
+    /// Always `"ToolRequest"`.
+    #[serde(rename = "type", default)]
+    pub kind: tag::ToolRequest,
     /// The registry id of the tool, e.g. `file_read` or `acme.deploy`.
     pub tool: String,
     /// The arguments, validated against the tool's `inputSchema`.
@@ -50,6 +55,9 @@ pub struct ResponseError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolResponse {
+    /// Always `"ToolResponse"`.
+    #[serde(rename = "type", default)]
+    pub kind: tag::ToolResponse,
     /// `true` when the tool ran and its output passed validation.
     pub ok: bool,
     /// The registry id of the tool.
@@ -88,6 +96,9 @@ pub struct Progress {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventMessage {
+    /// Always `"EventMessage"`.
+    #[serde(rename = "type", default)]
+    pub kind: tag::EventMessage,
     /// The event name, e.g. `TaskProgress` or `OutputChunk`.
     pub event: String,
     /// The request the event belongs to.
@@ -104,6 +115,9 @@ pub struct EventMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorMessage {
+    /// Always `"ErrorMessage"`.
+    #[serde(rename = "type", default)]
+    pub kind: tag::ErrorMessage,
     /// The stable code.
     pub code: ErrorCode,
     /// A sentence for people.
@@ -117,15 +131,18 @@ pub struct ErrorMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Heartbeat {
+    /// Always `"Heartbeat"`.
+    #[serde(rename = "type", default)]
+    pub kind: tag::Heartbeat,
     /// The session that is alive.
     pub session_id: String,
     /// Seconds since the Unix epoch.
     pub timestamp: i64,
 }
 
-/// Any envelope, discriminated by its `"type"` field.
+/// Any envelope, told apart by its `"type"` field (each variant's own tag).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type")]
+#[serde(untagged)]
 pub enum Envelope {
     /// See [`ToolRequest`].
     ToolRequest(ToolRequest),
@@ -137,4 +154,25 @@ pub enum Envelope {
     ErrorMessage(ErrorMessage),
     /// See [`Heartbeat`].
     Heartbeat(Heartbeat),
+}
+
+/// The `"type"` tags: one single-valued type per envelope, so the tag is written by construction
+/// and a message of another type does not decode.
+pub mod tag {
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    macro_rules! tags {
+        ($($name:ident),*) => {$(
+            #[doc = concat!("The tag `\"", stringify!($name), "\"`.")]
+            #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+            pub enum $name {
+                #[doc = concat!("`\"", stringify!($name), "\"`.")]
+                #[default]
+                $name,
+            }
+        )*};
+    }
+
+    tags!(ToolRequest, ToolResponse, EventMessage, ErrorMessage, Heartbeat);
 }

@@ -60,14 +60,33 @@ pub struct PolicyConfig {
     pub sandbox: SandboxPolicy,
 }
 
-/// `sandbox`: what happens where the kernel cannot confine a tool's process to its `caps`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+/// `sandbox`: how tools' processes are confined (docs/policy.md, "Processes").
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SandboxPolicy {
-    /// `required` (the default): such a call is refused. `best_effort`: it runs with whatever
-    /// confinement the kernel offers, and the result says so.
+    /// `required` (the default): where the sandbox cannot be built, calls that start a process
+    /// are refused. `best_effort`: they run unconfined.
     #[serde(default)]
     pub enforce: SandboxEnforcement,
+    /// Whether a process that declares network gets the host's network (`unfiltered`) or none
+    /// (`none`, the default: its call is refused).
+    #[serde(default)]
+    pub network: ProcessNetwork,
+    /// Extra trees outside the workspace that workspace-wide processes (`shell_exec`,
+    /// formatters, build commands) may read: caches such as `~/.cargo/registry`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<String>,
+}
+
+/// Levels of `sandbox.network`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessNetwork {
+    /// No network namespace is shared: nothing leaves, UDP included.
+    #[default]
+    None,
+    /// The host's network, unfiltered: the kernel cannot filter a process's traffic by host.
+    Unfiltered,
 }
 
 impl SandboxPolicy {
@@ -192,6 +211,10 @@ pub struct ApprovalPolicy {
     /// Whether the principal who asked may approve their own request.
     #[serde(default = "yes")]
     pub self_approval: bool,
+    /// Whether the CLI's `--as NAME` may name who acts (recorded with the OS user who asserted
+    /// it). Off: the principal is always the OS user.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_as: bool,
     /// How long an approval token stays valid, in seconds.
     #[serde(default = "default_ttl")]
     #[schemars(range(min = 1))]
@@ -200,7 +223,7 @@ pub struct ApprovalPolicy {
 
 impl Default for ApprovalPolicy {
     fn default() -> Self {
-        Self { self_approval: true, ttl_seconds: default_ttl() }
+        Self { self_approval: true, allow_as: false, ttl_seconds: default_ttl() }
     }
 }
 

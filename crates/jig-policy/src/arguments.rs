@@ -89,53 +89,35 @@ const LAUNCHERS: &[&str] = &[
     "dash", "zsh", "ksh", "fish", "csh", "tcsh", "eval", "exec", "npx",
 ];
 
-/// Environment variables that make a program load or run other code.
-const CODE_VARIABLES: &[&str] = &[
-    "PATH",
-    "BASH_ENV",
-    "ENV",
-    "PROMPT_COMMAND",
-    "PYTHONSTARTUP",
-    "PYTHONPATH",
-    "PYTHONHOME",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "PERL5OPT",
-    "PERL5LIB",
-    "RUBYOPT",
-    "RUBYLIB",
-    "RUSTC_WRAPPER",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "RUSTC",
-    "RUSTDOC",
-    "EDITOR",
-    "VISUAL",
-    "PAGER",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_EXTERNAL_DIFF",
-    "GIT_PAGER",
-    "GIT_EDITOR",
-    "GIT_SEQUENCE_EDITOR",
-    "GIT_ASKPASS",
-    "SSH_ASKPASS",
-    "GIT_EXEC_PATH",
-    "GIT_PROXY_COMMAND",
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_TEMPLATE_DIR",
-    "GIT_CONFIG",
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM",
-    "GIT_CONFIG_COUNT",
-    "IFS",
-    "SHELLOPTS",
-    "BASHOPTS",
+/// Environment variables a caller may set for a command: locale, terminal and logging knobs
+/// that load no code. Anything else is refused — an allow-list, because the names that make
+/// some program run code (`GIT_ALLOW_PROTOCOL`, `XDG_CONFIG_HOME`, `RIPGREP_CONFIG_PATH`, …)
+/// are too many to list.
+const ENV_ALLOWED: &[&str] = &[
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TERM",
+    "COLUMNS",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CI",
+    "RUST_LOG",
+    "RUST_BACKTRACE",
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "NODE_ENV",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_COMMITTER_DATE",
 ];
 
-/// Prefixes of such variables (`LD_PRELOAD`, `GIT_CONFIG_KEY_0`, `CARGO_TARGET_…_RUNNER`, …).
-const CODE_PREFIXES: &[&str] =
-    &["LD_", "DYLD_", "GIT_CONFIG_", "BASH_FUNC_", "CARGO_TARGET_", "CARGO_BUILD_RUSTC"];
+/// Prefixes of allowed names (`LC_ALL`, `LC_TIME`, …).
+const ENV_ALLOWED_PREFIXES: &[&str] = &["LC_"];
 
 /// Refuse arguments that make `argv`'s program run something else.
 pub fn check_arguments(argv: &[String]) -> Result<(), Denial> {
@@ -201,16 +183,23 @@ fn matches_option(word: &str, option: &str) -> bool {
     false
 }
 
-/// Refuse environment variables that load code into the program.
+/// Refuse environment variables outside the allow-list (exact names, case-sensitive: the
+/// environment is).
 pub fn check_env<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), Denial> {
     for name in names {
-        let upper = name.to_ascii_uppercase();
-        if CODE_VARIABLES.contains(&upper.as_str())
-            || CODE_PREFIXES.iter().any(|p| upper.starts_with(p))
-        {
+        let allowed = ENV_ALLOWED.contains(&name)
+            || ENV_ALLOWED_PREFIXES.iter().any(|p| {
+                name.strip_prefix(p).is_some_and(|rest| {
+                    !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+                })
+            });
+        if !allowed {
             return Err(Denial::new(
                 RULE,
-                format!("the environment variable `{name}` can make the program run other code"),
+                format!(
+                    "the environment variable `{name}` is not one a command may be given (allowed: {}, LC_*)",
+                    ENV_ALLOWED.join(", ")
+                ),
             ));
         }
     }
@@ -272,6 +261,17 @@ mod tests {
         assert!(check_env(["git_ssh_command"]).is_err());
         assert!(check_env(["GIT_CONFIG_KEY_0"]).is_err());
         assert!(check_env(["CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER"]).is_err());
-        assert!(check_env(["RUSTFLAGS", "LANG", "CI"]).is_ok());
+        for name in [
+            "GIT_ALLOW_PROTOCOL",
+            "HOME",
+            "XDG_CONFIG_HOME",
+            "RIPGREP_CONFIG_PATH",
+            "RUSTFLAGS",
+            "lang",
+            "LC_",
+        ] {
+            assert!(check_env([name]).is_err(), "{name}");
+        }
+        assert!(check_env(["LANG", "CI", "LC_ALL", "RUST_LOG"]).is_ok());
     }
 }

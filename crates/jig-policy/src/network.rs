@@ -27,6 +27,14 @@ pub fn check_url(raw: &str, policy: &NetworkPolicy) -> Result<Url, Denial> {
             format!("scheme `{}` is not allowed; use http or https", url.scheme()),
         ));
     }
+    // Credentials in a URL end up in logs, histories and the audit, and `user@host` is a
+    // classic way to make a URL read as another host: refused (docs/policy.md).
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Denial::new(
+            RULE,
+            "URLs with credentials (`user:password@`) are refused; pass credentials in a header",
+        ));
+    }
     match url.host() {
         None => Err(Denial::new(RULE, format!("`{raw}` has no host"))),
         Some(Host::Domain(name)) => {
@@ -179,7 +187,12 @@ mod tests {
         let p = policy(&["crates.io"]);
         assert!(check_url("https://crates.io@evil.example/", &p).is_err());
         assert!(check_url("https://evil.example#@crates.io/", &p).is_err());
-        assert!(check_url("https://user:pw@crates.io/", &p).is_ok());
+        for with_userinfo in
+            ["https://user:pw@crates.io/", "https://user@crates.io/", "https://:pw@crates.io/"]
+        {
+            let denied = check_url(with_userinfo, &p).expect_err(with_userinfo);
+            assert!(denied.reason.contains("credentials"), "{}", denied.reason);
+        }
     }
 
     #[test]

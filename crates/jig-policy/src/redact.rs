@@ -36,6 +36,29 @@ pub fn is_secret_key(key: &str) -> bool {
     SECRET_KEYS.iter().any(|fragment| lower.contains(fragment))
 }
 
+/// A copy of a request's arguments with only *declared* secrets masked: the values of keys
+/// named like a secret (`token`, `password`, an env variable `API_TOKEN`, …). Nothing is
+/// masked by its content, so a reviewer or an auditor sees exactly what will run — a command
+/// line is never altered by a pattern that happens to look like a credential.
+pub fn redact_declared(value: &Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(redact_declared).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, child)| {
+                    let redacted = if is_secret_key(key) {
+                        Value::String(MARK.to_owned())
+                    } else {
+                        redact_declared(child)
+                    };
+                    (key.clone(), redacted)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// A redacted copy of `value`.
 pub fn redact_value(value: &Value) -> Value {
     match value {

@@ -6,17 +6,45 @@
 //! workspace pointing out, a symlink swapped in after a check, and a sibling directory whose name
 //! merely starts like the root's are all refused at the moment of the open, where no race can
 //! slip between check and use.
+//!
+//! Rule `sec.paths.protected`: Jig's own state (`.jig/`) and the repository's internals (`.git/`)
+//! are out of every file tool's reach, and the manifests (`jig.yaml`, `gert.yaml`) are read-only:
+//! a tool that could rewrite them could widen its own policy or erase its audit. The check is
+//! made on what the kernel opened (the real path of the open directory or file, read back from
+//! `/proc/self/fd`), so a symlink or a `..` detour to `.jig` is caught like the plain name.
+//!
+//! Only regular files are read: a FIFO or a device is opened non-blocking and refused, so no read
+//! can hang past its timeout.
 
 use std::io::{Read, Write};
+use std::os::fd::AsFd;
 use std::path::{Component, Path, PathBuf};
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, OpenOptions};
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt as _};
 
 use crate::decision::Denial;
 
 /// The rule id.
 pub const RULE: &str = "sec.paths.sandbox";
+
+/// The rule id of protected paths.
+pub const PROTECTED_RULE: &str = "sec.paths.protected";
+
+/// Workspace entries no tool may open: Jig's state and the repository's internals.
+pub const HIDDEN: [&str; 2] = [".jig", ".git"];
+
+/// Workspace files tools may read but never change: the manifests.
+pub const READ_ONLY: [&str; 2] = ["jig.yaml", "gert.yaml"];
+
+/// What an operation does to a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads it.
+    Read,
+    /// Creates, changes, moves or removes it.
+    Write,
+}
 
 /// Why a file operation in the workspace failed.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +71,20 @@ pub enum SandboxError {
         size: u64,
         /// The limit.
         max: u64,
+    },
+    /// The path is Jig's own state, the repository's internals, or a manifest being changed.
+    #[error("`{path}` is protected: {why}")]
+    Protected {
+        /// The path as given.
+        path: String,
+        /// What it is.
+        why: &'static str,
+    },
+    /// Not a regular file (a FIFO, a device, a socket).
+    #[error("`{path}` is not a regular file")]
+    NotRegular {
+        /// The path as given.
+        path: String,
     },
     /// Any other I/O failure, with its path.
     #[error("`{path}`: {source}")]
@@ -96,15 +138,119 @@ pub fn check_lexically(path: &str) -> Result<(), Denial> {
 #[derive(Debug)]
 pub struct Workspace {
     root: PathBuf,
+    /// `root` as the kernel names it (symlinks resolved): what real paths are compared with.
+    real_root: PathBuf,
     dir: Dir,
+    /// Real paths of entries no tool opens.
+    hidden: Vec<PathBuf>,
+    /// Real paths of files tools only read.
+    read_only: Vec<PathBuf>,
 }
 
 impl Workspace {
     /// Open the workspace at `root`.
     pub fn open(root: &Path) -> Result<Self, SandboxError> {
+        let shown = root.display().to_string();
         let dir = Dir::open_ambient_dir(root, ambient_authority())
-            .map_err(|e| SandboxError::io(&root.display().to_string(), e))?;
-        Ok(Self { root: root.to_path_buf(), dir })
+            .map_err(|e| SandboxError::io(&shown, e))?;
+        let real_root = root.canonicalize().map_err(|e| SandboxError::io(&shown, e))?;
+        Ok(Self {
+            root: root.to_path_buf(),
+            hidden: HIDDEN.iter().map(|name| real_root.join(name)).collect(),
+            read_only: READ_ONLY.iter().map(|name| real_root.join(name)).collect(),
+            real_root,
+            dir,
+        })
+    }
+
+    /// Also keep `paths` (relative to the root: the manifests of packages inside the workspace)
+    /// read-only.
+    #[must_use]
+    pub fn with_read_only(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.read_only.extend(paths.into_iter().map(|p| self.real_root.join(p)));
+        self
+    }
+
+    /// Paths (absolute, as the kernel names them) that a tool's process must not see.
+    pub fn hidden_paths(&self) -> &[PathBuf] {
+        &self.hidden
+    }
+
+    /// Paths (absolute) that a tool's process may read but not change.
+    pub fn read_only_paths(&self) -> &[PathBuf] {
+        &self.read_only
+    }
+
+    /// Refuse `real` (an absolute path as the kernel resolved it) for `access`.
+    fn check_protected(
+        &self,
+        shown: &str,
+        real: &Path,
+        access: Access,
+    ) -> Result<(), SandboxError> {
+        let protected = |why| Err(SandboxError::Protected { path: shown.to_owned(), why });
+        if self.hidden.iter().any(|hidden| real.starts_with(hidden)) {
+            return protected("Jig's state and the repository's internals are out of tools' reach");
+        }
+        if access == Access::Write && self.read_only.iter().any(|file| real == file) {
+            return protected("manifests are read-only for tools");
+        }
+        Ok(())
+    }
+
+    /// The real path of an open file or directory.
+    fn real_path(&self, shown: &str, handle: impl AsFd) -> Result<PathBuf, SandboxError> {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&handle.as_fd());
+        std::fs::read_link(format!("/proc/self/fd/{fd}")).map_err(|e| SandboxError::io(shown, e))
+    }
+
+    /// Refuse an opened file or directory (`handle`, reached by `shown`) if what the kernel
+    /// opened is protected for `access` — for callers that open through a symlink.
+    pub fn check_opened(
+        &self,
+        shown: &str,
+        handle: impl AsFd,
+        access: Access,
+    ) -> Result<(), SandboxError> {
+        let real = self.real_path(shown, handle)?;
+        self.check_protected(shown, &real, access)
+    }
+
+    /// Check `name` inside the opened directory `dir` (`shown` is the path as given).
+    fn check_entry(
+        &self,
+        shown: &str,
+        dir: &Dir,
+        name: &str,
+        access: Access,
+    ) -> Result<(), SandboxError> {
+        let real = self.real_path(shown, dir)?.join(name);
+        self.check_protected(shown, &real, access)
+    }
+
+    /// Check the directories `create_dir_all(parent)` would make: the nearest existing ancestor
+    /// as the kernel resolves it, plus the names still to be created.
+    fn check_before_creating(&self, shown: &str, parent: &Path) -> Result<(), SandboxError> {
+        let mut existing = parent;
+        while !existing.as_os_str().is_empty() && self.dir.metadata(existing).is_err() {
+            existing = existing.parent().unwrap_or(Path::new(""));
+        }
+        let opened = if existing.as_os_str().is_empty() {
+            self.dir.try_clone()
+        } else {
+            self.dir.open_dir(existing)
+        }
+        .map_err(|e| SandboxError::io(shown, e))?;
+        let rest = parent.strip_prefix(existing).unwrap_or(parent);
+        let real = self.real_path(shown, &opened)?.join(rest);
+        self.check_protected(shown, &real, Access::Write)
+    }
+
+    /// Whether `path` (relative to the root) names a protected entry for `access`, judged by
+    /// its name alone: for listings and walks, which skip what the open-time check refuses.
+    pub fn is_protected(&self, path: &Path, access: Access) -> bool {
+        let real = self.real_root.join(path);
+        self.check_protected("", &real, access).is_err()
     }
 
     /// The root directory.
@@ -120,7 +266,8 @@ impl Workspace {
     /// The directory holding `path` (opened beneath the root) and the last component's name.
     /// A path whose last component is not a plain name (`.`, `..`, the root itself) is refused,
     /// so callers can rename or remove the name inside that directory without following it.
-    pub fn parent_of(&self, path: &str) -> Result<(Dir, String), SandboxError> {
+    /// Protected paths are refused for `access`.
+    pub fn parent_of(&self, path: &str, access: Access) -> Result<(Dir, String), SandboxError> {
         check_lexically(path).map_err(|_| SandboxError::Escape { path: path.to_owned() })?;
         let target = Path::new(path);
         let Some(Component::Normal(name)) = target.components().next_back() else {
@@ -138,19 +285,34 @@ impl Workspace {
             Some(parent) => self.dir.open_dir(parent),
         }
         .map_err(|e| SandboxError::io(path, e))?;
+        self.check_entry(path, &dir, &name, access)?;
         Ok((dir, name))
     }
 
-    /// Open an existing file for reading, beneath the root.
-    pub fn open_file(&self, path: &str) -> Result<std::fs::File, SandboxError> {
+    /// Open an existing regular file for reading beneath the root: non-blocking, so a FIFO
+    /// cannot hang the open, then refused unless it is a regular file outside protected paths.
+    fn open_regular(&self, path: &str) -> Result<cap_std::fs::File, SandboxError> {
         check_lexically(path).map_err(|_| SandboxError::Escape { path: path.to_owned() })?;
-        self.dir.open(path).map(cap_std::fs::File::into_std).map_err(|e| SandboxError::io(path, e))
+        let mut options = OpenOptions::new();
+        options.read(true).custom_flags(libc_flags::NONBLOCK_NOCTTY);
+        let file = self.dir.open_with(path, &options).map_err(|e| SandboxError::io(path, e))?;
+        let real = self.real_path(path, &file)?;
+        self.check_protected(path, &real, Access::Read)?;
+        let meta = file.metadata().map_err(|e| SandboxError::io(path, e))?;
+        if !meta.is_file() {
+            return Err(SandboxError::NotRegular { path: path.to_owned() });
+        }
+        Ok(file)
     }
 
-    /// Read a file of at most `max_bytes`.
+    /// Open an existing regular file for reading, beneath the root.
+    pub fn open_file(&self, path: &str) -> Result<std::fs::File, SandboxError> {
+        self.open_regular(path).map(cap_std::fs::File::into_std)
+    }
+
+    /// Read a regular file of at most `max_bytes`.
     pub fn read(&self, path: &str, max_bytes: u64) -> Result<Vec<u8>, SandboxError> {
-        check_lexically(path).map_err(|_| SandboxError::Escape { path: path.to_owned() })?;
-        let mut file = self.dir.open(path).map_err(|e| SandboxError::io(path, e))?;
+        let mut file = self.open_regular(path)?;
         let size = file.metadata().map_err(|e| SandboxError::io(path, e))?.len();
         if size > max_bytes {
             return Err(SandboxError::TooLarge { path: path.to_owned(), size, max: max_bytes });
@@ -191,11 +353,13 @@ impl Workspace {
             None => self.dir.try_clone().map_err(|e| SandboxError::io(path, e))?,
             Some(parent) => {
                 if create_dirs {
+                    self.check_before_creating(path, parent)?;
                     self.dir.create_dir_all(parent).map_err(|e| SandboxError::io(path, e))?;
                 }
                 self.dir.open_dir(parent).map_err(|e| SandboxError::io(path, e))?
             }
         };
+        self.check_entry(path, &dir, &name.to_string_lossy(), Access::Write)?;
         let existing_mode = dir.metadata(name).ok().map(|m| m.permissions());
         static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let unique = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -222,4 +386,10 @@ impl Workspace {
         }
         Ok(bytes.len() as u64)
     }
+}
+
+/// `open(2)` flags for reads: never block on a FIFO, never become a controlling terminal.
+mod libc_flags {
+    pub const NONBLOCK_NOCTTY: i32 =
+        rustix::fs::OFlags::NONBLOCK.bits() as i32 | rustix::fs::OFlags::NOCTTY.bits() as i32;
 }

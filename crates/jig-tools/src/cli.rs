@@ -39,6 +39,7 @@ impl Executor for CliExecutor {
         let run = RunDir::prepare(&invocation)?;
         let args = run.as_ref().map_or(invocation.args, |r| &r.args);
         let argv = template::render_all(&cli.cmd, args, tool.templating.as_ref())?;
+        template::check_positional(&cli.cmd, &argv)?;
         let mut env = environment(tool);
         let (_scratch, confinement) =
             confine::prepare(&invocation, &argv[0], run.as_ref().map(RunDir::dir), &mut env)?;
@@ -52,7 +53,7 @@ impl Executor for CliExecutor {
                 stdin: None,
                 timeout: invocation.timeout,
                 max_output,
-                confine: Some(&confinement),
+                confine: &confinement,
             },
             &invocation.cancel,
             &invocation.events,

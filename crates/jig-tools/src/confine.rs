@@ -1,58 +1,135 @@
-//! Caps (seed 000 `caps`) enforced by the kernel: a tool's process may read and write only
-//! what its declaration allows, and reach the network only if it declares it — Landlock.
+//! Every process Jig starts for a tool is confined by the kernel: what it can see, reach and
+//! signal is decided here, and nothing else starts processes.
 //!
-//! Landlock restricts the calling thread and what it starts afterwards, so the child is
-//! spawned from a short-lived thread that restricted itself first: the rest of Jig is never
-//! confined, and no `unsafe` pre-exec hook is needed.
+//! The boundary is a set of namespaces built by bubblewrap (`bwrap`, the sandbox Flatpak
+//! uses), started from a thread that has first restricted itself with Landlock scopes:
+//! - **filesystem** (mount namespace): the process sees a fresh root holding only the system
+//!   directories (read-only, with the well-known secret files masked), the installation of the
+//!   program it runs, what its declaration grants in the workspace, and a private `/tmp` (also
+//!   its `HOME` and `TMPDIR`). Jig's state (`.jig/`) is an empty read-only directory; the
+//!   manifests and the repository's code-loading configuration (`.git/config`, `.git/hooks`)
+//!   are read-only even where the workspace is writable.
+//! - **network** (network namespace): none at all — TCP, UDP, raw — unless the tool declares
+//!   network *and* the policy grants processes the host's network (`sandbox.network:
+//!   unfiltered`); the kernel cannot filter a process's traffic by host name, so the grant is
+//!   explicit and documented instead of implied.
+//! - **processes** (PID namespace, Landlock scopes): `/proc` holds the tool's own processes only
+//!   (Jig's environment is out of sight), signals cannot leave the sandbox, abstract UNIX sockets
+//!   outside it cannot be reached, and IPC and host name are private.
+//! - **lifetime**: `--die-with-parent` and a PID namespace: when Jig dies, even by SIGKILL, the
+//!   tool and everything it started die with it.
+//! - **environment**: cleared by the caller; only what it passes reaches the process.
 //!
-//! What a process may touch:
-//! - read (and execute): the system directories, the installation prefix of the program it
-//!   runs, the tool's own directory (its scripts), and in the workspace the paths of
-//!   `caps.filesystem.read` — the whole workspace when the tool declares no filesystem caps and
-//!   has no run directory;
-//! - write: the paths of `caps.filesystem.write` (a path that does not exist yet is granted
-//!   through its nearest existing directory), its run directory, a private temporary
-//!   directory, `/dev/null`;
-//! - TCP: nothing, unless `caps.network` is declared.
+//! What a process may touch in the workspace (`caps.filesystem`, seed 000): read — the paths of
+//! `caps.filesystem.read` (the whole workspace when a tool declares no filesystem caps and has no
+//! run directory); write — the paths of `caps.filesystem.write` (a path that does not exist yet
+//! is granted through its nearest existing directory), and its run directory. `shell_exec` and
+//! the policy's helper commands (formatters, build commands) get the workspace read-write.
 //!
-//! Where the kernel cannot enforce all of it, the policy's `sandbox.enforce` decides: refuse
-//! (`required`, the default) or run with what is enforced (`best_effort`).
+//! Where the sandbox cannot be built (no `bwrap`, user namespaces disabled), the policy's
+//! `sandbox.enforce` decides: refuse (`required`, the default) or run unconfined
+//! (`best_effort`).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use jig_model::ErrorCode;
-use jig_model::policy::SandboxEnforcement;
+use jig_model::policy::{ProcessNetwork, SandboxEnforcement};
+use jig_policy::Policy;
+use jig_policy::sandbox::Workspace;
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, RulesetStatus, path_beneath_rules,
+    ABI, Access, AccessFs, CompatLevel, Compatible, LandlockStatus, Ruleset, RulesetAttr, Scope,
 };
 use serde_json::json;
 
 use crate::executor::{Invocation, ToolError};
 
-/// The rights Jig asks for: filesystem rights up to ABI 5, TCP rules from ABI 4.
-const ABI_ASKED: ABI = ABI::V5;
+/// Directories every program needs to read. Those that are symlinks on the host (`/lib` on a
+/// merged-`/usr` system) are recreated as symlinks.
+const SYSTEM: [&str; 9] =
+    ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/sys"];
 
-/// Directories every program needs to read.
-const SYSTEM: [&str; 12] = [
-    "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys", "/dev",
-    "/run",
+/// Files under the system directories that hold secrets: masked with an empty file.
+const MASKED: [&str; 8] = [
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/security/opasswd",
+    "/etc/ssh",
+    "/etc/ssl/private",
 ];
+
+/// Code-loading configuration inside a repository: read-only for every process.
+const GIT_CODE_LOADING: [&str; 3] = [".git/config", ".git/hooks", ".git/info"];
+
+/// The sandbox program.
+const BWRAP: &str = "bwrap";
 
 /// What one process may touch.
 #[derive(Debug, Clone, Default)]
 pub struct Confinement {
-    /// Readable (and executable) trees.
+    /// Readable trees (bound read-only).
     pub read: Vec<PathBuf>,
-    /// Writable trees.
+    /// Writable trees (bound read-write, after the readable ones).
     pub write: Vec<PathBuf>,
-    /// TCP allowed.
+    /// Directories shown empty and read-only (Jig's state).
+    pub hidden: Vec<PathBuf>,
+    /// Files and directories bound read-only over whatever grant covers them.
+    pub read_only: Vec<PathBuf>,
+    /// The call's private scratch directory (its `TMPDIR` and `HOME`), writable at its own path.
+    pub tmp: Option<PathBuf>,
+    /// The host's network is shared.
     pub network: bool,
-    /// Filesystem left alone (only the network is restricted), as for `shell_exec`.
-    pub network_only: bool,
-    /// Refuse if not fully enforced.
+    /// Refuse if the sandbox cannot be built.
     pub required: bool,
+}
+
+/// How Jig confines processes on this machine: the sandbox's version, or why there is none.
+pub fn sandbox_status() -> Result<String, String> {
+    static PROBED: OnceLock<Result<String, String>> = OnceLock::new();
+    PROBED.get_or_init(probe).clone()
+}
+
+/// Start the same sandbox a tool gets, around `true`: the verdict `jig doctor` reports is the
+/// one confinement reaches.
+fn probe() -> Result<String, String> {
+    let version = std::process::Command::new(BWRAP)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("`{BWRAP}` cannot be started ({e}); install bubblewrap"))?;
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
+    let scratch = std::env::temp_dir();
+    let confinement = Confinement {
+        read: SYSTEM.iter().map(PathBuf::from).collect(),
+        tmp: Some(scratch.clone()),
+        ..Confinement::default()
+    };
+    let Some(program) = crate::process::find_program("true") else {
+        return Err("`true` is not on PATH".to_owned());
+    };
+    let argv = confinement.argv(&program, &[], &scratch);
+    let output = std::thread::spawn(move || {
+        restrict_scopes();
+        std::process::Command::new(&argv[0]).args(&argv[1..]).env_clear().output()
+    })
+    .join()
+    .map_err(|_| "the probing thread panicked".to_owned())?
+    .map_err(|e| format!("`{BWRAP}` cannot be started: {e}"))?;
+    if output.status.success() {
+        let scopes = landlock_abi()
+            .ok()
+            .filter(|abi| *abi >= 6)
+            .map_or("no Landlock scopes", |_| "Landlock scopes for signals and abstract sockets");
+        Ok(format!("{version}: mount, PID, network, IPC and UTS namespaces; {scopes}"))
+    } else {
+        Err(format!(
+            "{version} cannot build a sandbox here: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
 }
 
 /// Landlock on this machine: the kernel's ABI version, or why there is none.
@@ -83,6 +160,41 @@ pub fn landlock_abi() -> Result<i32, String> {
         .clone()
 }
 
+/// Work for the spawner thread.
+type SpawnJob = Box<dyn FnOnce() + Send>;
+
+/// The one thread that starts every tool process. It lives as long as Jig: a child's
+/// parent-death signal (bwrap's `--die-with-parent`) fires when the *thread* that started it
+/// ends, so a short-lived spawning thread would kill its children at once. It restricts itself
+/// with Landlock's scopes first, which its children inherit; the rest of Jig stays unrestricted.
+fn spawner() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<SpawnJob>> {
+    static SPAWNER: OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<SpawnJob>>> = OnceLock::new();
+    SPAWNER.get_or_init(|| {
+        let (jobs, queue) = std::sync::mpsc::channel::<SpawnJob>();
+        std::thread::Builder::new()
+            .name("jig-spawner".to_owned())
+            .spawn(move || {
+                restrict_scopes();
+                for job in queue {
+                    job();
+                }
+            })
+            .unwrap_or_else(|e| panic!("cannot start the spawner thread: {e}"));
+        std::sync::Mutex::new(jobs)
+    })
+}
+
+/// Restrict the calling thread (and what it starts) with Landlock's scopes: no signal to, and
+/// no abstract UNIX socket of, a process outside. Scopes handle no filesystem access, so the
+/// sandbox can still mount. Best effort: the PID and network namespaces already isolate both.
+fn restrict_scopes() {
+    let _ = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .scope(Scope::from_all(ABI::V6))
+        .and_then(|ruleset| ruleset.create())
+        .and_then(|ruleset| ruleset.restrict_self());
+}
+
 impl Confinement {
     /// The confinement of `invocation`'s tool running `program`, with `run_dir` when it has one.
     pub fn for_tool(
@@ -90,16 +202,15 @@ impl Confinement {
         program: &Path,
         run_dir: Option<&Path>,
         temp: &Path,
-    ) -> Self {
+    ) -> Result<Self, ToolError> {
         let tool = invocation.tool;
         let root = invocation.workspace.root();
         let caps = tool.caps.clone().unwrap_or_default();
-        let mut read: Vec<PathBuf> = SYSTEM.iter().map(PathBuf::from).collect();
-        read.extend(prefixes(program));
+        let mut read = prefixes(program);
         if let Some(dir) = root.join(&tool.source.file).parent() {
             read.push(dir.to_path_buf());
         }
-        let mut write = vec![PathBuf::from("/dev/null"), temp.to_path_buf()];
+        let mut write = Vec::new();
         match &caps.filesystem {
             Some(fs) => {
                 read.extend(fs.read.iter().map(|p| root.join(p)));
@@ -111,77 +222,229 @@ impl Confinement {
         if let Some(dir) = run_dir {
             write.push(dir.to_path_buf());
         }
+        // tool/v0 has no `caps`: its contract's `network` effect is the declaration.
+        let declares_network = !caps.network.is_empty()
+            || (tool.dialect == jig_model::tool_def::Dialect::GertV0
+                && tool.side_effects.contains(&jig_model::SideEffect::Network));
+        let network = network_grant(invocation.policy, declares_network, &tool.id)?;
+        Ok(Self::base(invocation.workspace, invocation.policy, read, write, temp, network))
+    }
+
+    /// A process that works on the whole workspace (`shell_exec`, a formatter, a build
+    /// command): read-write, protected paths excepted.
+    pub fn workspace_writer(
+        workspace: &Workspace,
+        policy: &Policy,
+        program: &Path,
+        temp: &Path,
+        network: bool,
+    ) -> Self {
+        let mut read = prefixes(program);
+        read.extend(policy.config().sandbox.read.iter().map(|p| expand_home(p)));
+        let write = vec![workspace.root().to_path_buf()];
+        Self::base(workspace, policy, read, write, temp, network)
+    }
+
+    /// A helper of a built-in (a formatter, a build command, a language server) running
+    /// `program` over the workspace without network, with its scratch directory and an
+    /// environment of `passthrough` plus its private `HOME` and `TMPDIR`.
+    pub fn helper(
+        workspace: &Workspace,
+        policy: &Policy,
+        program: &Path,
+        passthrough: &[&str],
+    ) -> Result<(Scratch, Self, std::collections::BTreeMap<String, String>), ToolError> {
+        let label = program.file_name().map_or("helper".into(), |n| n.to_string_lossy());
+        let scratch = Scratch::new(workspace.root(), &label)?;
+        let confinement = Self::workspace_writer(workspace, policy, program, scratch.path(), false);
+        let mut env = crate::process::inherited(passthrough);
+        private_home(&mut env, &scratch);
+        Ok((scratch, confinement, env))
+    }
+
+    fn base(
+        workspace: &Workspace,
+        policy: &Policy,
+        mut read: Vec<PathBuf>,
+        write: Vec<PathBuf>,
+        temp: &Path,
+        network: bool,
+    ) -> Self {
+        read.extend(SYSTEM.iter().map(PathBuf::from));
+        let root = workspace.root();
+        let mut read_only: Vec<PathBuf> = workspace.read_only_paths().to_vec();
+        read_only.extend(GIT_CODE_LOADING.iter().map(|p| root.join(p)));
         Self {
             read,
             write,
-            // tool/v0 has no `caps`: its contract's `network` effect is the declaration.
-            network: !caps.network.is_empty()
-                || (tool.dialect == jig_model::tool_def::Dialect::GertV0
-                    && tool.side_effects.contains(&jig_model::SideEffect::Network)),
-            network_only: false,
-            required: invocation.policy.config().sandbox.enforce == SandboxEnforcement::Required,
-        }
-    }
-
-    /// Only the network: none unless `network`.
-    pub fn network_only(network: bool, invocation: &Invocation<'_>) -> Self {
-        Self {
+            hidden: vec![root.join(".jig")],
+            read_only,
+            tmp: Some(temp.to_path_buf()),
             network,
-            network_only: true,
-            required: invocation.policy.config().sandbox.enforce == SandboxEnforcement::Required,
-            ..Self::default()
+            required: policy.config().sandbox.enforce == SandboxEnforcement::Required,
         }
     }
 
-    /// Restrict the calling thread (and what it starts afterwards).
-    fn restrict(&self) -> Result<RulesetStatus, String> {
-        let error = |e: landlock::RulesetError| e.to_string();
-        let mut ruleset = Ruleset::default().set_compatibility(CompatLevel::BestEffort);
-        if !self.network_only {
-            ruleset = ruleset.handle_access(AccessFs::from_all(ABI_ASKED)).map_err(error)?;
-        }
+    /// The command line that runs `program args…` in `cwd` inside this sandbox.
+    pub fn argv(&self, program: &Path, args: &[String], cwd: &Path) -> Vec<OsString> {
+        let mut out: Vec<OsString> = Vec::with_capacity(64 + args.len());
+        let mut push =
+            |items: &[&std::ffi::OsStr]| out.extend(items.iter().map(|s| s.to_os_string()));
+        push(&[
+            BWRAP.as_ref(),
+            "--die-with-parent".as_ref(),
+            "--new-session".as_ref(),
+            "--unshare-pid".as_ref(),
+            "--unshare-ipc".as_ref(),
+            "--unshare-uts".as_ref(),
+            "--unshare-cgroup-try".as_ref(),
+            "--proc".as_ref(),
+            "/proc".as_ref(),
+            "--dev".as_ref(),
+            "/dev".as_ref(),
+        ]);
         if !self.network {
-            ruleset =
-                ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(error)?;
+            push(&["--unshare-net".as_ref()]);
         }
-        let mut created = ruleset.create().map_err(error)?;
-        if !self.network_only {
-            created = created
-                .add_rules(path_beneath_rules(&self.read, AccessFs::from_read(ABI_ASKED)))
-                .and_then(|c| {
-                    c.add_rules(path_beneath_rules(&self.write, AccessFs::from_all(ABI_ASKED)))
-                })
-                .map_err(error)?;
+        // A private, empty `/tmp` — unless something bound lies under the host's `/tmp` (a
+        // workspace there): mount points bwrap makes inside a writable `/tmp` would be writable
+        // too. Then `/tmp` stays part of the read-only root, and `TMPDIR` is the way to scratch.
+        let under_tmp = |p: &PathBuf| p.starts_with("/tmp");
+        if !self.read.iter().chain(&self.write).chain(&self.tmp).any(under_tmp) {
+            push(&["--tmpfs".as_ref(), "/tmp".as_ref()]);
         }
-        Ok(created.restrict_self().map_err(error)?.ruleset)
+        for path in &self.read {
+            match std::fs::symlink_metadata(path) {
+                Ok(meta)
+                    if meta.file_type().is_symlink() && path.parent() == Some(Path::new("/")) =>
+                {
+                    if let Ok(target) = std::fs::read_link(path) {
+                        push(&["--symlink".as_ref(), target.as_os_str(), path.as_os_str()]);
+                    }
+                }
+                Ok(_) => push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]),
+                Err(_) => {}
+            }
+        }
+        for path in MASKED.iter().map(Path::new).filter(|p| p.exists()) {
+            if path.is_dir() {
+                push(&[
+                    "--tmpfs".as_ref(),
+                    path.as_os_str(),
+                    "--remount-ro".as_ref(),
+                    path.as_os_str(),
+                ]);
+            } else {
+                push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), path.as_os_str()]);
+            }
+        }
+        for path in self.write.iter().filter(|p| p.exists()) {
+            push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+        }
+        for path in self.read_only.iter().filter(|p| p.exists()) {
+            push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+        }
+        let hidden: Vec<&PathBuf> = self.hidden.iter().filter(|p| p.is_dir()).collect();
+        for path in &hidden {
+            push(&["--tmpfs".as_ref(), path.as_os_str()]);
+        }
+        // Run and scratch directories live under `.jig/`: bound again after the mask, so they
+        // show through; the scratch directory wherever it is.
+        for path in self.write.iter().filter(|p| hidden.iter().any(|h| p.starts_with(h))) {
+            push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+        }
+        if let Some(tmp) = &self.tmp {
+            push(&["--bind".as_ref(), tmp.as_os_str(), tmp.as_os_str()]);
+        }
+        for path in &hidden {
+            push(&["--remount-ro".as_ref(), path.as_os_str()]);
+        }
+        // Nothing else is writable: the sandbox's own root is read-only, so a write outside the
+        // grants fails instead of landing in a throwaway directory.
+        push(&["--remount-ro".as_ref(), "/".as_ref()]);
+        push(&["--chdir".as_ref(), cwd.as_os_str(), "--".as_ref(), program.as_os_str()]);
+        out.extend(args.iter().map(OsString::from));
+        out
     }
 
-    /// Spawn `command` under this confinement.
-    pub fn spawn(
+    /// A command running `program args…` in `cwd` inside this sandbox, with an empty
+    /// environment; the bare program when the sandbox is unavailable and the policy allows it.
+    pub fn command(
         &self,
-        command: &mut tokio::process::Command,
-    ) -> Result<tokio::process::Child, ToolError> {
-        let handle = tokio::runtime::Handle::current();
-        std::thread::scope(|scope| {
-            scope
-                .spawn(|| {
-                    let _runtime = handle.enter();
-                    let status = self.restrict().map_err(|why| unenforceable(&why))?;
-                    verdict(&status, self.required)?;
-                    command.spawn().map_err(|e| {
-                        ToolError::new(ErrorCode::Shell, format!("cannot start the tool: {e}"))
-                    })
-                })
-                .join()
-                .unwrap_or_else(|_| {
-                    Err(ToolError::new(ErrorCode::Internal, "the confining thread panicked"))
-                })
-        })
+        program: &Path,
+        args: &[String],
+        cwd: &Path,
+    ) -> Result<std::process::Command, ToolError> {
+        let mut command = if self.available()? {
+            let argv = self.argv(program, args, cwd);
+            let mut command = std::process::Command::new(&argv[0]);
+            command.args(&argv[1..]);
+            command
+        } else {
+            let mut command = std::process::Command::new(program);
+            command.args(args);
+            command
+        };
+        command.current_dir(cwd).env_clear();
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        Ok(command)
+    }
+
+    /// Run `spawn` (starting a command built by [`Confinement::command`]) on the spawner
+    /// thread, or refuse when the sandbox is unavailable and the policy requires it.
+    pub fn spawn<T, F>(&self, spawn: F) -> Result<T, ToolError>
+    where
+        F: FnOnce() -> std::io::Result<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.available()?;
+        let (reply, answer) = std::sync::mpsc::channel();
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        let job: SpawnJob = Box::new(move || {
+            // tokio's process driver must be reachable from the spawning thread.
+            let _runtime = runtime.as_ref().map(tokio::runtime::Handle::enter);
+            let _ = reply.send(spawn());
+        });
+        let failed = || ToolError::new(ErrorCode::Internal, "the spawner thread is gone");
+        spawner().lock().map_err(|_| failed())?.send(job).map_err(|_| failed())?;
+        answer
+            .recv()
+            .map_err(|_| failed())?
+            .map_err(|e| ToolError::new(ErrorCode::Shell, format!("cannot start the tool: {e}")))
+    }
+
+    /// Whether processes can be confined here; `Ok(false)` when they cannot and the policy
+    /// accepts running them unconfined (`best_effort`).
+    pub fn available(&self) -> Result<bool, ToolError> {
+        match sandbox_status() {
+            Ok(_) => Ok(true),
+            Err(_) if !self.required => Ok(false),
+            Err(why) => Err(unenforceable(&why)),
+        }
+    }
+}
+
+/// Whether a process that `declares` network gets the host's: only under the policy's explicit
+/// `sandbox.network: unfiltered`.
+pub fn network_grant(policy: &Policy, declares: bool, tool: &str) -> Result<bool, ToolError> {
+    if !declares {
+        return Ok(false);
+    }
+    match policy.config().sandbox.network {
+        ProcessNetwork::Unfiltered => Ok(true),
+        ProcessNetwork::None => Err(ToolError::new(
+            ErrorCode::Policy,
+            format!(
+                "`{tool}` needs the network from its own process, which the kernel cannot filter by host; \
+                 the policy grants it only with `sandbox.network: unfiltered`"
+            ),
+        )
+        .with_details(json!({ "rule": "sandbox.network" }))),
     }
 }
 
 /// The scratch directory and confinement of a tool's process running `program`; the scratch
-/// directory is also the process's `TMPDIR`, added to `env`.
+/// directory is the process's `/tmp`, and `TMPDIR` and `HOME` point there.
 pub fn prepare(
     invocation: &Invocation<'_>,
     program: &str,
@@ -190,9 +453,17 @@ pub fn prepare(
 ) -> Result<(Scratch, Confinement), ToolError> {
     let scratch = Scratch::new(invocation.workspace.root(), invocation.events.request_id())?;
     let resolved = crate::process::find_program(program).unwrap_or_else(|| PathBuf::from(program));
-    let confinement = Confinement::for_tool(invocation, &resolved, run_dir, scratch.path());
-    env.insert("TMPDIR".to_owned(), scratch.path().display().to_string());
+    let confinement = Confinement::for_tool(invocation, &resolved, run_dir, scratch.path())?;
+    private_home(env, &scratch);
     Ok((scratch, confinement))
+}
+
+/// Point `TMPDIR` and `HOME` at the call's private scratch directory: no user configuration
+/// is read.
+pub fn private_home(env: &mut std::collections::BTreeMap<String, String>, scratch: &Scratch) {
+    let path = scratch.path().display().to_string();
+    env.insert("TMPDIR".to_owned(), path.clone());
+    env.insert("HOME".to_owned(), path);
 }
 
 /// A private temporary directory for one call (`.jig/tmp/<request id>`), removed afterwards.
@@ -202,7 +473,10 @@ pub struct Scratch(PathBuf);
 impl Scratch {
     /// Create it under `root`.
     pub fn new(root: &Path, request_id: &str) -> Result<Self, ToolError> {
-        let dir = root.join(".jig").join("tmp").join(request_id);
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let unique = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("{}-{unique}", request_id.replace(['/', '.'], "_"));
+        let dir = root.join(".jig").join("tmp").join(name);
         std::fs::create_dir_all(&dir).map_err(|e| {
             ToolError::new(
                 ErrorCode::FileIo,
@@ -225,15 +499,33 @@ impl Drop for Scratch {
 }
 
 /// Where a program is installed: its directory's parent (`/usr` for `/usr/bin/node`,
-/// `~/.pyenv` for a pyenv shim), for the path as found and as resolved.
+/// `~/.pyenv` for a pyenv shim), for the path as found and as resolved; a rustup proxy also
+/// needs its toolchains (`RUSTUP_HOME`).
 fn prefixes(program: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for path in [Some(program.to_path_buf()), program.canonicalize().ok()].into_iter().flatten() {
-        if let Some(prefix) = path.parent().and_then(Path::parent) {
+    let resolved = program.canonicalize().ok();
+    for path in [Some(program.to_path_buf()), resolved.clone()].into_iter().flatten() {
+        if let Some(prefix) = path.parent().and_then(Path::parent)
+            && prefix != Path::new("/")
+        {
             out.push(prefix.to_path_buf());
         }
     }
+    if resolved.as_deref().and_then(Path::file_name) == Some("rustup".as_ref()) {
+        let home = std::env::var_os("RUSTUP_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".rustup")));
+        out.extend(home);
+    }
     out
+}
+
+/// `~/x` with the user's home directory.
+fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(path),
+    }
 }
 
 /// `path` if it exists, else its nearest existing ancestor (a file to be created is granted
@@ -249,20 +541,10 @@ fn existing(path: &Path) -> PathBuf {
     current.to_path_buf()
 }
 
-/// Whether a process may start under `status`: fully enforced always; less only when the
-/// policy does not require it.
-fn verdict(status: &RulesetStatus, required: bool) -> Result<(), ToolError> {
-    if *status == RulesetStatus::FullyEnforced || !required {
-        return Ok(());
-    }
-    let abi = landlock_abi().map_or_else(|why| why, |abi| format!("Landlock ABI {abi}"));
-    Err(unenforceable(&format!("the kernel enforces it only {status:?} ({abi})")))
-}
-
 fn unenforceable(why: &str) -> ToolError {
     ToolError::new(
         ErrorCode::Policy,
-        format!("the tool's caps cannot be enforced here: {why}; set the policy's `sandbox.enforce: best_effort` to run it anyway"),
+        format!("the tool's process cannot be confined here: {why}; set the policy's `sandbox.enforce: best_effort` to run it anyway"),
     )
     .with_details(json!({ "rule": "sandbox.enforce" }))
 }
@@ -272,20 +554,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn partial_enforcement_is_refused_only_when_required() {
-        assert!(verdict(&RulesetStatus::FullyEnforced, true).is_ok());
-        for status in [RulesetStatus::PartiallyEnforced, RulesetStatus::NotEnforced] {
-            let refused = verdict(&status, true).expect_err("required");
-            assert_eq!(refused.code, ErrorCode::Policy);
-            assert!(refused.message.contains("best_effort"), "{}", refused.message);
-            assert!(verdict(&status, false).is_ok(), "best effort runs it");
-        }
-    }
-
-    #[test]
     fn a_path_to_be_created_is_granted_through_its_nearest_directory() {
         let dir = tempfile::tempdir().expect("tmp");
         assert_eq!(existing(&dir.path().join("a/b/c.txt")), dir.path());
         assert_eq!(existing(dir.path()), dir.path());
+    }
+
+    #[test]
+    fn protected_paths_are_bound_after_the_writable_workspace() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path();
+        fs_err::create_dir_all(root.join(".jig/runs/r1")).expect("mkdir");
+        fs_err::write(root.join("jig.yaml"), "name: x\n").expect("write");
+        let confinement = Confinement {
+            write: vec![root.to_path_buf(), root.join(".jig/runs/r1")],
+            hidden: vec![root.join(".jig")],
+            read_only: vec![root.join("jig.yaml")],
+            ..Confinement::default()
+        };
+        let argv: Vec<String> = confinement
+            .argv(Path::new("/bin/true"), &[], root)
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        let at = |flag: &str, path: &Path| {
+            argv.windows(2)
+                .position(|w| w[0] == flag && w[1] == path.display().to_string())
+                .unwrap_or_else(|| panic!("{flag} {} in {argv:?}", path.display()))
+        };
+        assert!(at("--bind", root) < at("--ro-bind", &root.join("jig.yaml")));
+        assert!(at("--ro-bind", &root.join("jig.yaml")) < at("--tmpfs", &root.join(".jig")));
+        assert!(at("--tmpfs", &root.join(".jig")) < at("--remount-ro", &root.join(".jig")));
+        assert!(argv.contains(&"--unshare-net".to_owned()));
     }
 }

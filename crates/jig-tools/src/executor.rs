@@ -45,7 +45,11 @@ impl From<SandboxError> for ToolError {
                 .with_details(json!({ "rule": jig_policy::sandbox::RULE, "path": path })),
             SandboxError::TooLarge { path, size, max } => ToolError::new(ErrorCode::Limit, message)
                 .with_details(json!({ "path": path, "size": size, "max": max })),
-            SandboxError::NotFound { path } | SandboxError::Io { path, .. } => {
+            SandboxError::Protected { path, .. } => ToolError::new(ErrorCode::Policy, message)
+                .with_details(json!({ "rule": jig_policy::sandbox::PROTECTED_RULE, "path": path })),
+            SandboxError::NotFound { path }
+            | SandboxError::NotRegular { path }
+            | SandboxError::Io { path, .. } => {
                 ToolError::new(ErrorCode::FileIo, message).with_details(json!({ "path": path }))
             }
             _ => ToolError::new(ErrorCode::FileIo, message),
@@ -126,6 +130,7 @@ impl Events {
     /// A `TaskProgress` event.
     pub fn progress(&self, pct: Option<f64>, message: impl Into<String>) {
         (self.sink)(EventMessage {
+            kind: Default::default(),
             event: "TaskProgress".to_owned(),
             request_id: self.request_id.clone(),
             progress: Some(Progress { pct, message: Some(message.into()) }),
@@ -136,6 +141,7 @@ impl Events {
     /// An `OutputChunk` event: text a tool wrote on `stream` (`stdout`, `stderr`).
     pub fn output(&self, stream: &str, text: &str) {
         (self.sink)(EventMessage {
+            kind: Default::default(),
             event: "OutputChunk".to_owned(),
             request_id: self.request_id.clone(),
             progress: None,

@@ -7,7 +7,9 @@
 //! [`ToolError`] with a stable code. Long jobs can be submitted and collected later
 //! ([`Execution::Submitted`]).
 //!
-//! Implemented so far: the `cli` kind ([`cli`]) and the built-ins `file_read` and `file_write`.
+//! Here: the 27 built-ins of seed 002 §5, the `cli` ([`cli`]), `python`/`node`/`php`
+//! ([`script`]) and `http` ([`http`]) kinds, gert's tool/v0 transports ([`gert`]), run
+//! workspaces ([`rundir`]), and the sandbox every process starts in ([`confine`]).
 
 mod builtin;
 pub mod cli;

@@ -1,5 +1,6 @@
 //! Running a program as argv: no shell, a cleared environment, its own process group (so a
-//! timeout or cancel kills everything it started), and output capped while it streams.
+//! timeout or cancel kills everything it started), confined by [`Confinement`], and output
+//! capped while it streams.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,8 +29,8 @@ pub struct Spawn<'a> {
     pub timeout: Duration,
     /// Bytes kept of each of stdout and stderr.
     pub max_output: usize,
-    /// Kernel confinement of the process (its caps), if any.
-    pub confine: Option<&'a Confinement>,
+    /// Kernel confinement of the process (its caps).
+    pub confine: &'a Confinement,
 }
 
 /// How it ended.
@@ -58,23 +59,17 @@ pub async fn run(
     let resolved = resolve_program(program).ok_or_else(|| {
         ToolError::new(ErrorCode::Shell, format!("program `{program}` was not found on PATH"))
     })?;
-    let mut command = Command::new(&resolved);
+    let mut command = Command::from(spawn.confine.command(&resolved, args, spawn.cwd)?);
     command
-        .args(args)
-        .current_dir(spawn.cwd)
-        .env_clear()
         .envs(&spawn.env)
         .stdin(if spawn.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
-    let mut child = match spawn.confine {
-        Some(confinement) => confinement.spawn(&mut command)?,
-        None => command.spawn().map_err(|e| {
-            ToolError::new(ErrorCode::Shell, format!("cannot start `{program}`: {e}"))
-        })?,
-    };
+    let mut child = spawn.confine.spawn(move || command.spawn()).map_err(|mut e| {
+        e.message = format!("cannot start `{program}`: {}", e.message);
+        e
+    })?;
     let pid = child.id();
     if let (Some(text), Some(mut stdin)) = (spawn.stdin, child.stdin.take()) {
         let text = text.to_owned();
@@ -163,7 +158,7 @@ pub fn find_program(program: &str) -> Option<PathBuf> {
 
 /// `program` itself when it names a path, else the first match on Jig's own PATH (the tool's
 /// environment is cleared, so it is looked up here).
-fn resolve_program(program: &str) -> Option<PathBuf> {
+pub(crate) fn resolve_program(program: &str) -> Option<PathBuf> {
     if program.contains('/') {
         return Some(PathBuf::from(program));
     }

@@ -175,7 +175,7 @@ impl Executor for ScriptExecutor {
                 max_output: usize::try_from(tool.limits.max_output_bytes)
                     .unwrap_or(usize::MAX)
                     .min(MAX_CAPTURE),
-                confine: Some(&confinement),
+                confine: &confinement,
             },
             &invocation.cancel,
             &protocol.events,

@@ -24,6 +24,37 @@ pub fn render_all(
     strings.iter().map(|s| render(s, &context)).collect()
 }
 
+/// Refuse a templated argv element that renders to an option (`-x`, `--pre=sh`) where the
+/// tool's author wrote a positional slot: an argument must never become an option of the
+/// program. A slot is positional when its template does not itself start with `-`; it may take
+/// option-like values only after a literal `--` (which the author writes where the program
+/// supports it, e.g. `[rg, --, "{{ pattern }}"]`).
+pub fn check_positional(sources: &[String], rendered: &[String]) -> Result<(), ToolError> {
+    let mut options_ended = false;
+    for (index, (source, value)) in sources.iter().zip(rendered).enumerate() {
+        if source == "--" {
+            options_ended = true;
+        }
+        let templated = source.contains("{{");
+        if index > 0
+            && templated
+            && !options_ended
+            && !source.starts_with('-')
+            && value.starts_with('-')
+        {
+            return Err(ToolError::new(
+                ErrorCode::ValidationFail,
+                format!(
+                    "argument {index} of the command (`{source}`) would become the option `{value}`; \
+                     a value starting with `-` is refused in a positional slot unless the tool puts `--` before it"
+                ),
+            )
+            .with_details(serde_json::json!({ "rule": "sec.argv.positional", "slot": source })));
+        }
+    }
+    Ok(())
+}
+
 /// Render one string with the arguments (and `templating.context` when given), whether or not
 /// the tool declares templating — for execution fields that are templates by definition, like
 /// an `http` tool's URL.

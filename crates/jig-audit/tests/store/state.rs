@@ -98,6 +98,55 @@ async fn recovery_marks_what_a_dead_process_left_and_frees_its_keys() {
     }
 }
 
+/// Defect: recovery read a run as unfinished, its owner then finished it and exited, and
+/// recovery still marked it failed after its result. The interleaving, step by step: the run is
+/// read while running, finished with its result packet, then abandoned with the stale read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_finished_after_recovery_read_it_is_not_marked_failed() {
+    for (store, _dir) in stores().await {
+        store
+            .apply(vec![Op::CreateRun(Box::new(run("r1", "run1", RunState::Running)))])
+            .await
+            .expect("create");
+        let stale = store.run("r1").await.expect("run").expect("r1");
+        assert_eq!(stale.state, RunState::Running);
+        store
+            .apply(vec![
+                Op::Append(jig_audit::NewPacket {
+                    kind: jig_audit::PacketKind::CallResult,
+                    session_id: None,
+                    thread_id: None,
+                    principal: Some("ada".into()),
+                    request_id: Some("r1".into()),
+                    run_id: Some("run1".into()),
+                    tool: Some("file_write".into()),
+                    args_hash: None,
+                    data: json!({"ok": true}),
+                }),
+                Op::SetRun(RunUpdate {
+                    request_id: "r1".into(),
+                    state: Some(RunState::Succeeded),
+                    ..RunUpdate::default()
+                }),
+            ])
+            .await
+            .expect("finish");
+        let head = store.head().await.expect("head");
+        assert_eq!(store.abandon(&[stale]).await.expect("abandon"), 0);
+        assert_eq!(store.run("r1").await.expect("run").expect("r1").state, RunState::Succeeded);
+        assert_eq!(store.head().await.expect("head"), head, "no packet was appended");
+        let kinds: Vec<String> = store
+            .packets_of("r1")
+            .await
+            .expect("packets")
+            .iter()
+            .map(|p| p.kind.as_str().to_owned())
+            .collect();
+        assert_eq!(kinds, ["tool.call.result"]);
+        assert!(store.verify().await.expect("verify").first_broken.is_none());
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runs_change_state_and_the_first_success_is_the_replay_source() {
     for (store, _dir) in stores().await {
@@ -167,9 +216,26 @@ async fn approval_tokens_are_one_time_bound_and_expiring() {
             expires_us: Some(expires),
             decided_by: Some("bob".into()),
         };
+        // What the engine appends with a decision: the chain is what a token is checked against.
+        let decided = |id: &str, token: &str, request: &str| {
+            Op::Append(jig_audit::NewPacket {
+                kind: jig_audit::PacketKind::ApprovalDecided,
+                session_id: None,
+                thread_id: None,
+                principal: Some("bob".into()),
+                request_id: None,
+                run_id: None,
+                tool: Some("file_write".into()),
+                args_hash: None,
+                data: json!({ "approval_id": id, "verdict": "approved", "token_hash": token, "request_hash": request }),
+            })
+        };
         assert_eq!(
-            store.apply(vec![decide("a1", "tok1", future)]).await.expect("decide"),
-            [Outcome::Decided(true)]
+            store
+                .apply(vec![decide("a1", "tok1", future), decided("a1", "tok1", "req-1")])
+                .await
+                .expect("decide")[0],
+            Outcome::Decided(true)
         );
         assert_eq!(
             store.apply(vec![decide("a1", "tok1", future)]).await.expect("again"),
@@ -197,6 +263,16 @@ async fn approval_tokens_are_one_time_bound_and_expiring() {
             store.apply(vec![consume("tok2", "req-2")]).await.expect("apply"),
             [refused(TokenRefusal::Expired)]
         );
+        // An approvals row approved behind the chain's back is not honoured.
+        store
+            .apply(vec![Op::CreateApproval(Box::new(approval("a3", "req-3")))])
+            .await
+            .expect("create");
+        store.apply(vec![decide("a3", "tok3", future)]).await.expect("decide");
+        assert_eq!(
+            store.apply(vec![consume("tok3", "req-3")]).await.expect("apply"),
+            [refused(TokenRefusal::NotInChain)]
+        );
         assert_eq!(
             store.apply(vec![consume("tok1", "req-1")]).await.expect("apply"),
             [Outcome::Consumed("a1".into())]
@@ -209,7 +285,11 @@ async fn approval_tokens_are_one_time_bound_and_expiring() {
             store.approval("a1").await.expect("get").map(|a| a.state),
             Some(ApprovalState::Consumed)
         );
-        assert_eq!(store.approvals(Some(ApprovalState::Approved)).await.expect("list").len(), 1);
+        assert_eq!(
+            store.approvals(Some(ApprovalState::Approved)).await.expect("list").len(),
+            2,
+            "a2 (expired) and a3 (not in the chain)"
+        );
     }
 }
 

@@ -69,6 +69,7 @@ pub async fn measure(
 /// One call; returns its request id.
 async fn call(engine: &Engine, n: usize) -> anyhow::Result<String> {
     let request = ToolRequest {
+        kind: Default::default(),
         tool: "file_read".to_owned(),
         args: json!({ "path": "hello.txt" }),
         request_id: format!("bench-{n:08}"),

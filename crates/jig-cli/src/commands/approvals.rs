@@ -18,7 +18,11 @@ pub async fn run(
         ApprovalsCommand::List { json, all } => list(settings, *json, *all, out).await,
         ApprovalsCommand::Approve { id } => {
             let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
-            match engine.approve(id, &settings.principal).await {
+            if let Err(message) = settings.check_identity(&engine) {
+                eprintln!("error[E_POLICY]: {message}");
+                return Ok(Code::Usage);
+            }
+            match engine.approve(id, &settings.principal, settings.asserted_by.as_deref()).await {
                 Ok(token) => {
                     writeln!(out, "{token}")?;
                     eprintln!(
@@ -35,7 +39,11 @@ pub async fn run(
         }
         ApprovalsCommand::Deny { id } => {
             let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
-            match engine.deny(id, &settings.principal).await {
+            if let Err(message) = settings.check_identity(&engine) {
+                eprintln!("error[E_POLICY]: {message}");
+                return Ok(Code::Usage);
+            }
+            match engine.deny(id, &settings.principal, settings.asserted_by.as_deref()).await {
                 Ok(()) => {
                     eprintln!("denied {id} as {}", settings.principal);
                     Ok(Code::Ok)

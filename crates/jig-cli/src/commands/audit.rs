@@ -25,6 +25,13 @@ pub async fn run(
         if matches!(command, AuditCommand::Head) {
             writeln!(out, "0 {}", jig_engine::audit::GENESIS)?;
         }
+        // A head kept elsewhere proves packets existed: a missing store lost them.
+        if let AuditCommand::Verify { expect: Some((seq, _)) } = command
+            && *seq > 0
+        {
+            writeln!(out, "broken: there is no audit store, but packet {seq} was expected")?;
+            return Ok(Code::Failed);
+        }
         return Ok(Code::Ok);
     };
     let code = match command {
@@ -41,33 +48,7 @@ pub async fn run(
             Code::Ok
         }
         AuditCommand::Show { run, json } => show(&store, run, *json, out).await?,
-        AuditCommand::Verify => {
-            let integrity = store.integrity().await?;
-            if integrity != "ok" {
-                writeln!(out, "broken: the database fails its integrity check: {integrity}")?;
-                return Ok(Code::Failed);
-            }
-            let verification = store.verify().await?;
-            let (seq, hash) = &verification.head;
-            match &verification.first_broken {
-                None => {
-                    writeln!(
-                        out,
-                        "ok: {} packets verified, database integrity ok; head {seq} {hash}",
-                        verification.checked
-                    )?;
-                    Code::Ok
-                }
-                Some((broken, reason)) => {
-                    writeln!(out, "broken at seq {broken}: {reason}")?;
-                    eprintln!(
-                        "error[E_INTERNAL]: the audit chain does not verify from seq {broken} on ({} packets before it verified)",
-                        verification.checked
-                    );
-                    Code::Failed
-                }
-            }
-        }
+        AuditCommand::Verify { expect } => verify(&store, expect.as_ref(), out).await?,
         AuditCommand::Head => {
             let (seq, hash) = store.head().await?;
             writeln!(out, "{seq} {hash}")?;
@@ -188,4 +169,60 @@ fn compact(value: &Value, max: usize) -> String {
     } else {
         text
     }
+}
+
+/// The chain, the database's own check where it has one, and an expected head: says what was
+/// checked.
+async fn verify(
+    store: &Store,
+    expect: Option<&(i64, String)>,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let integrity = store.integrity().await?;
+    if let Some(problem) = &integrity.problem {
+        writeln!(out, "broken: {} fails: {problem}", integrity.check)?;
+        return Ok(Code::Failed);
+    }
+    let verification = store.verify().await?;
+    let (seq, hash) = &verification.head;
+    if let Some((broken, reason)) = &verification.first_broken {
+        writeln!(out, "broken at seq {broken}: {reason}")?;
+        eprintln!(
+            "error[E_INTERNAL]: the audit chain does not verify from seq {broken} on ({} packets before it verified)",
+            verification.checked
+        );
+        return Ok(Code::Failed);
+    }
+    if let Some(problem) = &verification.side_tables {
+        writeln!(out, "broken: {problem}")?;
+        return Ok(Code::Failed);
+    }
+    let mut checked = vec![
+        format!(
+            "{} packets verified (hashes, links, chain head; approvals and recorded responses match their packets)",
+            verification.checked
+        ),
+        integrity.summary(),
+    ];
+    if let Some((expected_seq, expected_hash)) = expect {
+        match store.packet_hash(*expected_seq).await? {
+            None => {
+                writeln!(
+                    out,
+                    "broken: the chain ends at seq {seq}, but packet {expected_seq} was expected (packets were removed)"
+                )?;
+                return Ok(Code::Failed);
+            }
+            Some(found) if &found != expected_hash => {
+                writeln!(
+                    out,
+                    "broken at seq {expected_seq}: its hash is {found}, not the expected {expected_hash} (the chain was rewritten)"
+                )?;
+                return Ok(Code::Failed);
+            }
+            Some(_) => checked.push(format!("holds the expected packet {expected_seq}")),
+        }
+    }
+    writeln!(out, "ok: {}; head {seq} {hash}", checked.join("; "))?;
+    Ok(Code::Ok)
 }

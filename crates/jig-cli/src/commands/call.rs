@@ -32,10 +32,15 @@ pub async fn run(
             return Ok(Code::Failed);
         }
     };
+    if let Err(message) = settings.check_identity(&engine) {
+        eprintln!("error[E_POLICY]: {message}");
+        return Ok(Code::Usage);
+    }
     let context = CallContext {
         session_id: request.session_id.clone().unwrap_or_else(|| Settings::session(None)),
         thread_id: args.thread.clone(),
         principal: settings.principal.clone(),
+        asserted_by: settings.asserted_by.clone(),
         approval_token: args.approve.clone(),
         cancel: jig_engine::Cancel::new(),
     };
@@ -73,6 +78,7 @@ fn build_request(args: &CallArgs) -> Result<ToolRequest, String> {
             None => Value::Object(serde_json::Map::new()),
         };
         ToolRequest {
+            kind: Default::default(),
             tool,
             args: arguments,
             request_id: uuid::Uuid::new_v4().simple().to_string(),
@@ -111,6 +117,7 @@ fn unopened(request: &ToolRequest, error: &EngineError) -> ToolResponse {
         other => (ErrorCode::Internal, format!("{other}; nothing was run")),
     };
     ToolResponse {
+        kind: Default::default(),
         ok: false,
         tool: request.tool.clone(),
         request_id: request.request_id.clone(),

@@ -1,4 +1,5 @@
-//! `jig doctor`: what this machine offers Jig — Landlock (which enforces tools' caps), the
+//! `jig doctor`: what this machine offers Jig — the sandbox every tool process runs in (the
+//! verdict comes from starting that very sandbox, so it is the one calls reach), Landlock, the
 //! interpreters of the execution kinds, formatters, language servers and the reference tools
 //! of the benchmarks.
 
@@ -11,13 +12,20 @@ use crate::exit::Code;
 
 #[derive(Serialize)]
 struct Report {
+    sandbox: Sandbox,
     landlock: Landlock,
     programs: Vec<Program>,
 }
 
+/// Whether tool processes are confined here.
+#[derive(Serialize)]
+struct Sandbox {
+    confined: bool,
+    detail: String,
+}
+
 #[derive(Serialize)]
 struct Landlock {
-    available: bool,
     abi: Option<i32>,
     detail: String,
 }
@@ -47,19 +55,27 @@ const PROGRAMS: [(&str, &str); 13] = [
 ];
 
 pub fn run(args: &DoctorArgs, out: &mut impl Write) -> anyhow::Result<Code> {
-    let landlock = match jig_tools::confine::landlock_abi() {
-        Ok(abi) => Landlock {
-            available: true,
-            abi: Some(abi),
-            detail: format!("Landlock ABI {abi}: tools' caps are enforced by the kernel"),
-        },
-        Err(why) => Landlock {
-            available: false,
-            abi: None,
+    let sandbox = match jig_tools::confine::sandbox_status() {
+        Ok(detail) => Sandbox { confined: true, detail },
+        Err(why) => Sandbox {
+            confined: false,
             detail: format!(
-                "{why}: calls of tools with caps are refused unless the policy sets `sandbox.enforce: best_effort`"
+                "{why}: calls that start a process are refused unless the policy sets `sandbox.enforce: best_effort` (then they run unconfined)"
             ),
         },
+    };
+    let landlock = match jig_tools::confine::landlock_abi() {
+        Ok(abi) => Landlock {
+            abi: Some(abi),
+            detail: if abi >= 6 {
+                format!("ABI {abi}: scopes keep signals and abstract sockets inside the sandbox")
+            } else {
+                format!(
+                    "ABI {abi}: no scopes (ABI 6); the PID and network namespaces still isolate"
+                )
+            },
+        },
+        Err(why) => Landlock { abi: None, detail: why },
     };
     let programs: Vec<Program> = PROGRAMS
         .iter()
@@ -69,17 +85,18 @@ pub fn run(args: &DoctorArgs, out: &mut impl Write) -> anyhow::Result<Code> {
             path: jig_tools::process::find_program(name).map(|p| p.display().to_string()),
         })
         .collect();
-    let available = landlock.available;
-    let report = Report { landlock, programs };
+    let confined = sandbox.confined;
+    let report = Report { sandbox, landlock, programs };
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &report)?;
         writeln!(out)?;
     } else {
+        writeln!(out, "sandbox   {}", report.sandbox.detail)?;
         writeln!(out, "landlock  {}", report.landlock.detail)?;
         for program in &report.programs {
             let found = program.path.as_deref().unwrap_or("not found");
             writeln!(out, "{:<14}{:<44}{found}", program.name, program.purpose)?;
         }
     }
-    Ok(if available { Code::Ok } else { Code::Failed })
+    Ok(if confined { Code::Ok } else { Code::Failed })
 }

@@ -22,9 +22,14 @@ pub async fn run(
         }
     };
     let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
+    if let Err(message) = settings.check_identity(&engine) {
+        eprintln!("error[E_POLICY]: {message}");
+        return Ok(Code::Usage);
+    }
     let context = CallContext {
         session_id: Settings::session(args.session.as_ref()),
         principal: settings.principal.clone(),
+        asserted_by: settings.asserted_by.clone(),
         ..CallContext::default()
     };
     match engine.select(&intent, &context, args.among.as_deref()).await {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use jig_model::toolpack::BUILTIN_TOOLS;
 
-use crate::{jig, repo, stderr, stdout_json};
+use crate::{jig, jig_env, repo, stderr, stdout_json};
 
 #[test]
 fn validate_accepts_the_example_project_and_std() {
@@ -207,13 +207,13 @@ fn a_missing_project_directory_is_an_error_not_an_empty_project() {
 }
 
 #[test]
-fn doctor_reports_landlock_and_the_interpreters() {
+fn doctor_reports_the_sandbox_and_the_interpreters() {
     let dir = tempfile::tempdir().expect("tmp");
     let output = jig(dir.path(), &["doctor", "--json"]);
     let report = stdout_json(&output);
-    // This project's machines run Linux ≥ 6.7: Landlock with TCP rules.
-    assert_eq!(report["landlock"]["available"], true, "{report:#}");
-    assert!(report["landlock"]["abi"].as_i64().expect("abi") >= 4, "{report:#}");
+    // Setup installs bubblewrap; this project's machines run Linux ≥ 6.12 (Landlock scopes).
+    assert_eq!(report["sandbox"]["confined"], true, "{report:#}");
+    assert!(report["landlock"]["abi"].as_i64().expect("abi") >= 6, "{report:#}");
     assert_eq!(output.status.code(), Some(0));
     let python = report["programs"]
         .as_array()
@@ -222,4 +222,44 @@ fn doctor_reports_landlock_and_the_interpreters() {
         .find(|p| p["name"] == "python3")
         .expect("python3");
     assert!(python["path"].is_string(), "{python}");
+}
+
+/// Defect: doctor claimed enforcement calls could not get. Without the sandbox program, doctor
+/// says processes are not confined and exits 1, and a call that starts a process is refused
+/// with the same reason.
+#[test]
+fn doctor_and_a_call_reach_the_same_verdict_without_the_sandbox() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    for program in ["true", "python3"] {
+        let found = jig_tools_find(program);
+        std::os::unix::fs::symlink(found, bin.join(program)).expect("symlink");
+    }
+    std::fs::create_dir_all(dir.path().join("tools")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("tools/t.tool.yaml"),
+        "id: demo.truth\nversion: 1.0.0\ndescription: Runs true.\nsideEffects: [none]\nrisk: low\n\
+         deterministic: false\ntimeoutMs: 5000\nlimits: {maxInputBytes: 1024, maxOutputBytes: 1024}\n\
+         inputSchema: {type: object}\noutputSchema: {type: object}\n\
+         execution: {kind: cli, cmd: [\"true\"]}\n",
+    )
+    .expect("write");
+    let path = bin.display().to_string();
+    let doctor = jig_env(dir.path(), &["doctor", "--json"], &[("PATH", &path)]);
+    let report = stdout_json(&doctor);
+    assert_eq!(report["sandbox"]["confined"], false, "{report:#}");
+    assert!(report["sandbox"]["detail"].as_str().expect("detail").contains("bubblewrap"));
+    assert_eq!(doctor.status.code(), Some(1));
+    let call = jig_env(dir.path(), &["call", "demo.truth"], &[("PATH", &path)]);
+    let response = stdout_json(&call);
+    assert_eq!(response["ok"], false, "{response:#}");
+    assert_eq!(response["errors"][0]["details"]["rule"], "sandbox.enforce", "{response:#}");
+}
+
+fn jig_tools_find(program: &str) -> std::path::PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").expect("PATH"))
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{program} on PATH"))
 }

@@ -35,7 +35,7 @@ fn counting_project() -> tempfile::TempDir {
     .expect("write");
     std::fs::write(
         root.join("tools/hang.tool.yaml"),
-        tool("busy.hang", "echo $$ > hang.pid; sleep 30; echo done > hang.done"),
+        tool("busy.hang", "echo $$ > hang.pid; sleep 29.5; echo done > hang.done"),
     )
     .expect("write");
     dir
@@ -86,6 +86,47 @@ fn thirty_two_identical_calls_execute_once() {
     assert_eq!(jig(root, &["audit", "verify"]).status.code(), Some(0));
 }
 
+/// Defect: a later process's start-up recovery marked calls failed after their owners had
+/// answered them. Rounds of concurrent identical calls: every answered call's record matches
+/// its answer, and no answered call has a `tool.call.failed` packet.
+#[test]
+fn every_answered_call_is_recorded_as_answered_under_concurrent_identical_calls() {
+    let dir = counting_project();
+    let root = dir.path();
+    assert_eq!(jig(root, &["call", "busy.count", "--args", "{}"]).status.code(), Some(0));
+    for round in 0..6 {
+        let args = format!(r#"{{"label": "round-{round}"}}"#);
+        let thread = format!("t-{round}");
+        let children: Vec<_> = (0..12)
+            .map(|_| {
+                Command::new(env!("CARGO_BIN_EXE_jig"))
+                    .args(["call", "busy.count", "--args", &args, "--thread", &thread])
+                    .current_dir(root)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawn")
+            })
+            .collect();
+        let outputs: Vec<_> =
+            children.into_iter().map(|c| c.wait_with_output().expect("wait")).collect();
+        let packets = export(root);
+        for output in &outputs {
+            let response = stdout_json(output);
+            assert_eq!(response["ok"], true, "{response}");
+            let request_id = response["request_id"].as_str().expect("request id");
+            let show = jig(root, &["audit", "show", request_id, "--json"]);
+            let run = &stdout_json(&show)["run"];
+            assert_eq!(run["state"], "succeeded", "round {round}: answered ok, recorded {run}");
+            let failed = packets
+                .iter()
+                .any(|p| p["request_id"] == request_id && p["kind"] == "tool.call.failed");
+            assert!(!failed, "round {round}: {request_id} answered ok but has a failed packet");
+        }
+    }
+    assert_eq!(jig(root, &["audit", "verify"]).status.code(), Some(0));
+}
+
 /// SIGKILL in the middle of a run; the next start marks it incomplete, the database is sound
 /// and the chain verifies.
 #[test]
@@ -106,13 +147,17 @@ fn a_killed_process_leaves_a_sound_store_and_an_incomplete_run() {
     }
     child.kill().expect("SIGKILL");
     let _ = child.wait();
-    // The tool's own process group outlives a SIGKILLed parent; stop it so the test is clean.
-    let group = read_pid(&root.join("hang.pid"));
-    let _ = Command::new("kill").args(["-9", "--", &format!("-{group}")]).status();
+    // The tool dies with Jig (its sandbox's parent-death signal and PID namespace), even though
+    // Jig had no chance to kill it.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while sleeping("29.5") {
+        assert!(Instant::now() < deadline, "the tool outlived the SIGKILLed jig");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 
     let verify = jig(root, &["audit", "verify"]);
     assert_eq!(verify.status.code(), Some(0), "{}", String::from_utf8_lossy(&verify.stdout));
-    assert!(String::from_utf8_lossy(&verify.stdout).contains("integrity ok"));
+    assert!(String::from_utf8_lossy(&verify.stdout).contains("integrity_check ok"));
 
     // The next process to open the engine recovers the run.
     let next = jig(root, &["call", "busy.count", "--args", r#"{"label": "after"}"#]);
@@ -182,10 +227,10 @@ fn export(root: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// A process id written by a test tool, checked: `kill -9 -1` would end every process.
-fn read_pid(path: &Path) -> u32 {
-    let text = std::fs::read_to_string(path).expect("pid file");
-    let pid: u32 = text.trim().parse().unwrap_or_else(|_| panic!("not a pid: {text:?}"));
-    assert!(pid > 1, "not a process group to kill: {pid}");
-    pid
+/// Whether a `sleep SECONDS` process is running anywhere on the machine.
+fn sleeping(seconds: &str) -> bool {
+    std::fs::read_dir("/proc").expect("/proc").flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .is_ok_and(|cmdline| cmdline == format!("sleep\0{seconds}\0").as_bytes())
+    })
 }

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod attacks;
 mod calls;
 mod catalog;
 mod commands;
@@ -19,6 +20,17 @@ pub fn jig(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
+        .output()
+        .expect("run jig")
+}
+
+/// Run `jig` with `args` in `dir`, with `env` set.
+pub fn jig_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_jig"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .output()
         .expect("run jig")
 }

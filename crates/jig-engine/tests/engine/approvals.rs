@@ -33,7 +33,7 @@ async fn a_write_waits_for_approval_runs_once_with_its_token_then_replays() {
     let run = engine.store().run_of_request(&asked.request_id).await.expect("run").expect("run");
     assert_eq!(run.state.as_str(), "pending_approval");
 
-    let token = engine.approve(&id[..8], "bob").await.expect("approve by a unique prefix");
+    let token = engine.approve(&id[..8], "bob", None).await.expect("approve by a unique prefix");
     let approved = engine.dispatch(request("file_write", args.clone()), with_token(&token)).await;
     assert!(approved.ok, "{approved:?}");
     assert_eq!(read(&project.path("notes/todo.txt")), "ship it\n");
@@ -76,7 +76,7 @@ async fn a_token_is_bound_to_the_exact_request() {
     let engine = project.engine().await;
     let args = json!({ "path": "a.txt", "content": "approved content" });
     let asked = engine.dispatch(request("file_write", args.clone()), caller("s1", "alice")).await;
-    let token = engine.approve(&approval_id(&asked), "bob").await.expect("approve");
+    let token = engine.approve(&approval_id(&asked), "bob", None).await.expect("approve");
 
     // Other content, another tool, another session: all refused, and the token survives them.
     let tampered = engine
@@ -115,7 +115,7 @@ async fn forged_and_expired_tokens_are_refused() {
     assert!(forged.errors[0].message.contains("no approval"), "{}", forged.errors[0].message);
 
     let asked = engine.dispatch(request("file_write", args.clone()), caller("s1", "alice")).await;
-    let token = engine.approve(&approval_id(&asked), "bob").await.expect("approve");
+    let token = engine.approve(&approval_id(&asked), "bob", None).await.expect("approve");
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     let late = engine.dispatch(request("file_write", args), with_token(&token)).await;
     assert_eq!(code(&late), "E_POLICY");
@@ -143,7 +143,7 @@ async fn self_approval_can_be_forbidden() {
         )
         .await;
     let id = approval_id(&asked);
-    let error = engine.approve(&id, "alice").await.unwrap_err();
+    let error = engine.approve(&id, "alice", None).await.unwrap_err();
     assert!(matches!(error, EngineError::SelfApproval { .. }), "{error}");
     assert_eq!(
         engine.approval(&id).await.state,
@@ -155,7 +155,7 @@ async fn self_approval_can_be_forbidden() {
         refused.iter().any(|p| p.kind == "approval.decided" && p.data["verdict"] == "refused"),
         "the attempt is audited"
     );
-    engine.approve(&id, "bob").await.expect("another reviewer may");
+    engine.approve(&id, "bob", None).await.expect("another reviewer may");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -169,10 +169,16 @@ async fn a_denied_call_stays_denied_and_decisions_are_final() {
         )
         .await;
     let id = approval_id(&asked);
-    engine.deny(&id, "bob").await.expect("deny");
+    engine.deny(&id, "bob", None).await.expect("deny");
     assert_eq!(engine.approval(&id).await.state, ApprovalState::Denied);
-    assert!(matches!(engine.approve(&id, "carol").await, Err(EngineError::AlreadyDecided { .. })));
-    assert!(matches!(engine.deny(&id, "carol").await, Err(EngineError::AlreadyDecided { .. })));
-    assert!(matches!(engine.approve("nope", "carol").await, Err(EngineError::NoApproval(_))));
+    assert!(matches!(
+        engine.approve(&id, "carol", None).await,
+        Err(EngineError::AlreadyDecided { .. })
+    ));
+    assert!(matches!(
+        engine.deny(&id, "carol", None).await,
+        Err(EngineError::AlreadyDecided { .. })
+    ));
+    assert!(matches!(engine.approve("nope", "carol", None).await, Err(EngineError::NoApproval(_))));
     assert!(!project.path("a").exists());
 }

@@ -58,7 +58,7 @@ async fn a_tool_that_writes_an_undeclared_path_is_stopped() {
         writer.errors[0].details.as_ref().expect("details")["stderr"]
             .as_str()
             .expect("stderr")
-            .contains("Permission denied")
+            .contains("Read-only file system")
     );
     assert_eq!(read(&project.path("allowed/out.txt")), "x\n", "the declared path was writable");
     assert!(!project.path("other.txt").exists(), "the undeclared write was stopped");
@@ -86,6 +86,14 @@ async fn a_tool_without_network_caps_cannot_connect() {
     let offline = call_once(&engine, "t.offline", json!({ "url": server.url("/") })).await;
     assert!(!offline.ok, "{offline:?}");
     assert!(server.requests().is_empty(), "the connection was refused by the kernel");
+    // Declaring network is not enough: the policy must grant processes the host's network.
+    let ungranted = call_once(&engine, "t.online", json!({ "url": server.url("/") })).await;
+    assert_eq!(ungranted.data["rule"], "sandbox.network", "{ungranted:?}");
+    assert!(server.requests().is_empty());
+    project.set_policy(
+        "rules:\n  - { effects: [write], action: allow }\nsandbox: { network: unfiltered }",
+    );
+    let engine = project.engine().await;
     let online = call_once(&engine, "t.online", json!({ "url": server.url("/") })).await;
     assert!(online.ok, "{online:?}");
     assert_eq!(online.data["stdout"], "reached\n");
@@ -95,7 +103,7 @@ async fn a_tool_without_network_caps_cannot_connect() {
 async fn shell_exec_has_no_network_unless_allowed() {
     let server = Server::start(|_| Response::text(200, "reached"));
     let project = Project::new(
-        "shell_allow: [\"^python3(\\\\s|$)\"]\nnetwork:\n  allowed_domains: [\"127.0.0.1\"]\nrules:\n  - { effects: [exec], action: allow }",
+        "shell_allow: [\"^python3(\\\\s|$)\"]\nnetwork:\n  allowed_domains: [\"127.0.0.1\"]\nrules:\n  - { effects: [exec], action: allow }\nsandbox: { network: unfiltered }",
     );
     let engine = project.engine().await;
     let cmd = format!(

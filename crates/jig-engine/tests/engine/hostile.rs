@@ -91,7 +91,7 @@ async fn a_symlink_swapped_in_after_approval_is_not_followed() {
     std::fs::create_dir_all(project.path("out")).expect("mkdir");
     let args = json!({ "path": "out/report.txt", "content": "report" });
     let asked = engine.dispatch(request("file_write", args.clone()), caller("s1", "alice")).await;
-    let token = engine.approve(&approval_id(&asked), "bob").await.expect("approve");
+    let token = engine.approve(&approval_id(&asked), "bob", None).await.expect("approve");
 
     std::fs::remove_dir(project.path("out")).expect("rmdir");
     symlink(&parent, project.path("out")).expect("swap in a symlink");
@@ -142,12 +142,17 @@ async fn shell_and_template_syntax_in_arguments_is_inert() {
     for text in [
         "$(touch pwned1); `touch pwned2` && touch pwned3 | tee pwned4",
         "{{ 7 * 7 }} {% if true %}x{% endif %}",
-        "-n",
         "\nnew\tline",
     ] {
         let response = call(&engine, "t.echo", json!({ "text": text })).await;
         assert!(response.ok, "{text}: {response:?}");
         assert_eq!(response.data["stdout"], text);
+    }
+    // A value that would be an option of the program is refused, never passed on.
+    for text in ["-n", "--pre=sh", "-e\\x41"] {
+        let response = call(&engine, "t.echo", json!({ "text": text })).await;
+        assert_eq!(code(&response), "E_VALIDATION_FAIL", "{text}: {response:?}");
+        assert_eq!(response.data["rule"], "sec.argv.positional", "{text}: {response:?}");
     }
     for file in ["pwned1", "pwned2", "pwned3", "pwned4"] {
         assert!(!project.path(file).exists(), "{file} was created");

@@ -214,6 +214,7 @@ impl Project {
 /// A request with a fresh id.
 pub fn request(tool: &str, args: Value) -> ToolRequest {
     ToolRequest {
+        kind: Default::default(),
         tool: tool.to_owned(),
         args,
         request_id: uuid(),

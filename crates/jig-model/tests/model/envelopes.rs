@@ -66,3 +66,36 @@ fn error_codes_have_their_design_names() {
         assert_eq!(serde_json::to_value(code).expect("encodes"), code.as_str());
     }
 }
+
+#[test]
+fn every_envelope_writes_its_type_first_when_serialised_on_its_own() {
+    use jig_model::envelope::{ErrorMessage, EventMessage, Heartbeat, ToolRequest};
+    fn first_key(value: &impl serde::Serialize) -> (String, Value) {
+        let value = serde_json::to_value(value).expect("encodes");
+        let (key, tag) = value.as_object().and_then(|o| o.iter().next()).expect("a field");
+        (key.clone(), tag.clone())
+    }
+    let request: ToolRequest =
+        serde_json::from_value(json!({"tool": "t", "request_id": "r"})).expect("bare request");
+    let response: ToolResponse = serde_json::from_value(
+        json!({"ok": true, "tool": "t", "request_id": "r", "duration_ms": 1}),
+    )
+    .expect("decodes");
+    let event: EventMessage =
+        serde_json::from_value(json!({"event": "OutputChunk", "request_id": "r"})).expect("ok");
+    let error: ErrorMessage =
+        serde_json::from_value(json!({"code": "E_SHELL", "message": "m"})).expect("ok");
+    let beat: Heartbeat =
+        serde_json::from_value(json!({"session_id": "s", "timestamp": 1})).expect("ok");
+    assert_eq!(first_key(&request), ("type".to_owned(), json!("ToolRequest")));
+    assert_eq!(first_key(&response), ("type".to_owned(), json!("ToolResponse")));
+    assert_eq!(first_key(&event), ("type".to_owned(), json!("EventMessage")));
+    assert_eq!(first_key(&error), ("type".to_owned(), json!("ErrorMessage")));
+    assert_eq!(first_key(&beat), ("type".to_owned(), json!("Heartbeat")));
+}
+
+#[test]
+fn a_request_tagged_as_another_envelope_is_refused() {
+    let wrong = json!({"type": "ToolResponse", "tool": "t", "request_id": "r"});
+    assert!(serde_json::from_value::<jig_model::envelope::ToolRequest>(wrong).is_err());
+}

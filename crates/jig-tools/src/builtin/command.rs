@@ -1,10 +1,13 @@
 //! Running a helper program from a blocking built-in (a formatter, a policy's build command):
-//! argv, a minimal environment, its own process group, a time limit.
+//! argv, a minimal environment, its own process group, a time limit, and the same kernel
+//! sandbox as `shell_exec` (the workspace read-write, protected paths excepted; no network).
 
 use std::io::{Read, Write};
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+use super::call::Call;
+use crate::confine::Confinement;
 
 /// How a helper ended.
 #[derive(Debug)]
@@ -23,29 +26,40 @@ pub(super) fn installed(program: &str) -> bool {
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
-/// Run `argv` in `cwd` with `stdin`, killing its process group after `timeout`.
+/// Run `argv` in the workspace root with `stdin`, killing its process group after `timeout`.
 pub(super) fn run(
+    call: &Call,
     argv: &[String],
-    cwd: &Path,
     stdin: Option<&[u8]>,
     timeout: Duration,
 ) -> std::io::Result<Ran> {
+    let failed = |e: crate::executor::ToolError| std::io::Error::other(e.message);
     let (program, args) =
         argv.split_first().ok_or_else(|| std::io::Error::other("empty command"))?;
-    let mut command = Command::new(program);
-    command.args(args).current_dir(cwd).env_clear().envs(crate::process::inherited(&[
-        "PATH",
-        "HOME",
-        "LANG",
-        "RUSTUP_HOME",
-        "CARGO_HOME",
-    ]));
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = command
+    let resolved = crate::process::find_program(program)
+        .ok_or_else(|| std::io::Error::other(format!("`{program}` was not found on PATH")))?;
+    let (_scratch, confinement, mut env) = Confinement::helper(
+        &call.workspace,
+        &call.policy,
+        &resolved,
+        &["PATH", "LANG", "RUSTUP_HOME", "CARGO_HOME"],
+    )
+    .map_err(failed)?;
+    // A toolchain found through the user's home (rustup's proxies) is still found once `HOME`
+    // is the private scratch directory (and is readable: it is the program's installation).
+    if let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) {
+        for (name, dir) in [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")] {
+            env.entry(name.to_owned()).or_insert_with(|| home.join(dir).display().to_string());
+        }
+    }
+    let mut command =
+        confinement.command(&resolved, args, call.workspace.root()).map_err(failed)?;
+    command
+        .envs(env)
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
+        .stderr(Stdio::piped());
+    let mut child = confinement.spawn(move || command.spawn()).map_err(failed)?;
     let feeder = stdin.zip(child.stdin.take()).map(|(bytes, mut pipe)| {
         let bytes = bytes.to_vec();
         std::thread::spawn(move || {

@@ -6,22 +6,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_std::fs::{Dir, OpenOptions, PermissionsExt as _};
 use jig_model::ErrorCode;
-use jig_policy::sandbox::SandboxError;
+use jig_policy::sandbox::{Access, SandboxError};
 use rustix::fs::RenameFlags;
 use serde_json::json;
 
 use super::call::Call;
 use crate::executor::{Output, ToolError};
 
-/// Top-level names `fs_delete` never removes: the repository and Jig's own audit store.
-const PROTECTED: [&str; 2] = [".git", ".jig"];
-
 pub(super) fn move_path(call: &Call) -> Result<Output, ToolError> {
     let (src, dst) = (call.str("src")?, call.str("dst")?);
     let overwrite = call.bool("overwrite", false);
     let _held = call.locks.lock(&[src, dst]);
-    let (src_dir, src_name) = call.workspace.parent_of(src)?;
-    let (dst_dir, dst_name) = call.workspace.parent_of(dst)?;
+    let (src_dir, src_name) = call.workspace.parent_of(src, Access::Write)?;
+    let (dst_dir, dst_name) = call.workspace.parent_of(dst, Access::Write)?;
     src_dir.symlink_metadata(&src_name).map_err(|e| SandboxError::io(src, e))?;
     rename(&src_dir, &src_name, &dst_dir, &dst_name, overwrite).map_err(|e| match e.kind() {
         io::ErrorKind::AlreadyExists => exists(dst),
@@ -38,8 +35,8 @@ pub(super) fn copy_path(call: &Call) -> Result<Output, ToolError> {
     let overwrite = call.bool("overwrite", false);
     let preserve_mode = call.bool("preserve_mode", true);
     let _held = call.locks.lock(&[dst]);
-    let (src_dir, src_name) = call.workspace.parent_of(src)?;
-    let (dst_dir, dst_name) = call.workspace.parent_of(dst)?;
+    let (src_dir, src_name) = call.workspace.parent_of(src, Access::Read)?;
+    let (dst_dir, dst_name) = call.workspace.parent_of(dst, Access::Write)?;
     let meta = src_dir.metadata(&src_name).map_err(|e| SandboxError::io(src, e))?;
     if !overwrite && dst_dir.symlink_metadata(&dst_name).is_ok() {
         return Err(exists(dst));
@@ -50,9 +47,11 @@ pub(super) fn copy_path(call: &Call) -> Result<Output, ToolError> {
     let mut copied = Copied::default();
     let built = if meta.is_dir() {
         let from = src_dir.open_dir(&src_name).map_err(|e| SandboxError::io(src, e))?;
+        // `src` may be a symlink to a protected directory: judge what was opened.
+        call.workspace.check_opened(src, &from, Access::Read)?;
         copy_tree(call, &from, &dst_dir, &temp, preserve_mode, src, &mut copied)
     } else {
-        copy_file(&src_dir, &src_name, &dst_dir, &temp, preserve_mode, src, &mut copied)
+        copy_file(call, &src_dir, &src_name, &dst_dir, &temp, preserve_mode, src, &mut copied)
     };
     let placed = built.and_then(|()| {
         replace(&dst_dir, &temp, &dst_name, overwrite, meta.is_dir()).map_err(|e| match e.kind() {
@@ -75,21 +74,8 @@ pub(super) fn delete_path(call: &Call) -> Result<Output, ToolError> {
     let path = call.str("path")?;
     let recursive = call.bool("recursive", false);
     let force = call.bool("force", false);
-    let (dir, name) = call.workspace.parent_of(path)?;
-    let top_level = std::path::Path::new(path)
-        .components()
-        .filter(|c| matches!(c, std::path::Component::Normal(_)))
-        .count()
-        == 1;
-    if top_level && PROTECTED.contains(&name.as_str()) {
-        return Err(ToolError::new(
-            ErrorCode::Policy,
-            format!(
-                "`{path}` is protected: Jig never deletes the repository or its own audit store"
-            ),
-        )
-        .with_details(json!({ "rule": "fs.delete.protected", "path": path })));
-    }
+    // `.git/`, `.jig/` and the manifests are refused here, whatever the path's spelling.
+    let (dir, name) = call.workspace.parent_of(path, Access::Write)?;
     let _held = call.locks.lock(&[path]);
     let meta = match dir.symlink_metadata(&name) {
         Ok(meta) => meta,
@@ -125,7 +111,9 @@ struct Copied {
     skipped: Vec<String>,
 }
 
+#[allow(clippy::too_many_arguments)] // one copy step: where from, where to, and how
 fn copy_file(
+    call: &Call,
     from_dir: &Dir,
     from: &str,
     to_dir: &Dir,
@@ -134,7 +122,8 @@ fn copy_file(
     shown: &str,
     copied: &mut Copied,
 ) -> Result<(), ToolError> {
-    let mut source = from_dir.open(from).map_err(|e| SandboxError::io(shown, e))?;
+    let mut source = open_regular(from_dir, from, shown)?;
+    call.workspace.check_opened(shown, &source, Access::Read)?;
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     let mut target = to_dir.open_with(to, &options).map_err(|e| SandboxError::io(shown, e))?;
@@ -148,6 +137,20 @@ fn copy_file(
     }
     target.sync_all().map_err(|e| SandboxError::io(shown, e))?;
     Ok(())
+}
+
+/// Open `name` for reading if it is a regular file: non-blocking, so a FIFO cannot hang the open.
+fn open_regular(dir: &Dir, name: &str, shown: &str) -> Result<cap_std::fs::File, ToolError> {
+    use cap_std::fs::OpenOptionsExt as _;
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32);
+    let file = dir.open_with(name, &options).map_err(|e| SandboxError::io(shown, e))?;
+    if !file.metadata().map_err(|e| SandboxError::io(shown, e))?.is_file() {
+        return Err(SandboxError::NotRegular { path: shown.to_owned() }.into());
+    }
+    Ok(file)
 }
 
 fn copy_tree(
@@ -181,8 +184,11 @@ fn copy_tree(
         } else if kind.is_dir() {
             let sub = entry.open_dir().map_err(|e| SandboxError::io(&inner, e))?;
             copy_tree(call, &sub, &target, &name, preserve_mode, &inner, copied)?;
+        } else if kind.is_file() {
+            copy_file(call, from, &name, &target, &name, preserve_mode, &inner, copied)?;
         } else {
-            copy_file(from, &name, &target, &name, preserve_mode, &inner, copied)?;
+            // A FIFO, socket or device has no content to copy, and reading one may block.
+            copied.skipped.push(inner);
         }
     }
     Ok(())

@@ -1,5 +1,9 @@
 //! `shell_exec`: a command line tokenized and run as argv — never through `sh -c` — after the
-//! policy's checks, in a directory beneath the workspace root, with a cleared environment.
+//! policy's checks, in a directory beneath the workspace root, with a cleared environment,
+//! inside the same kernel sandbox as every tool process ([`crate::confine`]): the workspace
+//! read-write (Jig's state hidden, manifests and `.git/config` read-only), a private `/tmp` and
+//! `HOME`, the system read-only, no network unless granted. The argument rules of
+//! `jig_policy::arguments` are a second layer, not the boundary.
 
 use std::time::Duration;
 
@@ -8,18 +12,49 @@ use jig_policy::sandbox::SandboxError;
 use serde_json::{Value, json};
 
 use crate::cli::{self, MAX_CAPTURE};
-use crate::confine::Confinement;
+use crate::confine::{self, Confinement, Scratch};
 use crate::executor::{Invocation, Output, ToolError};
 use crate::process::{self, Spawn};
 
 /// Variables a command gets from Jig's own environment (besides the tool's `env.passthrough`):
 /// enough to find programs and speak the user's locale; nothing that carries credentials.
-const PASSTHROUGH: [&str; 5] = ["PATH", "HOME", "LANG", "LC_ALL", "TERM"];
+/// `HOME` and `TMPDIR` are the sandbox's private `/tmp`.
+const PASSTHROUGH: [&str; 4] = ["PATH", "LANG", "LC_ALL", "TERM"];
 
-/// Git options Jig adds so a repository's own configuration cannot run code (hooks, fsmonitor)
-/// when the command is `git`.
-const GIT_GUARDS: [&str; 6] =
-    ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.pager=cat"];
+/// Git options Jig adds when the command is `git`, so configuration cannot run code: hooks,
+/// fsmonitor, pagers, external diff and text conversion, editors, ssh and credential helpers.
+/// The repository's `.git/config` is also read-only inside the sandbox, and system and global
+/// configuration are not read (`GIT_ENV`).
+const GIT_GUARDS: [&str; 20] = [
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "core.sshCommand=false",
+    "-c",
+    "core.editor=false",
+    "-c",
+    "sequence.editor=false",
+    "-c",
+    "credential.helper=",
+    "-c",
+    "protocol.allow=never",
+    "-c",
+    "protocol.file.allow=always",
+    "--no-pager",
+    "--no-replace-objects",
+];
+
+/// Git's environment: no system or global configuration, no terminal prompts.
+const GIT_ENV: [(&str, &str); 4] = [
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_CONFIG_GLOBAL", "/dev/null"),
+    ("GIT_TERMINAL_PROMPT", "0"),
+    ("GIT_PROTOCOL_FROM_USER", "0"),
+];
 
 pub(super) async fn exec(invocation: &Invocation<'_>) -> Result<Output, ToolError> {
     let args = invocation.args;
@@ -40,7 +75,9 @@ pub(super) async fn exec(invocation: &Invocation<'_>) -> Result<Output, ToolErro
         env.extend(set.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned()))));
     }
     if argv[0].rsplit('/').next() == Some("git") {
+        super::git::config_guard::check(invocation.workspace.root())?;
         argv.splice(1..1, GIT_GUARDS.iter().map(|s| (*s).to_owned()));
+        env.extend(GIT_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
     }
     let cwd_arg = args.get("cwd").and_then(Value::as_str).unwrap_or(".");
     // The kernel checks the directory lies beneath the root.
@@ -57,16 +94,20 @@ pub(super) async fn exec(invocation: &Invocation<'_>) -> Result<Output, ToolErro
     let max_output = usize::try_from(invocation.tool.limits.max_output_bytes / 2)
         .unwrap_or(usize::MAX)
         .min(MAX_CAPTURE);
-    // `allow_network: false` (the default) is enforced by the kernel: no TCP at all.
+    // `allow_network: false` (the default) is enforced by the kernel: no network namespace is
+    // shared. `true` needs the policy's explicit grant of the host's network.
     let allow_network = args.get("allow_network").and_then(Value::as_bool).unwrap_or(false);
-    if allow_network && invocation.policy.config().network.allowed_domains.is_empty() {
-        return Err(ToolError::new(
-            ErrorCode::Policy,
-            "`allow_network` needs a policy that allows some network (`network.allowed_domains`)",
-        )
-        .with_details(json!({ "rule": "sec.network.allowlist" })));
-    }
-    let confinement = Confinement::network_only(allow_network, invocation);
+    let network = confine::network_grant(invocation.policy, allow_network, "shell_exec")?;
+    let scratch = Scratch::new(invocation.workspace.root(), invocation.events.request_id())?;
+    confine::private_home(&mut env, &scratch);
+    let program = process::find_program(&argv[0]).unwrap_or_else(|| argv[0].clone().into());
+    let confinement = Confinement::workspace_writer(
+        invocation.workspace,
+        invocation.policy,
+        &program,
+        scratch.path(),
+        network,
+    );
     let finished = process::run(
         Spawn {
             argv: &argv,
@@ -75,7 +116,7 @@ pub(super) async fn exec(invocation: &Invocation<'_>) -> Result<Output, ToolErro
             stdin: args.get("stdin").and_then(Value::as_str),
             timeout,
             max_output,
-            confine: (!allow_network).then_some(&confinement),
+            confine: &confinement,
         },
         &invocation.cancel,
         &invocation.events,

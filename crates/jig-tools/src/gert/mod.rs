@@ -98,12 +98,15 @@ fn with_defaults(args: &Value, schema: &Value) -> Value {
 pub(crate) fn argv(gert: &GertExecution, args: &Value) -> Result<Vec<String>, ToolError> {
     let mut argv =
         gert.argv.iter().map(|part| render(part, args)).collect::<Result<Vec<_>, _>>()?;
+    let mut sources = gert.argv.clone();
     if let Some(binary) = &gert.binary {
         let first = argv.first().map(|a| a.rsplit('/').next().unwrap_or(a));
         if first != Some(binary.rsplit('/').next().unwrap_or(binary)) {
             argv.insert(0, binary.clone());
+            sources.insert(0, binary.clone());
         }
     }
+    crate::template::check_positional(&sources, &argv)?;
     if argv.is_empty() {
         return Err(ToolError::new(
             ErrorCode::Internal,

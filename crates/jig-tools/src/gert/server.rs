@@ -193,22 +193,18 @@ impl Server {
                 format!("`{}` needs `{program}`, which was not found on PATH", invocation.tool.id),
             )
         })?;
-        let mut command = Command::new(resolved);
-        command
-            .args(args)
-            .current_dir(invocation.workspace.root())
-            .env_clear()
-            .envs(crate::process::inherited(&["PATH", "HOME", "LANG"]));
-        let mut env = crate::cli::environment(invocation.tool);
+        let mut env = crate::process::inherited(&["PATH", "LANG"]);
+        env.extend(crate::cli::environment(invocation.tool));
         let (scratch, confinement) = crate::confine::prepare(invocation, program, None, &mut env)?;
+        let mut command =
+            Command::from(confinement.command(&resolved, args, invocation.workspace.root())?);
         command
             .envs(env)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
-            .process_group(0)
             .kill_on_drop(true);
-        let mut child = confinement.spawn(&mut command)?;
+        let mut child = confinement.spawn(move || command.spawn())?;
         let stdin =
             child.stdin.take().ok_or_else(|| ToolError::new(ErrorCode::Internal, "no stdin"))?;
         let stdout =

@@ -36,7 +36,7 @@ pub(super) async fn run(
             max_output: usize::try_from(invocation.tool.limits.max_output_bytes)
                 .unwrap_or(usize::MAX)
                 .min(MAX_CAPTURE),
-            confine: Some(&confinement),
+            confine: &confinement,
         },
         &invocation.cancel,
         &invocation.events,

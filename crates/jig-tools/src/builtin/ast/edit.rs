@@ -105,8 +105,7 @@ fn formatted_text(call: &Call, file: &str, text: &str) -> Option<String> {
     if !command::installed(&argv[0]) {
         return None;
     }
-    let ran =
-        command::run(&argv, call.workspace.root(), Some(text.as_bytes()), FORMAT_TIME).ok()?;
+    let ran = command::run(call, &argv, Some(text.as_bytes()), FORMAT_TIME).ok()?;
     let out =
         String::from_utf8(ran.stdout).ok().filter(|o| ran.code == Some(0) && !o.is_empty())?;
     matches!(jig_ast::check_syntax(file, out.as_bytes()), Some(Ok(()))).then_some(out)
@@ -127,7 +126,7 @@ fn build(call: &Call) -> Result<(), ToolError> {
         ));
     };
     let remaining = call.deadline.saturating_duration_since(std::time::Instant::now());
-    let ran = command::run(&rule.command, call.workspace.root(), None, remaining).map_err(|e| {
+    let ran = command::run(call, &rule.command, None, remaining).map_err(|e| {
         ToolError::new(ErrorCode::Shell, format!("cannot run the build command: {e}"))
     })?;
     if ran.code == Some(0) {

