@@ -18,6 +18,7 @@ mod packet;
 mod records;
 mod rollup;
 mod rows;
+pub mod signed_head;
 mod statement;
 mod store;
 pub mod time;

@@ -107,6 +107,18 @@ impl Store {
                 }
                 // Several `jig` processes may open a new database at once; only one migrates.
                 let _lock = FileLock::acquire(&file.with_extension("db.lock"))?;
+                // A damaged file fails here at once: the pool would retry a failing connection
+                // until its acquire timeout (30 s), logging each attempt.
+                if file.exists() {
+                    use sqlx::Connection as _;
+                    let mut probe = sqlx::AnyConnection::connect(&url).await.map_err(|source| {
+                        AuditError::Connect { target: target.to_owned(), source }
+                    })?;
+                    probe.execute("PRAGMA schema_version").await.map_err(|source| {
+                        AuditError::Connect { target: target.to_owned(), source }
+                    })?;
+                    let _ = probe.close().await;
+                }
                 // No ping before handing out a connection: to a local file it is a round trip
                 // that finds nothing wrong.
                 let pool = AnyPoolOptions::new()

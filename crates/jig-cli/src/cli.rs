@@ -179,13 +179,25 @@ pub enum AuditCommand {
     },
     /// Check the whole hash chain; names the first broken seq
     Verify {
-        /// A head kept elsewhere (`jig audit head` earlier): the chain must still hold packet
-        /// SEQ with this hash, so truncation and rewriting are detected
-        #[arg(long, value_name = "SEQ:HASH", value_parser = parse_expected_head)]
-        expect: Option<(i64, String)>,
+        /// A head kept elsewhere: `SEQ:HASH` as `jig audit head` printed it, or a file written
+        /// by `jig audit head --sign` (its signature is checked against the project's
+        /// `config.audit.head_key`). The chain must still hold that packet with that hash, so
+        /// truncation and rewriting are detected
+        #[arg(long, value_name = "SEQ:HASH|FILE", value_parser = parse_expected_head)]
+        expect: Option<ExpectedHead>,
     },
     /// The chain's head: `SEQ HASH`, to keep outside the database
-    Head,
+    Head {
+        /// Sign it with the Ed25519 key in FILE and print it as JSON, for `verify --expect`
+        #[arg(long, value_name = "FILE")]
+        sign: Option<PathBuf>,
+    },
+    /// Make an Ed25519 key pair for signed heads: the key goes to FILE (mode 0600), the public
+    /// key (for the manifest's `config.audit.head_key`) to stdout
+    Keygen {
+        /// Where to write the signing key; refused if it exists
+        file: PathBuf,
+    },
     /// Every packet as JSON lines
     Export {
         /// Only packets after this seq
@@ -237,8 +249,24 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-/// `SEQ:HASH` (or `SEQ HASH`, as `jig audit head` prints it).
-fn parse_expected_head(text: &str) -> Result<(i64, String), String> {
+/// A head kept outside the database.
+#[derive(Debug, Clone)]
+pub enum ExpectedHead {
+    /// `SEQ:HASH`.
+    Plain(i64, String),
+    /// A signed head read from a file.
+    Signed(jig_engine::audit::signed_head::SignedHead),
+}
+
+/// `SEQ:HASH` (or `SEQ HASH`, as `jig audit head` prints it), or the path of a signed head.
+fn parse_expected_head(text: &str) -> Result<ExpectedHead, String> {
+    let path = std::path::Path::new(text);
+    if path.is_file() {
+        let json = fs_err::read_to_string(path).map_err(|e| e.to_string())?;
+        return serde_json::from_str(&json)
+            .map(ExpectedHead::Signed)
+            .map_err(|e| format!("{text}: not a signed head from `jig audit head --sign`: {e}"));
+    }
     let (seq, hash) = text
         .split_once([':', ' '])
         .ok_or_else(|| "expected SEQ:HASH, as `jig audit head` prints it".to_owned())?;
@@ -247,5 +275,5 @@ fn parse_expected_head(text: &str) -> Result<(i64, String), String> {
     if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(format!("HASH `{hash}` is not 64 hexadecimal digits"));
     }
-    Ok((seq, hash.to_ascii_lowercase()))
+    Ok(ExpectedHead::Plain(seq, hash.to_ascii_lowercase()))
 }

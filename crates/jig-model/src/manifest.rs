@@ -73,6 +73,19 @@ pub struct RuntimeConfig {
     /// External providers (gert).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub providers: BTreeMap<String, ProviderConfig>,
+    /// The audit record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<AuditConfig>,
+}
+
+/// `config.audit`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuditConfig {
+    /// The Ed25519 public key (64 hexadecimal digits) whose signed chain heads
+    /// `jig audit verify --expect` trusts (`jig audit keygen` makes a key pair).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_key: Option<String>,
 }
 
 /// One external provider.

@@ -7,7 +7,9 @@ use jig_engine::audit::time::rfc3339;
 use jig_engine::audit::{Packet, Store};
 use serde_json::{Value, json};
 
-use crate::cli::AuditCommand;
+use jig_engine::audit::signed_head::{self, SignedHead};
+
+use crate::cli::{AuditCommand, ExpectedHead};
 use crate::exit::Code;
 use crate::output::{Settings, print_json};
 
@@ -16,21 +18,25 @@ pub async fn run(
     command: &AuditCommand,
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
+    if let AuditCommand::Keygen { file } = command {
+        return keygen(file, out);
+    }
     let Some(store) = settings.store().await? else {
         // Nothing recorded yet: an empty record verifies, lists and exports as empty.
         if matches!(command, AuditCommand::Show { .. }) {
             eprintln!("error[E_NOT_FOUND]: no runs recorded yet");
             return Ok(Code::Failed);
         }
-        if matches!(command, AuditCommand::Head) {
+        if matches!(command, AuditCommand::Head { sign: None }) {
             writeln!(out, "0 {}", jig_engine::audit::GENESIS)?;
         }
         // A head kept elsewhere proves packets existed: a missing store lost them.
-        if let AuditCommand::Verify { expect: Some((seq, _)) } = command
-            && *seq > 0
-        {
-            writeln!(out, "broken: there is no audit store, but packet {seq} was expected")?;
-            return Ok(Code::Failed);
+        if let AuditCommand::Verify { expect: Some(expected) } = command {
+            let (seq, _) = expected_pair(expected);
+            if seq > 0 {
+                writeln!(out, "broken: there is no audit store, but packet {seq} was expected")?;
+                return Ok(Code::Failed);
+            }
         }
         return Ok(Code::Ok);
     };
@@ -48,12 +54,30 @@ pub async fn run(
             Code::Ok
         }
         AuditCommand::Show { run, json } => show(&store, run, *json, out).await?,
-        AuditCommand::Verify { expect } => verify(&store, expect.as_ref(), out).await?,
-        AuditCommand::Head => {
+        AuditCommand::Verify { expect } => {
+            verify(&store, expect.as_ref(), head_key(settings).as_deref(), out).await?
+        }
+        AuditCommand::Head { sign: None } => {
             let (seq, hash) = store.head().await?;
             writeln!(out, "{seq} {hash}")?;
             Code::Ok
         }
+        AuditCommand::Head { sign: Some(key_file) } => {
+            let seed = fs_err::read_to_string(key_file)?;
+            let (seq, hash) = store.head().await?;
+            match SignedHead::sign(seq, &hash, &seed) {
+                Ok(head) => {
+                    serde_json::to_writer(&mut *out, &head)?;
+                    writeln!(out)?;
+                    Code::Ok
+                }
+                Err(error) => {
+                    eprintln!("error[E_VALIDATION_FAIL]: {}: {error}", key_file.display());
+                    Code::Failed
+                }
+            }
+        }
+        AuditCommand::Keygen { .. } => Code::Usage,
         AuditCommand::Export { after } => {
             let mut after = *after;
             loop {
@@ -175,7 +199,8 @@ fn compact(value: &Value, max: usize) -> String {
 /// checked.
 async fn verify(
     store: &Store,
-    expect: Option<&(i64, String)>,
+    expect: Option<&ExpectedHead>,
+    head_key: Option<&str>,
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     let integrity = store.integrity().await?;
@@ -204,8 +229,19 @@ async fn verify(
         ),
         integrity.summary(),
     ];
-    if let Some((expected_seq, expected_hash)) = expect {
-        match store.packet_hash(*expected_seq).await? {
+    if let Some(expected) = expect {
+        if let ExpectedHead::Signed(head) = expected {
+            if let Err(error) = head.check(head_key) {
+                writeln!(out, "broken: the signed head is not trusted: {error}")?;
+                return Ok(Code::Failed);
+            }
+            checked.push(match head_key {
+                Some(_) => "the signed head verifies with the project's key".to_owned(),
+                None => "the signed head's signature verifies (the project names no `config.audit.head_key` to trust)".to_owned(),
+            });
+        }
+        let (expected_seq, expected_hash) = expected_pair(expected);
+        match store.packet_hash(expected_seq).await? {
             None => {
                 writeln!(
                     out,
@@ -213,7 +249,7 @@ async fn verify(
                 )?;
                 return Ok(Code::Failed);
             }
-            Some(found) if &found != expected_hash => {
+            Some(found) if found != expected_hash => {
                 writeln!(
                     out,
                     "broken at seq {expected_seq}: its hash is {found}, not the expected {expected_hash} (the chain was rewritten)"
@@ -224,5 +260,43 @@ async fn verify(
         }
     }
     writeln!(out, "ok: {}; head {seq} {hash}", checked.join("; "))?;
+    Ok(Code::Ok)
+}
+
+fn expected_pair(expected: &ExpectedHead) -> (i64, String) {
+    match expected {
+        ExpectedHead::Plain(seq, hash) => (*seq, hash.clone()),
+        ExpectedHead::Signed(head) => (head.seq, head.hash.to_ascii_lowercase()),
+    }
+}
+
+/// The public key the project trusts for signed heads (`config.audit.head_key`), read from its
+/// manifest alone, so a broken tool file does not hide it.
+fn head_key(settings: &Settings) -> Option<String> {
+    let manifest = jig_load::find_manifest(&settings.project)?;
+    let text = fs_err::read_to_string(manifest).ok()?;
+    let document = jig_load::yaml::parse(&text, &jig_load::yaml::Caps::DEFAULT).ok()?;
+    document.value.pointer("/config/audit/head_key")?.as_str().map(str::to_owned)
+}
+
+/// A new key pair: the signing key to `file` (never over an existing file), the public key out.
+fn keygen(file: &std::path::Path, out: &mut impl Write) -> anyhow::Result<Code> {
+    use fs_err::os::unix::fs::OpenOptionsExt as _;
+    let (seed, public) = signed_head::generate_key()?;
+    let mut options = fs_err::OpenOptions::new();
+    options.write(true).create_new(true).mode(0o600);
+    let mut key = match options.open(file) {
+        Ok(key) => key,
+        Err(error) => {
+            eprintln!("error[E_FILE_IO]: {error}");
+            return Ok(Code::Failed);
+        }
+    };
+    writeln!(key, "{seed}")?;
+    writeln!(out, "{public}")?;
+    eprintln!(
+        "wrote the signing key to {}; put the public key in the manifest as `config: {{ audit: {{ head_key: … }} }}`",
+        file.display()
+    );
     Ok(Code::Ok)
 }
