@@ -133,7 +133,7 @@ mod tests {
         let mut moved = head.clone();
         moved.seq = 41;
         assert!(matches!(moved.check(Some(&public)), Err(SignatureError::BadSignature { .. })));
-        let mut rewritten = head.clone();
+        let mut rewritten = head;
         rewritten.hash = "cd".repeat(32);
         assert!(rewritten.check(None).is_err());
         let (other_seed, _) = generate_key().expect("key");
