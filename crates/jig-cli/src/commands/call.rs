@@ -44,11 +44,22 @@ pub async fn run(
         approval_token: args.approve.clone(),
         cancel: jig_engine::Cancel::new(),
     };
-    // Ctrl-C stops the tool; the (cancelled) response is still recorded and printed.
+    // Ctrl-C (SIGINT) or SIGTERM stops the tool through the engine; the (cancelled) response
+    // is still recorded and printed. (SIGKILL cannot be caught: the tool's sandbox dies with
+    // Jig, and the next start marks the run incomplete.)
     let cancel = context.cancel.clone();
     let interrupt = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            cancel.cancel();
+        let terminate = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => cancel.cancel(),
+            () = terminate => cancel.cancel(),
         }
     });
     let response = engine.dispatch(request, context).await;

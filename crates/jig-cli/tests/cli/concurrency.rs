@@ -15,7 +15,7 @@ fn counting_project() -> tempfile::TempDir {
     std::fs::create_dir_all(root.join("tools")).expect("mkdir");
     std::fs::write(
         root.join("jig.yaml"),
-        "name: busy\npolicy:\n  rules:\n    - { tools: [busy.count, busy.hang], action: allow }\n",
+        "name: busy\npolicy:\n  rules:\n    - { tools: [busy.count, busy.hang, busy.stall], action: allow }\n",
     )
     .expect("write");
     let tool = |id: &str, script: &str| {
@@ -36,6 +36,11 @@ fn counting_project() -> tempfile::TempDir {
     std::fs::write(
         root.join("tools/hang.tool.yaml"),
         tool("busy.hang", "echo $$ > hang.pid; sleep 29.5; echo done > hang.done"),
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("tools/stall.tool.yaml"),
+        tool("busy.stall", "echo $$ > stall.pid; sleep 28.5; echo done > stall.done"),
     )
     .expect("write");
     dir
@@ -178,6 +183,45 @@ fn a_killed_process_leaves_a_sound_store_and_an_incomplete_run() {
     assert_eq!(jig(root, &["audit", "verify"]).status.code(), Some(0));
     // Its idempotency key was released: the same call may run again.
     std::fs::remove_file(root.join("hang.pid")).expect("rm");
+}
+
+/// SIGTERM (and Ctrl-C) end the call through the engine: the tool stops, the response says
+/// cancelled, and the run is recorded as such — not left for recovery.
+#[test]
+fn sigterm_ends_the_call_with_a_record() {
+    let dir = counting_project();
+    let root = dir.path();
+    let child = Command::new(env!("CARGO_BIN_EXE_jig"))
+        .args(["call", "busy.stall", "--args", r#"{"label": "term"}"#])
+        .current_dir(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_to_string(root.join("stall.pid")).map_or(true, |t| !t.ends_with('\n')) {
+        assert!(Instant::now() < deadline, "the tool never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().expect("kill").success());
+    let output = child.wait_with_output().expect("wait");
+    let response = stdout_json(&output);
+    assert_eq!(response["ok"], false, "{response}");
+    assert!(
+        response["errors"][0]["message"].as_str().expect("message").contains("cancel"),
+        "{response}"
+    );
+    let request_id = response["request_id"].as_str().expect("request id");
+    let show = jig(root, &["audit", "show", request_id, "--json"]);
+    let run = &stdout_json(&show)["run"];
+    assert_eq!(run["state"], "cancelled", "{run}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while sleeping("28.5") {
+        assert!(Instant::now() < deadline, "the tool outlived its cancelled call");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!root.join("stall.done").exists());
 }
 
 /// A packet changed behind Jig's back (triggers dropped first) is found by its seq.
