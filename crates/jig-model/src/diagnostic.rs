@@ -193,6 +193,8 @@ pub mod codes {
     pub const REF_CYCLE: &str = "ref.cycle";
     /// A `$ref` fragment that points at nothing.
     pub const REF_POINTER: &str = "ref.pointer";
+    /// A schema whose resolved `$ref`s would exceed the size Jig accepts.
+    pub const REF_TOO_LARGE: &str = "ref.too_large";
     /// A schema that is not a valid JSON Schema.
     pub const SCHEMA_INVALID: &str = "schema.invalid";
     /// Both `jig.yaml` and `gert.yaml` in one directory.
@@ -225,7 +227,7 @@ pub mod codes {
     pub const SCENARIO: &str = "scenario.invalid";
 
     /// Every code, in the order of this module.
-    pub const ALL: [&str; 52] = [
+    pub const ALL: [&str; 53] = [
         FILE_IO,
         FILE_TOO_LARGE,
         FILE_ENCODING,
@@ -263,6 +265,7 @@ pub mod codes {
         REF_REMOTE,
         REF_CYCLE,
         REF_POINTER,
+        REF_TOO_LARGE,
         SCHEMA_INVALID,
         MANIFEST_CONFLICT,
         PACKAGE_NOT_FOUND,

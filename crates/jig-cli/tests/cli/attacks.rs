@@ -412,3 +412,36 @@ fn the_principal_is_the_os_user_unless_the_policy_allows_naming_one() {
     let packets = String::from_utf8_lossy(&jig(root, &["audit", "export"]).stdout).into_owned();
     assert!(!packets.contains("\"principal\":\"alice\""), "$USER was trusted: {packets}");
 }
+
+/// Class 7: `$ref` fan-out (each of ten properties referencing the next schema, twelve deep)
+/// validates instead of exhausting memory.
+#[test]
+fn ref_fan_out_does_not_exhaust_jig_validate() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("tools")).expect("mkdir");
+    std::fs::create_dir_all(root.join("schemas")).expect("mkdir");
+    std::fs::write(root.join("jig.yaml"), "name: fan\n").expect("write");
+    std::fs::write(
+        root.join("tools/t.tool.yaml"),
+        "id: fan.t\nversion: 1.0.0\ndescription: Fan-out.\nsideEffects: [none]\nrisk: low\n\
+         deterministic: true\ntimeoutMs: 1000\nlimits: {maxInputBytes: 1024, maxOutputBytes: 1024}\n\
+         inputSchema: {$ref: ../schemas/s0.json}\noutputSchema: {type: object}\n\
+         execution: {kind: cli, cmd: ['true']}\n",
+    )
+    .expect("write");
+    for level in 0..12 {
+        let schema = if level == 11 {
+            json!({ "type": "string" })
+        } else {
+            let properties: serde_json::Map<String, Value> = (0..10)
+                .map(|p| (format!("p{p}"), json!({ "$ref": format!("s{}.json", level + 1) })))
+                .collect();
+            json!({ "type": "object", "properties": properties })
+        };
+        std::fs::write(root.join(format!("schemas/s{level}.json")), schema.to_string())
+            .expect("write");
+    }
+    let validate = jig(root, &["validate"]);
+    assert_eq!(validate.status.code(), Some(0), "{}", stderr(&validate));
+}

@@ -237,3 +237,48 @@ fn a_self_reference_inside_the_tool_schema_does_not_hang() {
         "#"
     );
 }
+
+/// Security class 7: `$ref` fan-out. Twelve small schemas, each with ten properties that all
+/// reference the next: inlining every use would be 10^12 nodes. Each target is resolved once
+/// and shared through `$defs`, so the resolved schema stays small and still says the same.
+#[test]
+fn ref_fan_out_is_shared_not_inlined() {
+    let project = with_input_schema("{ $ref: '../schemas/s0.json' }");
+    for level in 0..12 {
+        let schema = if level == 11 {
+            serde_json::json!({ "type": "string", "maxLength": 3 })
+        } else {
+            let properties: serde_json::Map<String, serde_json::Value> = (0..10)
+                .map(|p| {
+                    (format!("p{p}"), serde_json::json!({ "$ref": format!("s{}.json", level + 1) }))
+                })
+                .collect();
+            serde_json::json!({ "type": "object", "properties": properties })
+        };
+        project.file(&format!("schemas/s{level}.json"), &schema.to_string());
+    }
+    let snapshot = project.snapshot();
+    let tool = snapshot.get("acme.t").expect("loaded");
+    let resolved = serde_json::to_string(&tool.input_schema).expect("json");
+    // Inlined at every use it would be some 10^12 nodes; shared, a few tens of kilobytes.
+    assert!(resolved.len() < 100_000, "{} bytes", resolved.len());
+    let validator = jsonschema::validator_for(&tool.input_schema).expect("a valid schema");
+    let deep =
+        |leaf: serde_json::Value| (0..11).fold(leaf, |inner, _| serde_json::json!({ "p3": inner }));
+    assert!(validator.is_valid(&deep(serde_json::json!("abc"))));
+    assert!(!validator.is_valid(&deep(serde_json::json!("too long"))), "the leaf still counts");
+}
+
+/// The resolved size is capped: two large distinct schemas together exceed it.
+#[test]
+fn a_schema_too_large_once_resolved_is_refused() {
+    let project = with_input_schema(
+        "{ type: object, properties: { a: { $ref: '../schemas/a.json' }, b: { $ref: '../schemas/b.json' } } }",
+    );
+    let items = vec!["{}"; 600_000].join(",");
+    for name in ["a", "b"] {
+        project.file(&format!("schemas/{name}.json"), &format!("{{\"prefixItems\": [{items}]}}"));
+    }
+    let error = project.error(codes::REF_TOO_LARGE);
+    assert!(error.message.contains("1000000"), "{}", error.message);
+}
