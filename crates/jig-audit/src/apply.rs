@@ -24,6 +24,7 @@ pub(crate) fn is_blind(op: &Op) -> bool {
     matches!(
         op,
         Op::Append(_)
+            | Op::PutBlob(_)
             | Op::CreateRun(_)
             | Op::SetRun(_)
             | Op::SettleKey { .. }
@@ -83,6 +84,14 @@ pub(crate) fn blind(
                 i = end;
                 continue;
             }
+            Op::PutBlob(blob) => statements.push(
+                Statement::new(
+                    "INSERT INTO blobs (hash, size, body) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING",
+                )
+                .arg(&blob.hash)
+                .arg(blob.size)
+                .arg(blob.body.as_slice()),
+            ),
             Op::CreateRun(run) => {
                 let mut run = (**run).clone();
                 for (k, later) in ops.iter().enumerate().skip(i + 1) {

@@ -11,6 +11,7 @@
 //! `BEGIN IMMEDIATE`, group commit); PostgreSQL serves teams with the same schema and code.
 
 mod apply;
+pub mod blob;
 mod error;
 mod ops;
 pub mod owner;

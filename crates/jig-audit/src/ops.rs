@@ -11,6 +11,8 @@ use crate::records::{ApprovalRecord, KeyRecord, KeyState, RunRecord, RunState};
 pub enum Op {
     /// Append a packet to the chain.
     Append(NewPacket),
+    /// Store a large result once, by its hash (a second identical one is a no-op).
+    PutBlob(crate::blob::Blob),
     /// Record a new run.
     CreateRun(Box<RunRecord>),
     /// Move a run to another state.

@@ -15,6 +15,7 @@ use crate::store::Dialect;
 pub(crate) enum Arg {
     Text(Option<String>),
     Int(Option<i64>),
+    Bytes(Vec<u8>),
 }
 
 impl From<&str> for Arg {
@@ -44,6 +45,12 @@ impl From<Option<&str>> for Arg {
 impl From<Option<String>> for Arg {
     fn from(value: Option<String>) -> Self {
         Self::Text(value)
+    }
+}
+
+impl From<&[u8]> for Arg {
+    fn from(value: &[u8]) -> Self {
+        Self::Bytes(value.to_vec())
     }
 }
 
@@ -104,6 +111,7 @@ pub(crate) fn render(statements: &[Statement]) -> (String, AnyArguments) {
             let _ = match arg {
                 Arg::Text(value) => args.add(value.clone()),
                 Arg::Int(value) => args.add(*value),
+                Arg::Bytes(value) => args.add(value.clone()),
             };
         }
     }

@@ -186,6 +186,28 @@ impl Store {
         }
     }
 
+    /// The value a blob reference names (see [`crate::blob`]), checked against its hash.
+    pub async fn blob(&self, hash: &str) -> Result<Option<serde_json::Value>, AuditError> {
+        let row = sqlx::query("SELECT size, body FROM blobs WHERE hash = $1")
+            .bind(hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let size: i64 = row.try_get("size")?;
+        let body: Vec<u8> = row.try_get("body")?;
+        crate::blob::decode(hash, &body, size).map(Some)
+    }
+
+    /// `value` with a blob reference replaced by what it names.
+    pub async fn inflate(&self, value: serde_json::Value) -> Result<serde_json::Value, AuditError> {
+        match crate::blob::referenced(&value) {
+            Some(hash) => self.blob(hash).await?.ok_or_else(|| {
+                AuditError::Commit(format!("the result blob {hash} is missing from the store"))
+            }),
+            None => Ok(value),
+        }
+    }
+
     /// The hash of packet `seq`, if the chain holds it.
     pub async fn packet_hash(&self, seq: i64) -> Result<Option<String>, AuditError> {
         let row = sqlx::query("SELECT hash FROM packets WHERE seq = $1")
@@ -370,6 +392,37 @@ impl Store {
             if !in_chain {
                 return Ok(Some(format!(
                     "approval {id} is {state} in the approvals table, but no packet of the chain approved it with that token"
+                )));
+            }
+        }
+        // Every stored result still matches the hash its references name, and every reference
+        // names a stored result.
+        let mut stored = std::collections::HashSet::new();
+        let mut blobs = sqlx::query("SELECT hash, size, body FROM blobs").fetch(&self.pool);
+        while let Some(row) = next(&mut blobs).await {
+            let row = row?;
+            let hash: String = row.try_get("hash")?;
+            let size: i64 = row.try_get("size")?;
+            let body: Vec<u8> = row.try_get("body")?;
+            if let Err(error) = crate::blob::decode(&hash, &body, size) {
+                return Ok(Some(error.to_string()));
+            }
+            stored.insert(hash);
+        }
+        drop(blobs);
+        let referencing =
+            sqlx::query("SELECT seq, payload FROM packets WHERE payload LIKE '%\"$blob\"%'")
+                .fetch_all(&self.pool)
+                .await?;
+        for row in &referencing {
+            let seq: i64 = row.try_get("seq")?;
+            let payload: String = row.try_get("payload")?;
+            let payload: serde_json::Value = serde_json::from_str(&payload).unwrap_or_default();
+            if let Some(hash) = payload.get("data").and_then(crate::blob::referenced)
+                && !stored.contains(hash)
+            {
+                return Ok(Some(format!(
+                    "packet {seq} names result blob {hash}, which is missing"
                 )));
             }
         }
@@ -587,4 +640,10 @@ impl Drop for FileLock {
     fn drop(&mut self) {
         let _ = self.0.unlock();
     }
+}
+
+/// The next item of a stream (sqlx streams are `futures` streams; one helper instead of a
+/// dependency for a single call site).
+async fn next<S: futures_core::Stream + Unpin>(stream: &mut S) -> Option<S::Item> {
+    std::future::poll_fn(|cx| std::pin::Pin::new(&mut *stream).poll_next(cx)).await
 }

@@ -352,7 +352,11 @@ impl<'e> Call<'e> {
                 (self.response(false, details, vec![response_error(&error)], false), state)
             }
         };
-        let stored = redact_value(&serde_json::to_value(&response).unwrap_or(Value::Null));
+        let mut response = response;
+        let stored = match self.stored(&mut response) {
+            Ok(stored) => stored,
+            Err(error) => return self.internal(&error.to_string()).await,
+        };
         let kind = if response.ok { PacketKind::CallResult } else { PacketKind::CallFailed };
         self.record(kind, json!({ "state": state, "ok": response.ok, "data": stored["data"], "errors": stored["errors"], "duration_ms": response.duration_ms }));
         self.ops.push(Op::SetRun(RunUpdate {
@@ -392,6 +396,28 @@ impl<'e> Call<'e> {
                 )
             }
         }
+    }
+
+    /// The response as the store keeps it. A successful result was redacted when the tool
+    /// returned it; errors and their details are redacted here. A large result becomes a
+    /// content-addressed blob (queued as an op) and the stored response names it, so the data
+    /// is neither copied for the record nor stored twice.
+    fn stored(&mut self, response: &mut ToolResponse) -> Result<Value, jig_audit::AuditError> {
+        if !response.ok {
+            response.data = redact_value(&response.data);
+        }
+        let mut stored = match jig_audit::blob::Blob::of_large(&response.data)? {
+            Some((blob, reference)) => {
+                self.ops.push(Op::PutBlob(blob));
+                let data = std::mem::replace(&mut response.data, reference);
+                let stored = serde_json::to_value(&*response).unwrap_or(Value::Null);
+                response.data = data;
+                stored
+            }
+            None => serde_json::to_value(&*response).unwrap_or(Value::Null),
+        };
+        stored["errors"] = redact_value(&stored["errors"]);
+        Ok(stored)
     }
 
     /// Take the idempotency key of a side-effecting call before it runs, or learn whose it is.
@@ -502,14 +528,32 @@ impl<'e> Call<'e> {
             }
             Err(error) => return self.internal(&error.to_string()).await,
         }
-        let response = self.recorded(recorded);
+        let response = match self.recorded(recorded).await {
+            Ok(response) => response,
+            Err(error) => return self.internal(&error.to_string()).await,
+        };
         let ok = response.ok;
         self.record(PacketKind::CallResult, json!({ "state": "succeeded", "ok": ok, "replayed_from": source, "duration_ms": response.duration_ms }));
+        // The run keeps the recorded form (a blob stays a reference): a replay stores nothing
+        // new of the result.
+        let mut stored = json!({
+            "type": "ToolResponse",
+            "ok": ok,
+            "tool": response.tool,
+            "request_id": response.request_id,
+            "duration_ms": response.duration_ms,
+            "data": recorded.get("data").cloned().unwrap_or(Value::Null),
+            "errors": recorded.get("errors").cloned().unwrap_or(json!([])),
+            "replayed": true,
+        });
+        if let Some(run_id) = &response.run_id {
+            stored["run_id"] = json!(run_id);
+        }
         self.ops.push(Op::SetRun(RunUpdate {
             request_id: self.request.request_id.clone(),
             state: Some(RunState::Succeeded),
             duration_ms: Some(i64::try_from(response.duration_ms).unwrap_or(0)),
-            response: Some(redact_value(&serde_json::to_value(&response).unwrap_or(Value::Null))),
+            response: Some(stored),
             replayed_from: Some(source.to_owned()),
             ..RunUpdate::default()
         }));
@@ -578,7 +622,10 @@ impl<'e> Call<'e> {
             return self.fail(error, RunState::Failed).await;
         };
         self.run_id = Some(previous.run_id.clone());
-        let response = self.recorded(recorded);
+        let response = match self.recorded(recorded).await {
+            Ok(response) => response,
+            Err(error) => return self.internal(&error.to_string()).await,
+        };
         let ok = response.ok;
         self.record(PacketKind::CallResult, json!({ "state": previous.state, "ok": ok, "replayed_from": previous.request_id, "repeated_request": true }));
         match self.commit().await {
@@ -808,14 +855,16 @@ impl<'e> Call<'e> {
     }
 
     /// A recorded response, answered again for this request.
-    fn recorded(&self, recorded: &Value) -> ToolResponse {
+    /// A recorded response as an answer, its result read back from its blob when it has one.
+    async fn recorded(&self, recorded: &Value) -> Result<ToolResponse, jig_audit::AuditError> {
         let ok = recorded.get("ok").and_then(Value::as_bool).unwrap_or(false);
-        let data = recorded.get("data").cloned().unwrap_or(Value::Null);
+        let data =
+            self.engine.store.inflate(recorded.get("data").cloned().unwrap_or(Value::Null)).await?;
         let errors = recorded
             .get("errors")
             .and_then(|e| serde_json::from_value(e.clone()).ok())
             .unwrap_or_default();
-        self.response(ok, data, errors, true)
+        Ok(self.response(ok, data, errors, true))
     }
 
     fn response(

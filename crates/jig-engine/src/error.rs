@@ -2,6 +2,8 @@
 //! `ToolResponse` carrying an error code).
 
 use jig_load::LoadFailure;
+use jig_model::ErrorCode;
+use jig_model::envelope::ErrorMessage;
 
 /// Why an engine operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -52,5 +54,59 @@ pub enum EngineError {
 impl From<LoadFailure> for EngineError {
     fn from(failure: LoadFailure) -> Self {
         Self::Invalid(Box::new(failure))
+    }
+}
+
+impl EngineError {
+    /// The stable code of this error: what every surface (CLI, HTTP, desktop, MCP) reports,
+    /// so none maps errors by itself.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Invalid(_) => ErrorCode::ValidationFail,
+            Self::Audit(_) | Self::Watch(_) => ErrorCode::Internal,
+            Self::Policy(_) | Self::SelfApproval { .. } => ErrorCode::Policy,
+            Self::Workspace(_) => ErrorCode::FileIo,
+            Self::NoApproval(_) | Self::NoSelection(_) => ErrorCode::NotFound,
+            Self::AlreadyDecided { .. } | Self::Duplicate(_) => ErrorCode::Conflict,
+        }
+    }
+
+    /// This error as seed 002's `ErrorMessage` envelope.
+    pub fn to_message(&self, request_id: Option<&str>) -> ErrorMessage {
+        ErrorMessage {
+            kind: Default::default(),
+            code: self.code(),
+            message: self.to_string(),
+            request_id: request_id.map(str::to_owned),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_has_its_code_and_envelope() {
+        let cases = [
+            (EngineError::NoApproval("a1".into()), ErrorCode::NotFound),
+            (
+                EngineError::AlreadyDecided {
+                    id: "a1".into(),
+                    state: jig_audit::ApprovalState::Denied,
+                },
+                ErrorCode::Conflict,
+            ),
+            (EngineError::SelfApproval { principal: "alice".into() }, ErrorCode::Policy),
+            (EngineError::NoSelection("x".into()), ErrorCode::NotFound),
+            (EngineError::Duplicate("t".into()), ErrorCode::Conflict),
+        ];
+        for (error, code) in cases {
+            assert_eq!(error.code(), code, "{error}");
+            let message = serde_json::to_value(error.to_message(Some("r1"))).expect("json");
+            assert_eq!(message["type"], "ErrorMessage");
+            assert_eq!(message["code"], code.as_str());
+            assert_eq!(message["request_id"], "r1");
+        }
     }
 }

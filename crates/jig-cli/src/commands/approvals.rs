@@ -32,7 +32,7 @@ pub async fn run(
                     Ok(Code::Ok)
                 }
                 Err(error) => {
-                    eprintln!("error[E_POLICY]: {error}");
+                    eprintln!("error[{}]: {error}", error.code());
                     Ok(Code::Failed)
                 }
             }
@@ -49,7 +49,7 @@ pub async fn run(
                     Ok(Code::Ok)
                 }
                 Err(error) => {
-                    eprintln!("error[E_POLICY]: {error}");
+                    eprintln!("error[{}]: {error}", error.code());
                     Ok(Code::Failed)
                 }
             }

@@ -125,7 +125,7 @@ fn unopened(request: &ToolRequest, error: &EngineError) -> ToolResponse {
                 crate::output::plural(failure.errors().count(), "error")
             ),
         ),
-        other => (ErrorCode::Internal, format!("{other}; nothing was run")),
+        other => (other.code(), format!("{other}; nothing was run")),
     };
     ToolResponse {
         kind: Default::default(),

@@ -16,6 +16,7 @@ mod pipeline;
 mod proc_shell;
 mod reload;
 mod replay;
+mod results;
 mod rules;
 mod select;
 
