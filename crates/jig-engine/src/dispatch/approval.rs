@@ -1,0 +1,129 @@
+//! Approvals in the pipeline: asking for one (what the reviewer sees), using a token (bound to
+//! the exact request and the principal who asked), and refusing.
+
+use super::*;
+
+impl Call<'_> {
+    /// Use an approval token; on refusal, the call is denied and answered here.
+    pub(super) async fn consume_token(
+        &mut self,
+        tool: &ToolDef,
+        token: &str,
+    ) -> Result<String, Box<ToolResponse>> {
+        // Bound to who asked too: another principal's token does not fit this request.
+        let bound_to =
+            request_hash(&tool.id, &self.request.args, &self.session, &self.context.principal);
+        self.ops.push(Op::ConsumeApproval {
+            token_hash: sha256_hex(token.as_bytes()),
+            request_hash: bound_to,
+        });
+        let outcomes = match self.commit().await {
+            Ok(outcomes) => outcomes,
+            Err(error) => return Err(Box::new(self.internal(&error.to_string()).await)),
+        };
+        match outcomes.last() {
+            Some(Outcome::Consumed(id)) => Ok(id.clone()),
+            Some(Outcome::TokenRefused(refusal)) => {
+                let decision = Decision::deny("approval.token", refusal.describe());
+                Err(Box::new(self.deny(tool, &decision).await))
+            }
+            _ => Err(Box::new(self.internal("unexpected answer to an approval token").await)),
+        }
+    }
+
+    /// Whether the run of `request_id` was asked for by this call's principal.
+    pub(super) async fn asked_by_caller(&self, request_id: &str) -> bool {
+        let caller = canonical_principal(&self.context.principal);
+        matches!(
+            self.engine.store.run(request_id).await,
+            Ok(Some(run)) if run.principal.as_deref().map(canonical_principal) == Some(caller)
+        )
+    }
+
+    /// What a reviewer is shown: the arguments as they will run (declared secrets aside) and,
+    /// for a command, the argv exactly as it will be tokenised.
+    pub(super) fn approval_request(&self, tool: &ToolDef) -> Value {
+        let mut request = json!({
+            "tool": tool.id,
+            "args": redact_declared(&self.request.args),
+            "session_id": self.session,
+            "request_id": self.request.request_id,
+        });
+        if tool.id == "shell_exec"
+            && let Some(cmd) = self.request.args.get("cmd").and_then(Value::as_str)
+            && let Ok(argv) = self.registry.policy.check_command(cmd)
+        {
+            request["argv"] = json!(argv);
+        }
+        request
+    }
+
+    /// Record a pending approval and answer that the call waits for it.
+    pub(super) async fn ask_approval(
+        &mut self,
+        tool: &ToolDef,
+        decision: &Decision,
+    ) -> ToolResponse {
+        self.pending = true;
+        let id = new_id();
+        self.record_decision(decision, "");
+        self.ops.push(Op::CreateApproval(Box::new(jig_audit::ApprovalRecord {
+            id: id.clone(),
+            request_hash: request_hash(
+                &tool.id,
+                &self.request.args,
+                &self.session,
+                &self.context.principal,
+            ),
+            tool: tool.id.clone(),
+            session_id: Some(self.session.clone()),
+            principal: Some(self.context.principal.clone()),
+            request: self.approval_request(tool),
+            rule: decision.rule.clone(),
+            reason: decision.reason.clone(),
+            state: jig_audit::ApprovalState::Pending,
+            expires_us: None,
+            decided_by: None,
+            created_us: 0,
+            decided_us: None,
+            consumed_us: None,
+        })));
+        self.record(
+            PacketKind::CallPendingApproval,
+            json!({ "approval_id": id, "rule": decision.rule, "reason": decision.reason }),
+        );
+        self.ops.push(Op::SetRun(RunUpdate {
+            request_id: self.request.request_id.clone(),
+            state: Some(RunState::PendingApproval),
+            rule: Some(decision.rule.clone()),
+            ..RunUpdate::default()
+        }));
+        self.publish_state(RunState::PendingApproval);
+        let error = ResponseError {
+            code: ErrorCode::Policy,
+            message: format!("`{}` needs approval: {}", tool.id, decision.reason),
+            details: Some(
+                json!({ "approval_id": id, "rule": decision.rule, "reason": decision.reason }),
+            ),
+        };
+        let response = self.response(false, Value::Null, vec![error], false);
+        match self.commit().await {
+            Ok(_) => response,
+            Err(error) => self.internal(&error.to_string()).await,
+        }
+    }
+
+    pub(super) async fn deny(&mut self, tool: &ToolDef, decision: &Decision) -> ToolResponse {
+        self.denied = true;
+        self.record_decision(decision, "");
+        let code = if decision.rule.starts_with("budgets.") {
+            ErrorCode::Limit
+        } else {
+            ErrorCode::Policy
+        };
+        let error =
+            ToolError::new(code, format!("`{}` is not allowed: {}", tool.id, decision.reason))
+                .with_details(json!({ "rule": decision.rule, "reason": decision.reason }));
+        self.fail(error, RunState::Denied).await
+    }
+}

@@ -1,0 +1,426 @@
+//! Dispatch: the one path every call takes.
+//!
+//! size limit → schema validation (before governance, seed 003) → policy decision (approvals,
+//! budgets) → replay of a deterministic run / idempotency claim of a side effect → execution
+//! with timeout and cancellation → output checks (size, schema) → result.
+//!
+//! Every stage is recorded as packets. Durability: before a side effect starts, its request,
+//! decision, `running` state and claimed idempotency key are committed; a response is returned
+//! only after its result is committed. A call without side effects that runs another process is
+//! committed as `running` before it starts too. An in-process built-in without side effects has
+//! nothing to protect and stops with Jig, so all its records are committed together after it
+//! (one transaction). Nothing runs if its records cannot be written.
+//!
+//! This file is the pipeline; `replay` holds idempotency and replay, `approval` the approval
+//! steps, `record` what a call writes and answers.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use jig_audit::{
+    AuditError, KeyRecord, KeyState, NewPacket, Op, Outcome, PacketKind, RunRecord, RunState,
+    RunUpdate,
+};
+use jig_model::canonical::{params_hash, run_id};
+use jig_model::envelope::{EventMessage, ResponseError, ToolRequest, ToolResponse};
+use jig_model::runbook::kernel::GovernanceAction;
+use jig_model::{ErrorCode, ToolDef};
+use jig_policy::Decision;
+use jig_policy::redact::{redact_declared, redact_text, redact_value};
+use jig_tools::{Events, Execution, Invocation, ToolError};
+use serde_json::{Value, json};
+
+use crate::engine::{CallContext, Engine, Registry};
+use crate::events::Event;
+use crate::identity::{canonical_principal, idempotency_key, new_id, request_hash, sha256_hex};
+use crate::metrics::CallRecord;
+
+mod approval;
+mod record;
+mod replay;
+
+/// How much of an unknown tool's arguments the audit keeps.
+const UNKNOWN_TOOL_MAX_INPUT: u64 = 64 * 1024;
+
+/// How often a call waiting on another call's idempotency key looks again.
+const KEY_POLL: Duration = Duration::from_millis(20);
+
+impl Engine {
+    /// Seed 003 `tools.dispatch`: run one call through the whole pipeline. Always answers; a
+    /// failure is a `ToolResponse` with `ok: false` and a stable error code.
+    pub async fn dispatch(&self, request: ToolRequest, context: CallContext) -> ToolResponse {
+        let started = Instant::now();
+        let session = request.session_id.clone().unwrap_or_else(|| context.session_id.clone());
+        tracing::info!(name: "tools.dispatch.started", tool = %request.tool, request_id = %request.request_id, session = %session, "tools.dispatch.started");
+        self.enter(&session);
+        let mut call = Call::new(self, &request, &context, session.clone(), started);
+        let mut response = call.run().await;
+        if call.repeated
+            && let Some(repeat) = call.answer_repeat().await
+        {
+            response = repeat;
+        }
+        self.leave(&session);
+        self.metrics.record_call(
+            &session,
+            CallRecord {
+                elapsed: started.elapsed(),
+                ok: response.ok,
+                denied: call.denied,
+                replayed: response.replayed,
+                pending_approval: call.pending,
+                bytes_in: call.bytes_in,
+                bytes_out: call.bytes_out,
+                files_touched: call.files_touched,
+            },
+        );
+        if response.ok {
+            tracing::info!(name: "tools.dispatch.completed", tool = %request.tool, request_id = %request.request_id, replayed = response.replayed, duration_ms = response.duration_ms, "tools.dispatch.completed");
+        } else {
+            let code = response.errors.first().map_or("", |e| e.code.as_str());
+            tracing::info!(name: "tools.dispatch.failed", tool = %request.tool, request_id = %request.request_id, code, "tools.dispatch.failed");
+        }
+        response
+    }
+}
+
+/// One call in progress.
+struct Call<'e> {
+    engine: &'e Engine,
+    registry: Registry,
+    request: &'e ToolRequest,
+    context: &'e CallContext,
+    session: String,
+    started: Instant,
+    /// Records not yet committed.
+    ops: Vec<Op>,
+    run_id: Option<String>,
+    args_hash: String,
+    bytes_in: u64,
+    bytes_out: u64,
+    files_touched: u64,
+    denied: bool,
+    pending: bool,
+    /// A record was refused by a unique key: maybe this request id was used before.
+    repeated: bool,
+}
+
+impl<'e> Call<'e> {
+    fn new(
+        engine: &'e Engine,
+        request: &'e ToolRequest,
+        context: &'e CallContext,
+        session: String,
+        started: Instant,
+    ) -> Self {
+        Self {
+            engine,
+            registry: engine.registry(),
+            request,
+            context,
+            session,
+            started,
+            ops: Vec::new(),
+            run_id: None,
+            args_hash: params_hash(&request.args),
+            bytes_in: 0,
+            bytes_out: 0,
+            files_touched: 0,
+            denied: false,
+            pending: false,
+            repeated: false,
+        }
+    }
+
+    async fn run(&mut self) -> ToolResponse {
+        let tool = self.registry.get(&self.request.tool);
+        self.bytes_in = serde_json::to_vec(&self.request.args).map_or(0, |b| b.len() as u64);
+        self.record_request(tool.as_deref());
+        let Some(tool) = tool else {
+            let ids: Vec<String> = self.registry.all().iter().map(|t| t.id.clone()).collect();
+            let hint = jig_load::did_you_mean(&self.request.tool, ids.iter().map(String::as_str));
+            let mut error =
+                ToolError::new(ErrorCode::NotFound, format!("no tool `{}`", self.request.tool));
+            if let Some(hint) = hint {
+                error = error.with_details(json!({ "did_you_mean": hint }));
+            }
+            return self.fail(error, RunState::Failed).await;
+        };
+        if self.bytes_in > tool.limits.max_input_bytes {
+            let error = ToolError::new(
+                ErrorCode::Limit,
+                format!("the arguments are {} bytes; `{}` accepts at most {}", self.bytes_in, tool.id, tool.limits.max_input_bytes),
+            )
+            .with_details(json!({ "limit": "maxInputBytes", "size": self.bytes_in, "max": tool.limits.max_input_bytes }));
+            return self.fail(error, RunState::Failed).await;
+        }
+        let problems = self.engine.validators.check(&tool, true, &self.request.args);
+        if !problems.is_empty() {
+            let error = ToolError::new(
+                ErrorCode::ValidationFail,
+                format!("the arguments do not match `{}`'s input schema", tool.id),
+            )
+            .with_details(json!({ "problems": problems }));
+            return self.fail(error, RunState::Failed).await;
+        }
+
+        let policy = Arc::clone(&self.registry.policy);
+        let run_id = run_id(&tool.id, &tool.version, policy.hash(), &self.args_hash);
+        self.run_id = Some(run_id.clone());
+        self.ops.push(Op::CreateRun(Box::new(self.run_record(&tool, &run_id, policy.hash()))));
+        self.publish_state(RunState::Created);
+
+        let mut decision = policy.decide(&tool, &self.request.args);
+        if let Some(budgets) = policy.config().budgets {
+            match self.engine.budget(&self.session).await {
+                Ok((usage, _)) => {
+                    if let Err(denial) = jig_policy::budget::check(&budgets, &usage, self.bytes_in)
+                    {
+                        decision = decision.strictest(denial.into());
+                    }
+                }
+                Err(error) => return self.internal(&error.to_string()).await,
+            }
+        }
+        tracing::info!(name: "tools.dispatch.decision", tool = %tool.id, action = ?decision.action, rule = %decision.rule, "tools.dispatch.decision");
+
+        match decision.action {
+            GovernanceAction::Deny => return self.deny(&tool, &decision).await,
+            GovernanceAction::RequireApproval => {
+                if let Some(token) = self.context.approval_token.clone() {
+                    match self.consume_token(&tool, &token).await {
+                        Ok(approval_id) => {
+                            decision = Decision::allow(
+                                "approval",
+                                format!("approved ({approval_id}); {}", decision.reason),
+                            );
+                        }
+                        Err(response) => return *response,
+                    }
+                } else {
+                    // A repeat of a call that already ran needs no approval: replaying it has no
+                    // side effect. Only the same principal's repeat: another caller still needs
+                    // the decision (and must not be handed someone else's result).
+                    if tool.has_side_effects() {
+                        let key = self.engine.store.key(&self.key(&tool)).await;
+                        let same_caller = match &key {
+                            Ok(Some(record)) => self.asked_by_caller(&record.request_id).await,
+                            _ => false,
+                        };
+                        match key {
+                            Ok(Some(record))
+                                if record.state == KeyState::Done
+                                    && record.response.is_some()
+                                    && same_caller =>
+                            {
+                                self.record_decision(
+                                    &decision,
+                                    "satisfied by replaying the recorded result",
+                                );
+                                return self.replay_key(record).await;
+                            }
+                            Ok(_) => {}
+                            Err(error) => return self.internal(&error.to_string()).await,
+                        }
+                    }
+                    return self.ask_approval(&tool, &decision).await;
+                }
+            }
+            GovernanceAction::Allow => {}
+        }
+        self.record_decision(&decision, "");
+
+        if tool.deterministic {
+            match self.engine.store.replay_source(&run_id).await {
+                Ok(Some(source)) => return self.replay_run(source).await,
+                Ok(None) => {}
+                Err(error) => return self.internal(&error.to_string()).await,
+            }
+        }
+
+        let claimed = if tool.has_side_effects() {
+            match self.claim(&tool).await {
+                Ok(Claim::Mine(key)) => Some(key),
+                Ok(Claim::Replay(record)) => return self.replay_key(record).await,
+                Err(response) => return *response,
+            }
+        } else {
+            if tool.execution.kind() != "builtin" {
+                // Another process will run it, which is worth a record before it starts even
+                // without side effects: the store then shows it running, and a crash leaves a
+                // trace that start-up recovery marks incomplete. In-process built-ins skip this:
+                // they stop with Jig, and their records are committed together after them.
+                self.ops.push(Op::SetRun(RunUpdate {
+                    request_id: self.request.request_id.clone(),
+                    state: Some(RunState::Running),
+                    ..RunUpdate::default()
+                }));
+                if let Err(error) = self.commit().await {
+                    return self.internal(&error.to_string()).await;
+                }
+            }
+            None
+        };
+        self.execute(&tool, claimed).await
+    }
+
+    /// Run the tool and record what happened.
+    async fn execute(&mut self, tool: &Arc<ToolDef>, claimed: Option<String>) -> ToolResponse {
+        let Some(executor) = self.engine.executors.for_tool(tool) else {
+            let error = ToolError::new(
+                ErrorCode::Internal,
+                format!("this version of Jig cannot run `{}` tools", tool.execution.kind()),
+            );
+            return self.finish(tool, Err(error), claimed).await;
+        };
+        self.publish_state(RunState::Running);
+        let engine_events = self.engine.events.clone();
+        let sink: Arc<dyn Fn(EventMessage) + Send + Sync> =
+            Arc::new(move |mut message: EventMessage| {
+                // What a tool prints may contain secrets too.
+                if let Some(data) = message.data.take() {
+                    message.data = Some(redact_value(&data));
+                }
+                engine_events.publish(Event::Message(message));
+            });
+        let timeout = Duration::from_millis(tool.timeout_ms);
+        let invocation = Invocation {
+            tool,
+            args: &self.request.args,
+            workspace: &self.engine.workspace,
+            policy: &self.registry.policy,
+            timeout,
+            cancel: self.context.cancel.clone(),
+            events: Events::new(self.request.request_id.clone(), sink),
+        };
+        // The executor enforces the limit itself (killing what it started); this is a backstop.
+        let outcome =
+            tokio::time::timeout(timeout + Duration::from_secs(2), executor.execute(invocation))
+                .await;
+        let result = match outcome {
+            Err(_) => Err(ToolError::new(
+                ErrorCode::Timeout,
+                format!("`{}` did not finish within {} ms", tool.id, tool.timeout_ms),
+            )),
+            Ok(Err(error)) => Err(error),
+            Ok(Ok(Execution::Submitted { handle })) => Err(ToolError::new(
+                ErrorCode::Internal,
+                format!(
+                    "`{}` was submitted as job {handle}; collecting jobs is not supported yet",
+                    tool.id
+                ),
+            )),
+            Ok(Ok(Execution::Done(output))) => {
+                self.files_touched = output.files_touched.len() as u64;
+                // What a tool returns reaches screens and logs: secrets in it are redacted
+                // there too, not only in the audit (seed 002 §7, `sec.shell.allowlist`).
+                self.check_output(tool, output.data).map(|data| redact_value(&data))
+            }
+        };
+        self.finish(tool, result, claimed).await
+    }
+
+    fn check_output(&mut self, tool: &ToolDef, data: Value) -> Result<Value, ToolError> {
+        self.bytes_out = serde_json::to_vec(&data).map_or(0, |b| b.len() as u64);
+        if self.bytes_out > tool.limits.max_output_bytes {
+            return Err(ToolError::new(
+                ErrorCode::Limit,
+                format!("the result is {} bytes; `{}` may return at most {}", self.bytes_out, tool.id, tool.limits.max_output_bytes),
+            )
+            .with_details(json!({ "limit": "maxOutputBytes", "size": self.bytes_out, "max": tool.limits.max_output_bytes })));
+        }
+        let problems = self.engine.validators.check(tool, false, &data);
+        if !problems.is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::ValidationFail,
+                format!("`{}` returned a result that does not match its output schema", tool.id),
+            )
+            .with_details(json!({ "problems": problems })));
+        }
+        Ok(data)
+    }
+
+    /// Record the result (or failure), settle the key, count usage; then answer.
+    async fn finish(
+        &mut self,
+        tool: &ToolDef,
+        result: Result<Value, ToolError>,
+        claimed: Option<String>,
+    ) -> ToolResponse {
+        let (response, state) = match result {
+            Ok(data) => (self.response(true, data, Vec::new(), false), RunState::Succeeded),
+            Err(error) => {
+                let state = if self.context.cancel.is_cancelled() {
+                    RunState::Cancelled
+                } else {
+                    RunState::Failed
+                };
+                let details = error.details.clone().unwrap_or(Value::Null);
+                (self.response(false, details, vec![response_error(&error)], false), state)
+            }
+        };
+        let mut response = response;
+        let stored = match self.stored(&mut response) {
+            Ok(stored) => stored,
+            Err(error) => return self.internal(&error.to_string()).await,
+        };
+        let kind = if response.ok { PacketKind::CallResult } else { PacketKind::CallFailed };
+        self.record(kind, json!({ "state": state, "ok": response.ok, "data": stored["data"], "errors": stored["errors"], "duration_ms": response.duration_ms }));
+        self.ops.push(Op::SetRun(RunUpdate {
+            request_id: self.request.request_id.clone(),
+            state: Some(state),
+            duration_ms: Some(i64::try_from(response.duration_ms).unwrap_or(i64::MAX)),
+            response: Some(stored.clone()),
+            error: response.errors.first().map(|e| format!("{}: {}", e.code, e.message)),
+            ..RunUpdate::default()
+        }));
+        if let Some(key) = claimed {
+            self.ops.push(Op::SettleKey {
+                key,
+                request_id: self.request.request_id.clone(),
+                state: KeyState::Done,
+                response: Some(stored),
+            });
+        }
+        self.ops.push(Op::AddUsage {
+            session_id: self.session.clone(),
+            principal: Some(self.context.principal.clone()),
+            calls: 1,
+            bytes: i64::try_from(self.bytes_in + self.bytes_out).unwrap_or(i64::MAX),
+            wall_ms: i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX),
+        });
+        self.publish_state(state);
+        match self.commit().await {
+            Ok(_) => response,
+            Err(error) => {
+                let message =
+                    format!("`{}` ran, but its result could not be recorded: {error}", tool.id);
+                self.response(
+                    false,
+                    response.data,
+                    vec![ResponseError { code: ErrorCode::Internal, message, details: None }],
+                    false,
+                )
+            }
+        }
+    }
+}
+
+enum Claim {
+    /// This call holds the key and may run.
+    Mine(String),
+    /// An identical call already finished: replay its response.
+    Replay(KeyRecord),
+}
+
+fn response_error(error: &ToolError) -> ResponseError {
+    ResponseError {
+        code: error.code,
+        message: error.message.clone(),
+        details: error.details.clone(),
+    }
+}
+
+fn internal_error(message: &str) -> ResponseError {
+    ResponseError { code: ErrorCode::Internal, message: message.to_owned(), details: None }
+}
