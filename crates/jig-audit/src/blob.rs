@@ -6,6 +6,7 @@
 
 use jig_model::Sha256Hash;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 use crate::error::AuditError;
 
@@ -31,16 +32,44 @@ impl Blob {
     /// `value` as a blob when its canonical JSON is larger than [`INLINE_MAX`], with the
     /// reference that replaces it; `None` when it stays inline.
     pub fn of_large(value: &Value) -> Result<Option<(Blob, Value)>, AuditError> {
-        let text = jig_model::canonical::canonical_json(value);
-        if text.len() <= INLINE_MAX {
+        let failed = |e: std::io::Error| AuditError::Commit(format!("storing a result: {e}"));
+        // One pass: the canonical JSON is hashed and compressed as it is written, never held
+        // whole (a grep result can be several megabytes).
+        let mut sink = Sink {
+            size: 0,
+            hasher: Sha256::new(),
+            encoder: zstd::stream::Encoder::new(Vec::new(), LEVEL).map_err(failed)?,
+        };
+        serde_json_canonicalizer::to_writer(value, &mut sink)
+            .map_err(|e| AuditError::Commit(format!("storing a result: {e}")))?;
+        if sink.size <= INLINE_MAX {
             return Ok(None);
         }
-        let hash = Sha256Hash::of_bytes(text.as_bytes()).to_hex();
-        let body = zstd::bulk::compress(text.as_bytes(), LEVEL)
-            .map_err(|e| AuditError::Commit(format!("compressing a result: {e}")))?;
-        let size = i64::try_from(text.len()).unwrap_or(i64::MAX);
+        let hash: String = sink.hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let body = sink.encoder.finish().map_err(failed)?;
+        let size = i64::try_from(sink.size).unwrap_or(i64::MAX);
         let reference = reference(&hash, size);
         Ok(Some((Blob { hash, size, body }, reference)))
+    }
+}
+
+/// Where canonical JSON is written: counted, hashed and compressed.
+struct Sink {
+    size: usize,
+    hasher: Sha256,
+    encoder: zstd::stream::Encoder<'static, Vec<u8>>,
+}
+
+impl std::io::Write for Sink {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.size += bytes.len();
+        self.hasher.update(bytes);
+        self.encoder.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

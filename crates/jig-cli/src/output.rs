@@ -162,12 +162,16 @@ pub fn print_json(
     out: &mut impl std::io::Write,
     value: &impl serde::Serialize,
 ) -> std::io::Result<()> {
+    use std::io::Write as _;
+    // Buffered: a large response goes out in a few large writes, not one per token.
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, &mut *out);
     if std::io::stdout().is_terminal() {
-        serde_json::to_writer_pretty(&mut *out, value)?;
+        serde_json::to_writer_pretty(&mut buffered, value)?;
     } else {
-        serde_json::to_writer(&mut *out, value)?;
+        serde_json::to_writer(&mut buffered, value)?;
     }
-    writeln!(out)
+    writeln!(buffered)?;
+    buffered.flush()
 }
 
 /// The name of the user this process runs as (from the owner of `/proc/self` and

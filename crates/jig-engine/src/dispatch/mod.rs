@@ -26,7 +26,7 @@ use jig_model::envelope::{EventMessage, ResponseError, ToolRequest, ToolResponse
 use jig_model::runbook::kernel::GovernanceAction;
 use jig_model::{ErrorCode, ToolDef};
 use jig_policy::Decision;
-use jig_policy::redact::{redact_declared, redact_text, redact_value};
+use jig_policy::redact::{redact_declared, redact_in_place, redact_text, redact_value};
 use jig_tools::{Events, Execution, Invocation, ToolError};
 use serde_json::{Value, json};
 
@@ -314,14 +314,17 @@ impl<'e> Call<'e> {
                 self.files_touched = output.files_touched.len() as u64;
                 // What a tool returns reaches screens and logs: secrets in it are redacted
                 // there too, not only in the audit (seed 002 §7, `sec.shell.allowlist`).
-                self.check_output(tool, output.data).map(|data| redact_value(&data))
+                self.check_output(tool, output.data).map(|mut data| {
+                    redact_in_place(&mut data);
+                    data
+                })
             }
         };
         self.finish(tool, result, claimed).await
     }
 
     fn check_output(&mut self, tool: &ToolDef, data: Value) -> Result<Value, ToolError> {
-        self.bytes_out = serde_json::to_vec(&data).map_or(0, |b| b.len() as u64);
+        self.bytes_out = json_size(&data);
         if self.bytes_out > tool.limits.max_output_bytes {
             return Err(ToolError::new(
                 ErrorCode::Limit,
@@ -423,4 +426,21 @@ fn response_error(error: &ToolError) -> ResponseError {
 
 fn internal_error(message: &str) -> ResponseError {
     ResponseError { code: ErrorCode::Internal, message: message.to_owned(), details: None }
+}
+
+/// Bytes of `value` as compact JSON, counted without building the text.
+fn json_size(value: &Value) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len() as u64;
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
