@@ -46,6 +46,9 @@ pub struct Store {
     pool: AnyPool,
     dialect: Dialect,
     writer: mpsc::UnboundedSender<(Vec<Op>, crate::writer::Reply)>,
+    /// Transactions this store's writer has committed (group commit puts several callers'
+    /// operations in one).
+    commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// What start-up recovery found left over from a process that died.
@@ -150,8 +153,9 @@ impl Store {
                 pool
             }
         };
-        let writer = crate::writer::spawn(pool.clone(), dialect);
-        Ok(Self { pool, dialect, writer })
+        let commits = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let writer = crate::writer::spawn(pool.clone(), dialect, std::sync::Arc::clone(&commits));
+        Ok(Self { pool, dialect, writer, commits })
     }
 
     /// The connection pool, for reads defined in other modules.
@@ -215,6 +219,11 @@ impl Store {
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.map(|row| row.try_get::<String, _>(0)).transpose()?)
+    }
+
+    /// How many transactions this store has committed so far.
+    pub fn commits(&self) -> u64 {
+        self.commits.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Apply `ops` in one transaction; returns when they are durable.

@@ -33,9 +33,13 @@ pub(crate) type Reply = oneshot::Sender<Result<Vec<Outcome>, AuditError>>;
 type Results = Vec<Result<Vec<Outcome>, AuditError>>;
 
 /// Start the writer of `pool`.
-pub(crate) fn spawn(pool: AnyPool, dialect: Dialect) -> mpsc::UnboundedSender<(Vec<Op>, Reply)> {
+pub(crate) fn spawn(
+    pool: AnyPool,
+    dialect: Dialect,
+    commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
+) -> mpsc::UnboundedSender<(Vec<Op>, Reply)> {
     let (sender, jobs) = mpsc::unbounded_channel();
-    tokio::spawn(write_loop(pool, dialect, jobs));
+    tokio::spawn(write_loop(pool, dialect, jobs, commits));
     sender
 }
 
@@ -43,6 +47,7 @@ async fn write_loop(
     pool: AnyPool,
     dialect: Dialect,
     mut jobs: mpsc::UnboundedReceiver<(Vec<Op>, Reply)>,
+    commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
 ) {
     // The head after this writer's last commit; `None` when unknown.
     let mut known_head: Option<(i64, String)> = None;
@@ -84,6 +89,7 @@ async fn write_loop(
         };
         match results {
             Ok(results) => {
+                commits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 for ((_, reply), result) in group.into_iter().zip(results) {
                     let _ = reply.send(result);
                 }

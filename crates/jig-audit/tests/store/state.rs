@@ -98,6 +98,51 @@ async fn recovery_marks_what_a_dead_process_left_and_frees_its_keys() {
     }
 }
 
+/// Recovery by owner: a live process's run is left alone, a dead one's is failed, another
+/// host's only once its deadline has passed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recovery_spares_live_owners_and_waits_for_foreign_deadlines() {
+    for (store, _dir) in stores().await {
+        let mut dead = std::process::Command::new("true").spawn().expect("spawn");
+        let dead_pid = dead.id();
+        dead.wait().expect("wait");
+        let host = jig_audit::owner::current().split('/').next().expect("host").to_owned();
+        let now = jig_audit::time::now_us();
+        let owned = |request: &str, owner: String, deadline: Option<i64>| RunRecord {
+            owner: Some(owner),
+            deadline_us: deadline,
+            ..run(request, &format!("run-{request}"), RunState::Running)
+        };
+        store
+            .apply(vec![
+                Op::CreateRun(Box::new(owned(
+                    "live",
+                    jig_audit::owner::current().to_owned(),
+                    None,
+                ))),
+                Op::CreateRun(Box::new(owned("dead", format!("{host}/{dead_pid}/1"), None))),
+                Op::CreateRun(Box::new(owned(
+                    "far-early",
+                    "elsewhere/1/1".into(),
+                    Some(now + 3_600_000_000),
+                ))),
+                Op::CreateRun(Box::new(owned("far-late", "elsewhere/2/1".into(), Some(now - 1)))),
+            ])
+            .await
+            .expect("create");
+        let recovery = store.recover().await.expect("recover");
+        assert_eq!(recovery.runs, 2, "the dead owner's and the foreign one past its deadline");
+        let state = |request: &'static str| {
+            let store = store.clone();
+            async move { store.run(request).await.expect("run").expect(request).state }
+        };
+        assert_eq!(state("live").await, RunState::Running);
+        assert_eq!(state("dead").await, RunState::Failed);
+        assert_eq!(state("far-early").await, RunState::Running);
+        assert_eq!(state("far-late").await, RunState::Failed);
+    }
+}
+
 /// Defect: recovery read a run as unfinished, its owner then finished it and exited, and
 /// recovery still marked it failed after its result. The interleaving, step by step: the run is
 /// read while running, finished with its result packet, then abandoned with the stale read.

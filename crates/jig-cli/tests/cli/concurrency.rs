@@ -132,6 +132,41 @@ fn every_answered_call_is_recorded_as_answered_under_concurrent_identical_calls(
     assert_eq!(jig(root, &["audit", "verify"]).status.code(), Some(0));
 }
 
+/// Processes writing one PostgreSQL store at once (a team's shared store): the chain stays
+/// gapless and verifies, and a side effect asked for by all of them runs exactly once.
+#[test]
+fn processes_on_one_postgres_store_keep_the_chain_sound_and_run_once() {
+    let url = jig_testkit::postgres_url();
+    let dir = counting_project();
+    let root = dir.path();
+    let warm =
+        jig(root, &["--db", &url, "call", "busy.count", "--args", r#"{"label": "warm-up"}"#]);
+    assert_eq!(warm.status.code(), Some(0), "{}", stderr(&warm));
+    let children: Vec<_> = (0..12)
+        .map(|n| {
+            // Half the same side effect, half calls of their own.
+            let label = if n % 2 == 0 { "once".to_owned() } else { format!("own-{n}") };
+            Command::new(env!("CARGO_BIN_EXE_jig"))
+                .args(["--db", &url, "call", "busy.count", "--args"])
+                .arg(format!(r#"{{"label": "{label}"}}"#))
+                .current_dir(root)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().expect("wait");
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(stdout_json(&output)["ok"], true);
+    }
+    let log = std::fs::read_to_string(root.join("runs.log")).expect("log");
+    assert_eq!(log.lines().count(), 1 + 1 + 6, "warm-up, `once` exactly once, six of their own");
+    let verify = jig(root, &["--db", &url, "audit", "verify"]);
+    assert_eq!(verify.status.code(), Some(0), "{}", String::from_utf8_lossy(&verify.stdout));
+}
+
 /// SIGKILL in the middle of a run; the next start marks it incomplete, the database is sound
 /// and the chain verifies.
 #[test]

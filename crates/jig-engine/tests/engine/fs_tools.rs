@@ -61,6 +61,21 @@ async fn fs_list_matches_globs_skipping_ignored_and_hidden_files() {
     assert_eq!(code(&bad), "E_VALIDATION_FAIL", "{bad:?}");
 }
 
+/// `.jigignore` hides paths from the walking tools, in or out of a repository.
+#[tokio::test(flavor = "multi_thread")]
+async fn jigignore_hides_paths_from_fs_list_and_grep() {
+    let project = project();
+    project.write(".jigignore", "docs/\n*.md\n");
+    let engine = project.engine().await;
+    let listed = call_once(&engine, "fs_list", json!({ "glob": "**" })).await;
+    let files = strings(&listed.data["files"]);
+    assert!(!files.iter().any(|f| f.starts_with("docs/")), "{files:?}");
+    assert!(files.contains(&"src/lib.rs".to_owned()), "{files:?}");
+    let found = call_once(&engine, "grep", json!({ "pattern": "(?i)panic" })).await;
+    assert!(!found.data.to_string().contains("guide.md"), "{}", found.data);
+    assert!(found.data.to_string().contains("src/lib.rs"), "{}", found.data);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn grep_reports_file_line_column_and_skips_binary_vendor_and_ignored_files() {
     let project = project();

@@ -101,6 +101,28 @@ async fn session_budgets_are_enforced_and_queryable() {
     );
 }
 
+/// `max_bytes` (arguments plus results) and `max_wall_ms` stop a session once used up.
+#[tokio::test(flavor = "multi_thread")]
+async fn byte_and_time_budgets_are_enforced() {
+    let project = Project::new("budgets: { max_bytes: 200 }");
+    let engine = project.engine().await;
+    let first = call(&engine, "t.echo", json!({ "text": "x".repeat(150) })).await;
+    assert!(first.ok, "{first:?}");
+    let (used, _) = engine.budget("s1").await.expect("budget");
+    assert!(used.bytes > 200, "arguments and result counted: {}", used.bytes);
+    let over = call(&engine, "t.echo", json!({ "text": "y" })).await;
+    assert_eq!(code(&over), "E_LIMIT", "{over:?}");
+    assert_eq!(over.errors[0].details.as_ref().expect("details")["rule"], "budgets.max_bytes");
+
+    let project = Project::new("budgets: { max_wall_ms: 100 }");
+    let engine = project.engine().await;
+    let slow = call(&engine, "t.sleep", json!({ "secs": "0.3" })).await;
+    assert!(slow.ok, "{slow:?}");
+    let after = call(&engine, "t.echo", json!({ "text": "z" })).await;
+    assert_eq!(code(&after), "E_LIMIT", "{after:?}");
+    assert_eq!(after.errors[0].details.as_ref().expect("details")["rule"], "budgets.max_wall_ms");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn secrets_never_reach_the_store() {
     let project = Project::new("");
