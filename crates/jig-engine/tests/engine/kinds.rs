@@ -270,6 +270,24 @@ for line in sys.stdin:
     let second = call_once(&engine, "gert/calc.add", json!({ "a": 10, "b": 5 })).await;
     assert_eq!(second.data["sum"], 15);
     assert_eq!(first.data["pid"], second.data["pid"], "the jsonrpc server is persistent");
+    // A server that dies is started again by the next call.
+    let server = calc_server(&project.root).expect("the server runs");
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-9", &server.to_string()])
+            .status()
+            .expect("kill")
+            .success()
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while calc_server(&project.root) == Some(server) {
+        assert!(std::time::Instant::now() < deadline, "the server did not die");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let third = call_once(&engine, "gert/calc.add", json!({ "a": 1, "b": 1 })).await;
+    assert_eq!(third.data["sum"], 2, "{third:?}");
+    let restarted = calc_server(&project.root).expect("a new server runs");
+    assert_ne!(restarted, server);
     let mut events = engine.subscribe();
     let counted = call_once(&engine, "gert/notes.count", json!({ "text": "one two three" })).await;
     assert!(counted.ok, "{counted:?}");
@@ -284,4 +302,17 @@ for line in sys.stdin:
         }
     }
     assert!(progress, "MCP progress notifications become events");
+}
+
+/// The host pid of this project's `calc_server.py` (its own pid namespace hides it from itself).
+fn calc_server(root: &std::path::Path) -> Option<u32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
+        let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+        let cwd = std::fs::read_link(entry.path().join("cwd")).ok()?;
+        let python =
+            cmdline.split(|b| *b == 0).next().is_some_and(|arg0| arg0.ends_with(b"python3"));
+        let script = cmdline.windows(25).any(|w| w == b"tools/gert/calc_server.py");
+        (python && script && cwd == root).then_some(pid)
+    })
 }
