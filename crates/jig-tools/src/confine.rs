@@ -313,7 +313,13 @@ impl Confinement {
         if !self.read.iter().chain(&self.write).chain(&self.tmp).any(under_tmp) {
             push(&["--tmpfs".as_ref(), "/tmp".as_ref()]);
         }
+        let mut bound: Vec<&Path> = Vec::new();
         for path in &self.read {
+            // A tree inside one already bound read-only needs no mount of its own.
+            if bound.iter().any(|b| path.starts_with(b)) {
+                continue;
+            }
+            bound.push(path);
             match std::fs::symlink_metadata(path) {
                 Ok(meta)
                     if meta.file_type().is_symlink() && path.parent() == Some(Path::new("/")) =>

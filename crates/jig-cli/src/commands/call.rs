@@ -62,8 +62,13 @@ pub async fn run(
             () = terminate => cancel.cancel(),
         }
     });
+    let progress = crate::progress::show(&engine, &request.request_id);
     let response = engine.dispatch(request, context).await;
     interrupt.abort();
+    if let Some(progress) = progress {
+        progress.abort();
+        let _ = progress.await;
+    }
     print_json(out, &response)?;
     Ok(if response.ok { Code::Ok } else { Code::Failed })
 }

@@ -263,3 +263,44 @@ fn jig_tools_find(program: &str) -> std::path::PathBuf {
         .find(|p| p.is_file())
         .unwrap_or_else(|| panic!("{program} on PATH"))
 }
+
+/// On a terminal, `jig call` shows the call's progress and streamed output on stderr; piped, it
+/// shows nothing extra. The terminal is a real pseudo-terminal (`script`).
+#[test]
+fn call_shows_progress_on_a_terminal_and_nothing_when_piped() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("tools")).expect("mkdir");
+    std::fs::write(root.join("jig.yaml"), "name: progress\n").expect("write");
+    std::fs::write(
+        root.join("tools/slow.tool.yaml"),
+        "id: demo.slow\nversion: 1.0.0\ndescription: Reports progress.\nsideEffects: [none]\n\
+         risk: low\ndeterministic: false\ntimeoutMs: 10000\n\
+         limits: {maxInputBytes: 1024, maxOutputBytes: 4096}\ninputSchema: {type: object}\n\
+         outputSchema: {type: object}\nexecution: {kind: python, script: slow.py}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("tools/slow.py"),
+        "import json, sys, time\njson.load(sys.stdin)\nfor i in range(1, 4):\n    \
+         print(json.dumps({'type': 'progress', 'pct': i * 30, 'message': f'step {i}'}), flush=True)\n    \
+         print(f'working on step {i}', file=sys.stderr, flush=True)\n    time.sleep(0.3)\n\
+         print(json.dumps({'type': 'result', 'data': {'done': True}}))\n",
+    )
+    .expect("write");
+    let command = format!("{} call demo.slow", env!("CARGO_BIN_EXE_jig"));
+    let terminal = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .output()
+        .expect("script");
+    let shown = String::from_utf8_lossy(&terminal.stdout);
+    assert!(shown.contains("working on step 2"), "streamed output: {shown}");
+    assert!(shown.contains("step 3") && shown.contains('%'), "a progress bar: {shown}");
+    assert!(shown.contains("\"done\": true"), "the response, pretty: {shown}");
+    let piped = jig(root, &["call", "demo.slow"]);
+    assert_eq!(piped.status.code(), Some(0));
+    assert!(piped.stderr.is_empty(), "nothing extra when piped: {}", stderr(&piped));
+    assert_eq!(stdout_json(&piped)["data"]["done"], true);
+}
