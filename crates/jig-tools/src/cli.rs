@@ -13,9 +13,8 @@ use jig_model::tool_def::ToolExecution;
 use jig_model::toolpack::Execution as Kind;
 use serde_json::json;
 
-use crate::confine;
 use crate::executor::{Execution, Executor, Invocation, Output, ToolError};
-use crate::process::{self, Spawn};
+use crate::process;
 use crate::rundir::RunDir;
 use crate::template;
 
@@ -40,22 +39,12 @@ impl Executor for CliExecutor {
         let args = run.as_ref().map_or(invocation.args, |r| &r.args);
         let argv = template::render_all(&cli.cmd, args, tool.templating.as_ref())?;
         template::check_positional(&cli.cmd, &argv)?;
-        let mut env = environment(tool);
-        let (_scratch, confinement) =
-            confine::prepare(&invocation, &argv[0], run.as_ref().map(RunDir::dir), &mut env)?;
-        let max_output =
-            usize::try_from(tool.limits.max_output_bytes).unwrap_or(usize::MAX).min(MAX_CAPTURE);
-        let finished = process::run(
-            Spawn {
-                argv: &argv,
-                cwd: run.as_ref().map_or(invocation.workspace.root(), RunDir::dir),
-                env,
-                stdin: None,
-                timeout: invocation.timeout,
-                max_output,
-                confine: &confinement,
-            },
-            &invocation.cancel,
+        let finished = process::run_tool(
+            &invocation,
+            run.as_ref(),
+            &argv,
+            environment(tool),
+            None,
             &invocation.events,
         )
         .await?;

@@ -108,6 +108,39 @@ pub async fn run(
     Ok(Finished { code: status.code(), stdout, stderr, truncated: out_cut || err_cut })
 }
 
+/// Run `argv` as `invocation`'s tool: confined by its caps (`crate::confine`), in its run
+/// directory or else the workspace root, with its time limit and output cap; `env` gains the
+/// private `HOME` and `TMPDIR`. The one way the external kinds start their process.
+pub async fn run_tool(
+    invocation: &crate::executor::Invocation<'_>,
+    run_dir: Option<&crate::rundir::RunDir>,
+    argv: &[String],
+    mut env: BTreeMap<String, String>,
+    stdin: Option<&str>,
+    events: &Events,
+) -> Result<Finished, ToolError> {
+    let program = argv.first().ok_or_else(|| ToolError::new(ErrorCode::Shell, "empty command"))?;
+    let dir = run_dir.map(crate::rundir::RunDir::dir);
+    let (_scratch, confinement) = crate::confine::prepare(invocation, program, dir, &mut env)?;
+    let max_output = usize::try_from(invocation.tool.limits.max_output_bytes)
+        .unwrap_or(usize::MAX)
+        .min(crate::cli::MAX_CAPTURE);
+    run(
+        Spawn {
+            argv,
+            cwd: dir.unwrap_or(invocation.workspace.root()),
+            env,
+            stdin,
+            timeout: invocation.timeout,
+            max_output,
+            confine: &confinement,
+        },
+        &invocation.cancel,
+        events,
+    )
+    .await
+}
+
 /// Read a stream to its end, keeping the first `max` bytes and reporting chunks as events.
 async fn capture(
     stream: Option<impl AsyncRead + Unpin>,

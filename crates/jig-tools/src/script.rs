@@ -20,10 +20,9 @@ use jig_model::tool_def::ToolExecution;
 use jig_model::toolpack::Execution as Kind;
 use serde_json::{Value, json};
 
-use crate::cli::{self, MAX_CAPTURE};
-use crate::confine;
+use crate::cli;
 use crate::executor::{Events, Execution, Executor, Invocation, Output, ToolError};
-use crate::process::{self, Spawn};
+use crate::process;
 use crate::rundir::RunDir;
 
 /// Calls `module:callable` with the request's arguments (Python side of the protocol).
@@ -163,21 +162,12 @@ impl Executor for ScriptExecutor {
         if let Some(run) = &run {
             env.insert("JIG_RUN_DIR".to_owned(), run.dir().display().to_string());
         }
-        let (_scratch, confinement) =
-            confine::prepare(&invocation, interpreter, run.as_ref().map(RunDir::dir), &mut env)?;
-        let finished = process::run(
-            Spawn {
-                argv: &full,
-                cwd: run.as_ref().map_or(invocation.workspace.root(), RunDir::dir),
-                env,
-                stdin: Some(&request),
-                timeout: invocation.timeout,
-                max_output: usize::try_from(tool.limits.max_output_bytes)
-                    .unwrap_or(usize::MAX)
-                    .min(MAX_CAPTURE),
-                confine: &confinement,
-            },
-            &invocation.cancel,
+        let finished = process::run_tool(
+            &invocation,
+            run.as_ref(),
+            &full,
+            env,
+            Some(&request),
             &protocol.events,
         )
         .await?;

@@ -5,9 +5,8 @@ use jig_model::tool_def::GertExecution;
 use serde_json::json;
 
 use super::{argv, extract, redact};
-use crate::cli::MAX_CAPTURE;
 use crate::executor::{Invocation, Output, ToolError};
-use crate::process::{self, Spawn};
+use crate::process;
 use crate::rundir::RunDir;
 
 pub(super) async fn run(
@@ -23,25 +22,9 @@ pub(super) async fn run(
         )
         .with_details(json!({ "binary": argv[0] })));
     }
-    let mut env = crate::cli::environment(invocation.tool);
-    let (_scratch, confinement) =
-        crate::confine::prepare(invocation, &argv[0], run.as_ref().map(RunDir::dir), &mut env)?;
-    let finished = process::run(
-        Spawn {
-            argv: &argv,
-            cwd: run.as_ref().map_or(invocation.workspace.root(), RunDir::dir),
-            env,
-            stdin: None,
-            timeout: invocation.timeout,
-            max_output: usize::try_from(invocation.tool.limits.max_output_bytes)
-                .unwrap_or(usize::MAX)
-                .min(MAX_CAPTURE),
-            confine: &confinement,
-        },
-        &invocation.cancel,
-        &invocation.events,
-    )
-    .await?;
+    let env = crate::cli::environment(invocation.tool);
+    let finished =
+        process::run_tool(invocation, run.as_ref(), &argv, env, None, &invocation.events).await?;
     if finished.code != Some(0) {
         return Err(ToolError::new(
             ErrorCode::Shell,
