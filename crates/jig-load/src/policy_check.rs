@@ -53,7 +53,7 @@ pub(crate) fn check(policy: &PolicyConfig, manifest: &Located) -> Vec<Diagnostic
         }
     }
     for (i, validator) in policy.validators.iter().enumerate() {
-        if !RULE_IDS.contains(&validator.rule.as_str()) {
+        if jig_model::policy::RuleId::parse(&validator.rule).is_none() {
             let diagnostic =
                 Diagnostic::error(codes::POLICY, format!("unknown rule `{}`", validator.rule))
                     .suggest_or(

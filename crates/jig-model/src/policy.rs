@@ -246,7 +246,106 @@ pub struct SessionBudgets {
     pub max_wall_ms: Option<u64>,
 }
 
-/// The rule ids of seed 002 §7.
+/// The rules of seed 002 §7: one enum, so every place that acts on a rule (the loader's check,
+/// the catalog of defaults and triggers, the checks themselves) matches them exhaustively and a
+/// new rule cannot be forgotten in one of them. In files and on the wire a rule is its id.
+// Not `#[non_exhaustive]`: a new rule must break every match until it is handled there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuleId {
+    /// `sec.network.allowlist`
+    NetworkAllowlist,
+    /// `sec.shell.allowlist`
+    ShellAllowlist,
+    /// `sec.paths.sandbox`
+    PathsSandbox,
+    /// `sec.git.clean_tree`
+    GitCleanTree,
+    /// `code.ast.parsed`
+    AstParsed,
+    /// `build.must.pass`
+    BuildMustPass,
+    /// `lint.must.pass`
+    LintMustPass,
+    /// `fmt.must.pass`
+    FmtMustPass,
+    /// `code.todo.blockers`
+    TodoBlockers,
+    /// `test.required.changed`
+    TestRequiredChanged,
+    /// `secrets.scan`
+    SecretsScan,
+    /// `code.fn.docs.exported`
+    FnDocsExported,
+    /// `code.no.panic.in.lib`
+    NoPanicInLib,
+    /// `code.no.unwrap`
+    NoUnwrap,
+    /// `code.mod.import.rules`
+    ImportRules,
+    /// `commit.message.conventional`
+    CommitConventional,
+    /// `branch.naming.convention`
+    BranchNaming,
+}
+
+impl RuleId {
+    /// Every rule, in the seed's order.
+    pub const ALL: [RuleId; 17] = [
+        Self::NetworkAllowlist,
+        Self::ShellAllowlist,
+        Self::PathsSandbox,
+        Self::GitCleanTree,
+        Self::AstParsed,
+        Self::BuildMustPass,
+        Self::LintMustPass,
+        Self::FmtMustPass,
+        Self::TodoBlockers,
+        Self::TestRequiredChanged,
+        Self::SecretsScan,
+        Self::FnDocsExported,
+        Self::NoPanicInLib,
+        Self::NoUnwrap,
+        Self::ImportRules,
+        Self::CommitConventional,
+        Self::BranchNaming,
+    ];
+
+    /// The rule's id.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NetworkAllowlist => "sec.network.allowlist",
+            Self::ShellAllowlist => "sec.shell.allowlist",
+            Self::PathsSandbox => "sec.paths.sandbox",
+            Self::GitCleanTree => "sec.git.clean_tree",
+            Self::AstParsed => "code.ast.parsed",
+            Self::BuildMustPass => "build.must.pass",
+            Self::LintMustPass => "lint.must.pass",
+            Self::FmtMustPass => "fmt.must.pass",
+            Self::TodoBlockers => "code.todo.blockers",
+            Self::TestRequiredChanged => "test.required.changed",
+            Self::SecretsScan => "secrets.scan",
+            Self::FnDocsExported => "code.fn.docs.exported",
+            Self::NoPanicInLib => "code.no.panic.in.lib",
+            Self::NoUnwrap => "code.no.unwrap",
+            Self::ImportRules => "code.mod.import.rules",
+            Self::CommitConventional => "commit.message.conventional",
+            Self::BranchNaming => "branch.naming.convention",
+        }
+    }
+
+    /// The rule with id `id`.
+    pub fn parse(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|rule| rule.as_str() == id)
+    }
+}
+
+impl std::fmt::Display for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The rule ids of seed 002 §7, as text.
 pub const RULE_IDS: [&str; 17] = [
     "sec.network.allowlist",
     "sec.shell.allowlist",
@@ -266,3 +365,18 @@ pub const RULE_IDS: [&str; 17] = [
     "commit.message.conventional",
     "branch.naming.convention",
 ];
+
+#[cfg(test)]
+mod rule_tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids_and_their_text_agree() {
+        let texts: Vec<&str> = RuleId::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(texts, RULE_IDS);
+        for rule in RuleId::ALL {
+            assert_eq!(RuleId::parse(rule.as_str()), Some(rule));
+        }
+        assert_eq!(RuleId::parse("secrets.scans"), None);
+    }
+}

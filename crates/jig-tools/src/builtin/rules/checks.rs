@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use jig_ast::{Kind, Language, Symbol};
 use jig_model::ErrorCode;
-use jig_model::policy::ValidatorRule;
+use jig_model::policy::{RuleId, ValidatorRule};
 use jig_policy::redact::has_secret;
 use regex::Regex;
 
@@ -37,8 +37,15 @@ pub(super) fn check(
                 message,
             });
         };
-    match rule.rule.as_str() {
-        "secrets.scan" => {
+    // The loader refuses unknown ids; one that got here anyway is an error, not a silent pass.
+    let Some(id) = RuleId::parse(&rule.rule) else {
+        return Err(ToolError::new(
+            ErrorCode::ValidationFail,
+            format!("the policy names unknown rule `{}`", rule.rule),
+        ));
+    };
+    match id {
+        RuleId::SecretsScan => {
             for line in context.changes.lines.iter().filter(|l| context.in_scope(&l.file)) {
                 if has_secret(&line.text) {
                     found(
@@ -51,7 +58,7 @@ pub(super) fn check(
                 }
             }
         }
-        "code.todo.blockers" => {
+        RuleId::TodoBlockers => {
             let protected = pattern(rule, PROTECTED_BRANCHES)?;
             let branch = context.branch.or(context.changes.branch.as_deref()).unwrap_or_default();
             if protected.is_match(branch) {
@@ -68,7 +75,7 @@ pub(super) fn check(
                 }
             }
         }
-        "test.required.changed" => {
+        RuleId::TestRequiredChanged => {
             let files: Vec<&String> =
                 context.changes.files.iter().filter(|f| context.in_scope(f)).collect();
             let code: Vec<&&String> =
@@ -82,7 +89,7 @@ pub(super) fn check(
                 );
             }
         }
-        "commit.message.conventional" => {
+        RuleId::CommitConventional => {
             let message = match context.message {
                 Some(message) => Some(message.to_owned()),
                 None => super::changes::repository(context.call).and_then(|repo| {
@@ -103,7 +110,7 @@ pub(super) fn check(
                 }
             }
         }
-        "branch.naming.convention" => {
+        RuleId::BranchNaming => {
             let branch = context.branch.or(context.changes.branch.as_deref());
             if let Some(branch) = branch
                 && !pattern(rule, BRANCH_NAMES)?.is_match(branch)
@@ -116,7 +123,7 @@ pub(super) fn check(
                 );
             }
         }
-        "build.must.pass" | "lint.must.pass" | "fmt.must.pass" => {
+        RuleId::BuildMustPass | RuleId::LintMustPass | RuleId::FmtMustPass => {
             if rule.command.is_empty() {
                 found(None, None, None, format!("`{}` has no `command` in the policy", rule.rule));
             } else {
@@ -150,27 +157,21 @@ pub(super) fn check(
                 }
             }
         }
-        "code.ast.parsed" => {
+        RuleId::AstParsed => {
             let index = ast::fresh_index(context.call)?;
             for error in index.errors().filter(|e| context.in_scope(&e.file)) {
                 found(Some(&error.file), Some(error.line), None, error.message.clone());
             }
         }
-        "code.fn.docs.exported" | "code.no.unwrap" | "code.no.panic.in.lib" => {
+        RuleId::FnDocsExported | RuleId::NoUnwrap | RuleId::NoPanicInLib => {
             symbol_rule(context, rule, &mut found)?
         }
-        "code.mod.import.rules" => import_rule(context, rule, &mut found)?,
+        RuleId::ImportRules => import_rule(context, rule, &mut found)?,
         // Enforced by the policy on every call; nothing to find after the fact.
-        "sec.network.allowlist"
-        | "sec.shell.allowlist"
-        | "sec.paths.sandbox"
-        | "sec.git.clean_tree" => {}
-        other => {
-            return Err(ToolError::new(
-                ErrorCode::ValidationFail,
-                format!("the policy names unknown rule `{other}`"),
-            ));
-        }
+        RuleId::NetworkAllowlist
+        | RuleId::ShellAllowlist
+        | RuleId::PathsSandbox
+        | RuleId::GitCleanTree => {}
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ mod checks;
 
 use globset::GlobMatcher;
 use jig_model::ErrorCode;
-use jig_model::policy::{Enforcement, ValidatorRule};
+use jig_model::policy::{Enforcement, RuleId, ValidatorRule};
 use serde_json::{Value, json};
 
 use super::call::Call;
@@ -27,26 +27,29 @@ enum Trigger {
     Checkout,
 }
 
-/// Every rule: id, default level, trigger.
-const CATALOG: &[(&str, Enforcement, Trigger)] = &[
-    ("sec.network.allowlist", Enforcement::Blocking, Trigger::Call),
-    ("sec.shell.allowlist", Enforcement::Blocking, Trigger::Call),
-    ("sec.paths.sandbox", Enforcement::Blocking, Trigger::Call),
-    ("sec.git.clean_tree", Enforcement::Blocking, Trigger::Call),
-    ("code.ast.parsed", Enforcement::Blocking, Trigger::Write),
-    ("build.must.pass", Enforcement::Blocking, Trigger::Commit),
-    ("lint.must.pass", Enforcement::Blocking, Trigger::Commit),
-    ("fmt.must.pass", Enforcement::Blocking, Trigger::Commit),
-    ("code.todo.blockers", Enforcement::Blocking, Trigger::Commit),
-    ("test.required.changed", Enforcement::Blocking, Trigger::Commit),
-    ("secrets.scan", Enforcement::Blocking, Trigger::Commit),
-    ("code.fn.docs.exported", Enforcement::Blocking, Trigger::Commit),
-    ("code.no.panic.in.lib", Enforcement::Warning, Trigger::Commit),
-    ("code.no.unwrap", Enforcement::Warning, Trigger::Commit),
-    ("code.mod.import.rules", Enforcement::Blocking, Trigger::Commit),
-    ("commit.message.conventional", Enforcement::Warning, Trigger::Commit),
-    ("branch.naming.convention", Enforcement::Warning, Trigger::Checkout),
-];
+/// A rule's default level and when it fires: an exhaustive match, so a new rule has both.
+fn catalog(rule: RuleId) -> (Enforcement, Trigger) {
+    use Enforcement::{Blocking, Warning};
+    match rule {
+        RuleId::NetworkAllowlist
+        | RuleId::ShellAllowlist
+        | RuleId::PathsSandbox
+        | RuleId::GitCleanTree => (Blocking, Trigger::Call),
+        RuleId::AstParsed => (Blocking, Trigger::Write),
+        RuleId::BuildMustPass
+        | RuleId::LintMustPass
+        | RuleId::FmtMustPass
+        | RuleId::TodoBlockers
+        | RuleId::TestRequiredChanged
+        | RuleId::SecretsScan
+        | RuleId::FnDocsExported
+        | RuleId::ImportRules => (Blocking, Trigger::Commit),
+        RuleId::NoPanicInLib | RuleId::NoUnwrap | RuleId::CommitConventional => {
+            (Warning, Trigger::Commit)
+        }
+        RuleId::BranchNaming => (Warning, Trigger::Checkout),
+    }
+}
 
 /// A rule's finding.
 #[derive(Debug, Clone)]
@@ -100,18 +103,15 @@ pub(super) fn validate(call: &Call) -> Result<Output, ToolError> {
     let rules: Vec<ValidatorRule> = match call.opt_str("rule_id") {
         Some(id) => {
             let configured = call.policy.config().validators.iter().find(|v| v.rule == id).cloned();
-            let default =
-                CATALOG.iter().find(|(rule, _, _)| *rule == id).map(|(rule, enforcement, _)| {
-                    ValidatorRule {
-                        rule: (*rule).to_owned(),
-                        enforcement: *enforcement,
-                        command: Vec::new(),
-                        pattern: None,
-                        boundaries: Vec::new(),
-                    }
-                });
+            let default = RuleId::parse(id).map(|rule| ValidatorRule {
+                rule: rule.as_str().to_owned(),
+                enforcement: catalog(rule).0,
+                command: Vec::new(),
+                pattern: None,
+                boundaries: Vec::new(),
+            });
             vec![configured.or(default).ok_or_else(|| {
-                let known: Vec<&str> = CATALOG.iter().map(|(rule, _, _)| *rule).collect();
+                let known: Vec<&str> = RuleId::ALL.iter().map(|rule| rule.as_str()).collect();
                 ToolError::new(
                     ErrorCode::ValidationFail,
                     format!("unknown rule `{id}`; the catalog has: {}", known.join(", ")),
@@ -192,7 +192,7 @@ fn configured(call: &Call, trigger: Trigger) -> Vec<ValidatorRule> {
         .config()
         .validators
         .iter()
-        .filter(|v| CATALOG.iter().any(|(rule, _, t)| *rule == v.rule && *t == trigger))
+        .filter(|v| RuleId::parse(&v.rule).is_some_and(|rule| catalog(rule).1 == trigger))
         .cloned()
         .collect()
 }
