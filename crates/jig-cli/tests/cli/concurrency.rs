@@ -173,18 +173,7 @@ fn processes_on_one_postgres_store_keep_the_chain_sound_and_run_once() {
 fn a_killed_process_leaves_a_sound_store_and_an_incomplete_run() {
     let dir = counting_project();
     let root = dir.path();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jig"))
-        .args(["call", "busy.hang", "--args", r#"{"label": "x"}"#])
-        .current_dir(root)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::fs::read_to_string(root.join("hang.pid")).map_or(true, |t| !t.ends_with('\n')) {
-        assert!(Instant::now() < deadline, "the tool never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut child = start_call(root, "busy.hang", "hang.pid");
     child.kill().expect("SIGKILL");
     let _ = child.wait();
     // The tool dies with Jig (its sandbox's parent-death signal and PID namespace), even though
@@ -226,18 +215,7 @@ fn a_killed_process_leaves_a_sound_store_and_an_incomplete_run() {
 fn sigterm_ends_the_call_with_a_record() {
     let dir = counting_project();
     let root = dir.path();
-    let child = Command::new(env!("CARGO_BIN_EXE_jig"))
-        .args(["call", "busy.stall", "--args", r#"{"label": "term"}"#])
-        .current_dir(root)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::fs::read_to_string(root.join("stall.pid")).map_or(true, |t| !t.ends_with('\n')) {
-        assert!(Instant::now() < deadline, "the tool never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let child = start_call(root, "busy.stall", "stall.pid");
     let pid = child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().expect("kill").success());
     let output = child.wait_with_output().expect("wait");
@@ -304,6 +282,23 @@ fn export(root: &Path) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect()
+}
+
+/// `jig call TOOL` started in `root`, returned once the tool has written its `pid_file`.
+fn start_call(root: &Path, tool: &str, pid_file: &str) -> std::process::Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_jig"))
+        .args(["call", tool, "--args", r#"{"label": "x"}"#])
+        .current_dir(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_to_string(root.join(pid_file)).map_or(true, |t| !t.ends_with('\n')) {
+        assert!(Instant::now() < deadline, "the tool never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
 }
 
 /// Whether a `sleep SECONDS` process is running anywhere on the machine.
