@@ -18,6 +18,8 @@
 //!   outside it cannot be reached, and IPC and host name are private.
 //! - **lifetime**: `--die-with-parent` and a PID namespace: when Jig dies, even by SIGKILL, the
 //!   tool and everything it started die with it.
+//! - **privileges**: every capability dropped, also when Jig runs as root (bwrap would keep them
+//!   otherwise, and a capable process could unmount the protecting binds).
 //! - **environment**: cleared by the caller; only what it passes reaches the process.
 //!
 //! What a process may touch in the workspace (`caps.filesystem`, seed 000): read — the paths of
@@ -292,6 +294,10 @@ impl Confinement {
             |items: &[&std::ffi::OsStr]| out.extend(items.iter().map(|s| s.to_os_string()));
         push(&[
             BWRAP.as_ref(),
+            // Run by root, bwrap would keep every capability inside: enough to unmount the
+            // read-only binds that protect `.jig/` and the manifests. None, whoever runs Jig.
+            "--cap-drop".as_ref(),
+            "ALL".as_ref(),
             "--die-with-parent".as_ref(),
             "--new-session".as_ref(),
             "--unshare-pid".as_ref(),

@@ -160,6 +160,16 @@ fn tools_cannot_touch_the_store_or_the_manifests() {
     // Inside the sandbox the store is an empty, read-only directory; the manifest is read-only.
     let rm = shell(root, "rm -rf .jig/audit.db jig.yaml");
     assert_ne!(rm["data"]["code"], 0, "{rm:#}");
+    // Nor can a process take the protecting mounts away (no capabilities, even under root).
+    let manifest = root.join("jig.yaml").display().to_string();
+    let unmount = shell(
+        root,
+        &format!(
+            "python3 -c \"import ctypes, sys; libc = ctypes.CDLL(None); sys.exit(0 if libc.umount2(b'{manifest}', 2) == 0 and libc.umount2(b'{}', 2) == 0 else 3)\"",
+            root.join(".jig").display()
+        ),
+    );
+    assert_eq!(unmount["data"]["code"], 3, "a protecting mount was removed: {unmount:#}");
     assert!(std::fs::metadata(&db).expect("store").len() >= before);
     assert!(root.join("jig.yaml").exists());
     let verify = jig(root, &["audit", "verify"]);
