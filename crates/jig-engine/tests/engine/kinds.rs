@@ -288,6 +288,22 @@ for line in sys.stdin:
     assert_eq!(third.data["sum"], 2, "{third:?}");
     let restarted = calc_server(&project.root).expect("a new server runs");
     assert_ne!(restarted, server);
+    // The tool file changes its command: the next call starts the new server and stops the old.
+    let edited = std::fs::read_to_string(project.path("tools/gert/calc.tool.yaml")).expect("read");
+    project.write(
+        "tools/gert/calc.tool.yaml",
+        &edited.replace("calc_server.py]", "calc_server.py, --edited]"),
+    );
+    let snapshot = jig_load::load(&project.root).expect("the edited project loads");
+    engine.swap(snapshot).expect("swap");
+    let fourth = call_once(&engine, "gert/calc.add", json!({ "a": 2, "b": 2 })).await;
+    assert_eq!(fourth.data["sum"], 4, "{fourth:?}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while calc_server_pids(&project.root).contains(&restarted) {
+        assert!(std::time::Instant::now() < deadline, "the old server still runs");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(calc_server_pids(&project.root).len(), 1, "only the new server runs");
     let mut events = engine.subscribe();
     let counted = call_once(&engine, "gert/notes.count", json!({ "text": "one two three" })).await;
     assert!(counted.ok, "{counted:?}");
@@ -306,13 +322,22 @@ for line in sys.stdin:
 
 /// The host pid of this project's `calc_server.py` (its own pid namespace hides it from itself).
 fn calc_server(root: &std::path::Path) -> Option<u32> {
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
-        let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
-        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-        let cwd = std::fs::read_link(entry.path().join("cwd")).ok()?;
-        let python =
-            cmdline.split(|b| *b == 0).next().is_some_and(|arg0| arg0.ends_with(b"python3"));
-        let script = cmdline.windows(25).any(|w| w == b"tools/gert/calc_server.py");
-        (python && script && cwd == root).then_some(pid)
-    })
+    calc_server_pids(root).first().copied()
+}
+
+/// The host pids of every `calc_server.py` of this project.
+fn calc_server_pids(root: &std::path::Path) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let cwd = std::fs::read_link(entry.path().join("cwd")).ok()?;
+            let python =
+                cmdline.split(|b| *b == 0).next().is_some_and(|arg0| arg0.ends_with(b"python3"));
+            let script = cmdline.windows(25).any(|w| w == b"tools/gert/calc_server.py");
+            (python && script && cwd == root).then_some(pid)
+        })
+        .collect()
 }
