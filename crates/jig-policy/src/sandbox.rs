@@ -293,14 +293,26 @@ impl Workspace {
     /// cannot hang the open, then refused unless it is a regular file outside protected paths.
     fn open_regular(&self, path: &str) -> Result<cap_std::fs::File, SandboxError> {
         check_lexically(path).map_err(|_| SandboxError::Escape { path: path.to_owned() })?;
+        self.open_regular_in(&self.dir, path, path)
+    }
+
+    /// Open `name` inside `dir` (a directory of this workspace; `shown` is the path as given)
+    /// as [`Workspace::open_file`] does: non-blocking, a regular file, not protected — judged
+    /// by what the kernel opened, so a symlink to a protected file is refused too.
+    pub fn open_regular_in(
+        &self,
+        dir: &Dir,
+        name: &str,
+        shown: &str,
+    ) -> Result<cap_std::fs::File, SandboxError> {
         let mut options = OpenOptions::new();
         options.read(true).custom_flags(libc_flags::NONBLOCK_NOCTTY);
-        let file = self.dir.open_with(path, &options).map_err(|e| SandboxError::io(path, e))?;
-        let real = self.real_path(path, &file)?;
-        self.check_protected(path, &real, Access::Read)?;
-        let meta = file.metadata().map_err(|e| SandboxError::io(path, e))?;
+        let file = dir.open_with(name, &options).map_err(|e| SandboxError::io(shown, e))?;
+        let real = self.real_path(shown, &file)?;
+        self.check_protected(shown, &real, Access::Read)?;
+        let meta = file.metadata().map_err(|e| SandboxError::io(shown, e))?;
         if !meta.is_file() {
-            return Err(SandboxError::NotRegular { path: path.to_owned() });
+            return Err(SandboxError::NotRegular { path: shown.to_owned() });
         }
         Ok(file)
     }

@@ -234,7 +234,7 @@ impl Confinement {
 
     /// A process that works on the whole workspace (`shell_exec`, a formatter, a build
     /// command): read-write, protected paths excepted.
-    pub fn workspace_writer(
+    fn workspace_writer(
         workspace: &Workspace,
         policy: &Policy,
         program: &Path,
@@ -247,18 +247,21 @@ impl Confinement {
         Self::base(workspace, policy, read, write, temp, network)
     }
 
-    /// A helper of a built-in (a formatter, a build command, a language server) running
-    /// `program` over the workspace without network, with its scratch directory and an
-    /// environment of `passthrough` plus its private `HOME` and `TMPDIR`.
+    /// A process that works over the whole workspace (`shell_exec`, a formatter, a build
+    /// command, a language server) running `program`, with its scratch directory and an
+    /// environment of `passthrough` plus its private `HOME` and `TMPDIR`; the host's network
+    /// only when `network` was granted.
     pub fn helper(
         workspace: &Workspace,
         policy: &Policy,
         program: &Path,
         passthrough: &[&str],
+        network: bool,
     ) -> Result<(Scratch, Self, std::collections::BTreeMap<String, String>), ToolError> {
         let label = program.file_name().map_or("helper".into(), |n| n.to_string_lossy());
         let scratch = Scratch::new(workspace.root(), &label)?;
-        let confinement = Self::workspace_writer(workspace, policy, program, scratch.path(), false);
+        let confinement =
+            Self::workspace_writer(workspace, policy, program, scratch.path(), network);
         let mut env = crate::process::inherited(passthrough);
         private_home(&mut env, &scratch);
         Ok((scratch, confinement, env))

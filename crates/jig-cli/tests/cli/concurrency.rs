@@ -57,19 +57,12 @@ fn thirty_two_identical_calls_execute_once() {
         jig(root, &["call", "busy.count", "--args", r#"{"label": "warm-up"}"#]).status.code(),
         Some(0)
     );
-    let children: Vec<_> = (0..32)
-        .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_jig"))
-                .args(["call", "busy.count", "--args", r#"{"label": "once"}"#])
-                .current_dir(root)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn")
-        })
-        .collect();
-    let outputs: Vec<_> =
-        children.into_iter().map(|c| c.wait_with_output().expect("wait")).collect();
+    let outputs = together(
+        root,
+        (0..32).map(|_| {
+            ["call", "busy.count", "--args", r#"{"label": "once"}"#].map(str::to_owned).to_vec()
+        }),
+    );
     let mut replayed = 0;
     for output in &outputs {
         let text = stderr(output);
@@ -102,19 +95,14 @@ fn every_answered_call_is_recorded_as_answered_under_concurrent_identical_calls(
     for round in 0..6 {
         let args = format!(r#"{{"label": "round-{round}"}}"#);
         let thread = format!("t-{round}");
-        let children: Vec<_> = (0..12)
-            .map(|_| {
-                Command::new(env!("CARGO_BIN_EXE_jig"))
-                    .args(["call", "busy.count", "--args", &args, "--thread", &thread])
-                    .current_dir(root)
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .expect("spawn")
-            })
-            .collect();
-        let outputs: Vec<_> =
-            children.into_iter().map(|c| c.wait_with_output().expect("wait")).collect();
+        let outputs = together(
+            root,
+            (0..12).map(|_| {
+                ["call", "busy.count", "--args", &args, "--thread", &thread]
+                    .map(str::to_owned)
+                    .to_vec()
+            }),
+        );
         let packets = export(root);
         for output in &outputs {
             let response = stdout_json(output);
@@ -142,22 +130,16 @@ fn processes_on_one_postgres_store_keep_the_chain_sound_and_run_once() {
     let warm =
         jig(root, &["--db", &url, "call", "busy.count", "--args", r#"{"label": "warm-up"}"#]);
     assert_eq!(warm.status.code(), Some(0), "{}", stderr(&warm));
-    let children: Vec<_> = (0..12)
-        .map(|n| {
+    let outputs = together(
+        root,
+        (0..12).map(|n| {
             // Half the same side effect, half calls of their own.
             let label = if n % 2 == 0 { "once".to_owned() } else { format!("own-{n}") };
-            Command::new(env!("CARGO_BIN_EXE_jig"))
-                .args(["--db", &url, "call", "busy.count", "--args"])
-                .arg(format!(r#"{{"label": "{label}"}}"#))
-                .current_dir(root)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn")
-        })
-        .collect();
-    for child in children {
-        let output = child.wait_with_output().expect("wait");
+            let args = format!(r#"{{"label": "{label}"}}"#);
+            ["--db", &url, "call", "busy.count", "--args", &args].map(str::to_owned).to_vec()
+        }),
+    );
+    for output in outputs {
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         assert_eq!(stdout_json(&output)["ok"], true);
     }
@@ -282,6 +264,22 @@ fn export(root: &Path) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect()
+}
+
+/// `jig` with each of `commands`, all started before any is waited for; their outputs in order.
+fn together(root: &Path, commands: impl Iterator<Item = Vec<String>>) -> Vec<std::process::Output> {
+    let children: Vec<_> = commands
+        .map(|args| {
+            Command::new(env!("CARGO_BIN_EXE_jig"))
+                .args(args)
+                .current_dir(root)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    children.into_iter().map(|c| c.wait_with_output().expect("wait")).collect()
 }
 
 /// `jig call TOOL` started in `root`, returned once the tool has written its `pid_file`.

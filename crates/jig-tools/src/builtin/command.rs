@@ -43,6 +43,7 @@ pub(super) fn run(
         &call.policy,
         &resolved,
         &["PATH", "LANG", "RUSTUP_HOME", "CARGO_HOME"],
+        false,
     )
     .map_err(failed)?;
     // A toolchain found through the user's home (rustup's proxies) is still found once `HOME`

@@ -12,7 +12,7 @@ use jig_policy::sandbox::SandboxError;
 use serde_json::{Value, json};
 
 use crate::cli::{self, MAX_CAPTURE};
-use crate::confine::{self, Confinement, Scratch};
+use crate::confine::{self, Confinement};
 use crate::executor::{Invocation, Output, ToolError};
 use crate::process::{self, Spawn};
 
@@ -65,7 +65,17 @@ pub(super) async fn exec(invocation: &Invocation<'_>) -> Result<Output, ToolErro
         ToolError::new(ErrorCode::Policy, denial.reason.clone())
             .with_details(json!({ "rule": denial.rule }))
     })?;
-    let mut env = process::inherited(&PASSTHROUGH);
+    // The network decision comes first: a refused grant starts nothing.
+    let allow_network = args.get("allow_network").and_then(Value::as_bool).unwrap_or(false);
+    let network = confine::network_grant(invocation.policy, allow_network, "shell_exec")?;
+    let program = process::find_program(&argv[0]).unwrap_or_else(|| argv[0].clone().into());
+    let (_scratch, confinement, mut env) = Confinement::helper(
+        invocation.workspace,
+        invocation.policy,
+        &program,
+        &PASSTHROUGH,
+        network,
+    )?;
     env.extend(cli::environment(invocation.tool));
     if let Some(set) = args.get("env").and_then(Value::as_object) {
         jig_policy::arguments::check_env(set.keys().map(String::as_str)).map_err(|denial| {
@@ -94,20 +104,6 @@ pub(super) async fn exec(invocation: &Invocation<'_>) -> Result<Output, ToolErro
     let max_output = usize::try_from(invocation.tool.limits.max_output_bytes / 2)
         .unwrap_or(usize::MAX)
         .min(MAX_CAPTURE);
-    // `allow_network: false` (the default) is enforced by the kernel: no network namespace is
-    // shared. `true` needs the policy's explicit grant of the host's network.
-    let allow_network = args.get("allow_network").and_then(Value::as_bool).unwrap_or(false);
-    let network = confine::network_grant(invocation.policy, allow_network, "shell_exec")?;
-    let scratch = Scratch::new(invocation.workspace.root(), invocation.events.request_id())?;
-    confine::private_home(&mut env, &scratch);
-    let program = process::find_program(&argv[0]).unwrap_or_else(|| argv[0].clone().into());
-    let confinement = Confinement::workspace_writer(
-        invocation.workspace,
-        invocation.policy,
-        &program,
-        scratch.path(),
-        network,
-    );
     let finished = process::run(
         Spawn {
             argv: &argv,

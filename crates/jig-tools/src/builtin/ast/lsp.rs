@@ -134,8 +134,13 @@ impl<'c> Server<'c> {
         let resolved = crate::process::find_program(&argv[0])
             .ok_or_else(|| cannot("not found on PATH".to_owned()))?;
         // Language servers run in the same sandbox as every tool process.
-        let (scratch, confinement, env) =
-            Confinement::helper(&call.workspace, &call.policy, &resolved, &["PATH", "LANG"])?;
+        let (scratch, confinement, env) = Confinement::helper(
+            &call.workspace,
+            &call.policy,
+            &resolved,
+            &["PATH", "LANG"],
+            false,
+        )?;
         let mut command = confinement.command(&resolved, &argv[1..], call.workspace.root())?;
         command.envs(env).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
         let mut child =
