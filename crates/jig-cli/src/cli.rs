@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use jig_engine::history::ExpectedHead;
 
 /// Jig: browse, validate and run tools safely.
 ///
@@ -249,15 +250,6 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-/// A head kept outside the database.
-#[derive(Debug, Clone)]
-pub enum ExpectedHead {
-    /// `SEQ:HASH`.
-    Plain(i64, String),
-    /// A signed head read from a file.
-    Signed(jig_engine::audit::signed_head::SignedHead),
-}
-
 /// `SEQ:HASH` (or `SEQ HASH`, as `jig audit head` prints it), or the path of a signed head.
 fn parse_expected_head(text: &str) -> Result<ExpectedHead, String> {
     let path = std::path::Path::new(text);
@@ -267,13 +259,5 @@ fn parse_expected_head(text: &str) -> Result<ExpectedHead, String> {
             .map(ExpectedHead::Signed)
             .map_err(|e| format!("{text}: not a signed head from `jig audit head --sign`: {e}"));
     }
-    let (seq, hash) = text
-        .split_once([':', ' '])
-        .ok_or_else(|| "expected SEQ:HASH, as `jig audit head` prints it".to_owned())?;
-    let seq = seq.trim().parse::<i64>().map_err(|e| format!("SEQ `{seq}`: {e}"))?;
-    let hash = hash.trim();
-    if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(format!("HASH `{hash}` is not 64 hexadecimal digits"));
-    }
-    Ok(ExpectedHead::Plain(seq, hash.to_ascii_lowercase()))
+    text.parse()
 }

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use jig_engine::audit::Store;
+use jig_engine::History;
 use jig_engine::{Engine, EngineError, EngineOptions};
 use jig_load::{LoadFailure, LoadOptions, Loader, Snapshot};
 
@@ -83,7 +83,7 @@ impl Settings {
 
     /// Open the audit store without loading the project (so a broken tool file does not hide
     /// the audit). `None` when the default SQLite store does not exist yet.
-    pub async fn store(&self) -> anyhow::Result<Option<Store>> {
+    pub async fn history(&self) -> anyhow::Result<Option<History>> {
         let target = match &self.db {
             Some(db) => db.clone(),
             None => {
@@ -98,7 +98,7 @@ impl Settings {
                 db
             }
         };
-        Ok(Some(Store::open(&target).await?))
+        Ok(Some(History::open(&target).await?))
     }
 
     /// The session of a call: the flag, `$JIG_SESSION`, or `cli`.

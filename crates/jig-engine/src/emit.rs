@@ -8,9 +8,9 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use jig_exec::{Execution, Executor, Invocation, Output, ToolError};
 use jig_model::ErrorCode;
 use jig_model::duration::parse_duration;
-use jig_tools::{Execution, Executor, Invocation, Output, ToolError};
 use serde_json::{Value, json};
 
 use crate::metrics::Metrics;

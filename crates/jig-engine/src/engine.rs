@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use jig_audit::{ApprovalRecord, ApprovalState, NewPacket, Op, Outcome, PacketKind, Store};
+use jig_exec::Executors;
 use jig_load::{LoadOptions, Loader, Snapshot};
 use jig_model::envelope::Heartbeat;
 use jig_model::policy::PolicyConfig;
@@ -13,7 +14,6 @@ use jig_model::{SideEffect, ToolDef};
 use jig_policy::Policy;
 use jig_policy::budget::{Remaining, SessionUsage};
 use jig_policy::sandbox::Workspace;
-use jig_tools::Executors;
 use serde_json::{Value, json};
 
 use crate::emit::MetricsExecutor;
@@ -51,7 +51,7 @@ pub struct CallContext {
     /// A one-time approval token for this exact request.
     pub approval_token: Option<String>,
     /// Stops the call when fired.
-    pub cancel: jig_tools::Cancel,
+    pub cancel: jig_exec::Cancel,
 }
 
 impl Default for CallContext {
@@ -62,7 +62,7 @@ impl Default for CallContext {
             principal: "anonymous".to_owned(),
             asserted_by: None,
             approval_token: None,
-            cancel: jig_tools::Cancel::new(),
+            cancel: jig_exec::Cancel::new(),
         }
     }
 }
@@ -136,7 +136,7 @@ impl Engine {
             .collect();
         let workspace = Arc::new(Workspace::open(&root)?.with_read_only(manifests));
         let metrics = Arc::new(Metrics::default());
-        let mut executors = Executors::standard();
+        let mut executors = jig_tools::standard_executors();
         executors.insert_builtin(
             "emit_metrics",
             Arc::new(MetricsExecutor { metrics: Arc::clone(&metrics), store: store.clone() }),
@@ -188,7 +188,14 @@ impl Engine {
         self.registry().policy
     }
 
-    /// The audit store.
+    /// What the audit record holds: the queries every surface shows.
+    pub fn history(&self) -> crate::History {
+        crate::History::of(self.store.clone())
+    }
+
+    /// The raw audit store, for the engine's own tests and benchmarks; surfaces read through
+    /// [`Engine::history`].
+    #[doc(hidden)]
     pub fn store(&self) -> &Store {
         &self.store
     }

@@ -11,6 +11,7 @@ mod emit;
 mod engine;
 mod error;
 mod events;
+pub mod history;
 mod identity;
 mod metrics;
 mod reload;
@@ -26,6 +27,10 @@ pub use metrics::{LatencySummary, MetricsSnapshot};
 pub use select::{Candidate, Intent, ToolSelection};
 pub use validation::{Problem, ValidationResult};
 
-pub use jig_audit as audit;
+pub use history::{History, RunDetail};
+/// Time as the audit records it (microseconds since the epoch) and as people read it.
+pub use jig_audit::time;
+/// The record types the history hands out.
+pub use jig_audit::{ApprovalRecord, ApprovalState, Packet, PacketKind, RunRecord, RunState};
+pub use jig_exec::Cancel;
 pub use jig_model::envelope::{ToolRequest, ToolResponse};
-pub use jig_tools::Cancel;

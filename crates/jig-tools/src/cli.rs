@@ -13,13 +13,12 @@ use jig_model::tool_def::ToolExecution;
 use jig_model::toolpack::Execution as Kind;
 use serde_json::json;
 
-use crate::executor::{Execution, Executor, Invocation, Output, ToolError};
-use crate::process;
-use crate::rundir::RunDir;
-use crate::template;
+use jig_exec::process;
+use jig_exec::rundir::RunDir;
+use jig_exec::template;
+use jig_exec::{Execution, Executor, Invocation, Output, ToolError};
 
-/// Default cap on each output stream (seed 002 §9: 5 MiB).
-pub const MAX_CAPTURE: usize = 5 * 1024 * 1024;
+pub use jig_exec::process::MAX_CAPTURE;
 
 /// Runs `cli` toolpacks.
 #[derive(Debug, Default)]

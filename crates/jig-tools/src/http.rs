@@ -13,9 +13,9 @@ use jig_model::toolpack::{Execution as Kind, HttpMethod, NetworkCap};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::executor::{Execution, Executor, Invocation, Output, ToolError};
 use crate::http_client::{self, MAX_BODY, Request};
-use crate::template;
+use jig_exec::template;
+use jig_exec::{Execution, Executor, Invocation, Output, ToolError};
 
 /// Runs `http` toolpacks.
 #[derive(Debug, Default)]

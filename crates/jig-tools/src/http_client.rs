@@ -21,7 +21,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Map, Value, json};
 use url::{Host, Url};
 
-use crate::executor::{Cancel, ToolError};
+use jig_exec::{Cancel, ToolError};
 
 /// Redirects followed at most (seed 002 §7, `sec.network.allowlist`).
 pub const MAX_REDIRECTS: usize = 3;

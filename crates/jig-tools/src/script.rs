@@ -21,9 +21,9 @@ use jig_model::toolpack::Execution as Kind;
 use serde_json::{Value, json};
 
 use crate::cli;
-use crate::executor::{Events, Execution, Executor, Invocation, Output, ToolError};
-use crate::process;
-use crate::rundir::RunDir;
+use jig_exec::process;
+use jig_exec::rundir::RunDir;
+use jig_exec::{Events, Execution, Executor, Invocation, Output, ToolError};
 
 /// Calls `module:callable` with the request's arguments (Python side of the protocol).
 const PYTHON_SHIM: &str = r#"

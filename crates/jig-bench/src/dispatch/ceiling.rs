@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use jig_engine::audit::{Dialect, Packet, Store};
+use jig_audit::{Dialect, Packet, Store};
 use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, AssertSqlSafe, Executor};
 
@@ -82,7 +82,7 @@ async fn insert_inline(
     request_id: &str,
 ) -> anyhow::Result<()> {
     let mut conn = pool.acquire().await?;
-    let now = jig_engine::audit::time::now_us();
+    let now = jig_audit::time::now_us();
     let text = |s: &str| format!("'{}'", s.replace('\'', "''"));
     let begin = match dialect {
         Dialect::Sqlite => "BEGIN IMMEDIATE;",
@@ -168,7 +168,7 @@ async fn insert_bound(pool: &AnyPool, sample: &[Packet], request_id: &str) -> an
         .bind("0".repeat(64))
         .bind("1".repeat(64))
         .bind("2".repeat(64))
-        .bind(jig_engine::audit::time::now_us())
+        .bind(jig_audit::time::now_us())
         .bind(sample[2].data.to_string());
     for packet in sample {
         query = query

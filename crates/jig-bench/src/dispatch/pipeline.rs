@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use jig_engine::audit::Packet;
+use jig_audit::Packet;
 use jig_engine::{CallContext, Engine, EngineOptions, ToolRequest};
 use serde_json::json;
 

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use jig_exec::{Cancel, Events, Execution, Executors, Invocation};
 use jig_load::Snapshot;
 use jig_model::policy::PolicyConfig;
 use jig_policy::Policy;
 use jig_policy::sandbox::Workspace;
-use jig_tools::{Cancel, Events, Execution, Executors, Invocation};
 use serde_json::{Value, json};
 
 use crate::{Options, corpus};
@@ -32,7 +32,7 @@ impl Harness {
             PolicyConfig { shell_allow: vec!["^true$".to_owned()], ..PolicyConfig::default() };
         Ok(Self {
             snapshot,
-            executors: Executors::standard(),
+            executors: jig_tools::standard_executors(),
             policy: Arc::new(Policy::new(config)?),
         })
     }
@@ -146,7 +146,7 @@ pub async fn all(options: &Options) -> anyhow::Result<()> {
             &format!("{ours} lines (rg {rg_count})"),
         );
     }
-    let fd = if jig_tools::process::find_program("fdfind").is_some() { "fdfind" } else { "fd" };
+    let fd = if jig_exec::process::find_program("fdfind").is_some() { "fdfind" } else { "fd" };
     for (glob, extension) in [("**/*.rs", Some("rs")), ("**", None)] {
         let args = json!({ "glob": glob, "max_results": 100_000 });
         let (jig, data) =

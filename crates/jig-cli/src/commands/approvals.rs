@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
-use jig_engine::audit::time::{now_us, rfc3339};
-use jig_engine::audit::{ApprovalRecord, ApprovalState};
+use jig_engine::time::{now_us, rfc3339};
+use jig_engine::{ApprovalRecord, ApprovalState};
 
 use crate::cli::ApprovalsCommand;
 use crate::exit::Code;
@@ -63,10 +63,8 @@ async fn list(
     all: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
-    let approvals = match settings.store().await? {
-        Some(store) => {
-            store.approvals(if all { None } else { Some(ApprovalState::Pending) }).await?
-        }
+    let approvals = match settings.history().await? {
+        Some(history) => history.approvals(!all).await?,
         None => Vec::new(),
     };
     if json {

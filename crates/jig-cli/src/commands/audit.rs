@@ -3,13 +3,12 @@
 
 use std::io::Write;
 
-use jig_engine::audit::time::rfc3339;
-use jig_engine::audit::{Packet, Store};
-use serde_json::{Value, json};
+use jig_engine::Packet;
+use jig_engine::history::{self, ChainStatus, History};
+use jig_engine::time::rfc3339;
+use serde_json::Value;
 
-use jig_engine::audit::signed_head::{self, SignedHead};
-
-use crate::cli::{AuditCommand, ExpectedHead};
+use crate::cli::AuditCommand;
 use crate::exit::Code;
 use crate::output::{Settings, print_json};
 
@@ -21,28 +20,25 @@ pub async fn run(
     if let AuditCommand::Keygen { file } = command {
         return keygen(file, out);
     }
-    let Some(store) = settings.store().await? else {
-        // Nothing recorded yet: an empty record verifies, lists and exports as empty.
-        if matches!(command, AuditCommand::Show { .. }) {
-            eprintln!("error[E_NOT_FOUND]: no runs recorded yet");
-            return Ok(Code::Failed);
-        }
-        if matches!(command, AuditCommand::Head { sign: None }) {
-            writeln!(out, "0 {}", jig_engine::audit::GENESIS)?;
-        }
-        // A head kept elsewhere proves packets existed: a missing store lost them.
-        if let AuditCommand::Verify { expect: Some(expected) } = command {
-            let (seq, _) = expected_pair(expected);
-            if seq > 0 {
-                writeln!(out, "broken: there is no audit store, but packet {seq} was expected")?;
+    let Some(history) = settings.history().await? else {
+        // Nothing recorded yet: an empty record lists and exports as empty.
+        match command {
+            AuditCommand::Show { .. } => {
+                eprintln!("error[E_NOT_FOUND]: no runs recorded yet");
                 return Ok(Code::Failed);
             }
+            AuditCommand::Head { sign: None } => writeln!(out, "0 {}", history::GENESIS)?,
+            // A head kept elsewhere proves packets existed: a missing store lost them.
+            AuditCommand::Verify { expect: Some(expected) } => {
+                return report(&history::verify_missing(Some(expected)), out);
+            }
+            _ => {}
         }
         return Ok(Code::Ok);
     };
     let code = match command {
         AuditCommand::List { json, limit, tool } => {
-            let packets = store.latest_packets((*limit).max(0), tool.as_deref()).await?;
+            let packets = history.latest(*limit, tool.as_deref()).await?;
             for packet in &packets {
                 if *json {
                     serde_json::to_writer(&mut *out, packet)?;
@@ -53,19 +49,19 @@ pub async fn run(
             }
             Code::Ok
         }
-        AuditCommand::Show { run, json } => show(&store, run, *json, out).await?,
+        AuditCommand::Show { run, json } => show(&history, run, *json, out).await?,
         AuditCommand::Verify { expect } => {
-            verify(&store, expect.as_ref(), head_key(settings).as_deref(), out).await?
+            let key = head_key(settings);
+            report(&history.verify(expect.as_ref(), key.as_deref()).await?, out)?
         }
         AuditCommand::Head { sign: None } => {
-            let (seq, hash) = store.head().await?;
+            let (seq, hash) = history.head().await?;
             writeln!(out, "{seq} {hash}")?;
             Code::Ok
         }
         AuditCommand::Head { sign: Some(key_file) } => {
             let seed = fs_err::read_to_string(key_file)?;
-            let (seq, hash) = store.head().await?;
-            match SignedHead::sign(seq, &hash, &seed) {
+            match history.signed_head(&seed).await? {
                 Ok(head) => {
                     serde_json::to_writer(&mut *out, &head)?;
                     writeln!(out)?;
@@ -81,7 +77,7 @@ pub async fn run(
         AuditCommand::Export { after } => {
             let mut after = *after;
             loop {
-                let page = store.packets(after, 1000).await?;
+                let page = history.packets(after, 1000).await?;
                 let Some(last) = page.last() else { break };
                 after = last.seq;
                 for packet in &page {
@@ -95,17 +91,22 @@ pub async fn run(
     Ok(code)
 }
 
-async fn show(store: &Store, id: &str, json: bool, out: &mut impl Write) -> anyhow::Result<Code> {
-    let Some(run) = store.run(id).await? else {
+async fn show(
+    history: &History,
+    id: &str,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let Some(detail) = history.run(id).await? else {
         eprintln!("error[E_NOT_FOUND]: no run with a request id or run id starting `{id}`");
         eprintln!("  = hint: `jig audit list` shows recent request ids");
         return Ok(Code::Failed);
     };
-    let packets = store.packets_of(&run.request_id).await?;
     if json {
-        print_json(out, &json!({ "run": run, "packets": packets }))?;
+        print_json(out, &detail)?;
         return Ok(Code::Ok);
     }
+    let (run, packets) = (&detail.run, &detail.packets);
     let rows = [
         ("request", run.request_id.clone()),
         ("run id", run.run_id.clone()),
@@ -126,7 +127,7 @@ async fn show(store: &Store, id: &str, json: bool, out: &mut impl Write) -> anyh
         writeln!(out, "{label:<14} {value}")?;
     }
     writeln!(out, "\npackets:")?;
-    for packet in &packets {
+    for packet in packets {
         writeln!(out, "  {}", line(packet))?;
     }
     if let Some(response) = &run.response {
@@ -195,78 +196,24 @@ fn compact(value: &Value, max: usize) -> String {
     }
 }
 
-/// The chain, the database's own check where it has one, and an expected head: says what was
-/// checked.
-async fn verify(
-    store: &Store,
-    expect: Option<&ExpectedHead>,
-    head_key: Option<&str>,
-    out: &mut impl Write,
-) -> anyhow::Result<Code> {
-    let integrity = store.integrity().await?;
-    if let Some(problem) = &integrity.problem {
-        writeln!(out, "broken: {} fails: {problem}", integrity.check)?;
-        return Ok(Code::Failed);
-    }
-    let verification = store.verify().await?;
-    let (seq, hash) = &verification.head;
-    if let Some((broken, reason)) = &verification.first_broken {
-        writeln!(out, "broken at seq {broken}: {reason}")?;
-        eprintln!(
-            "error[E_INTERNAL]: the audit chain does not verify from seq {broken} on ({} packets before it verified)",
-            verification.checked
-        );
-        return Ok(Code::Failed);
-    }
-    if let Some(problem) = &verification.side_tables {
-        writeln!(out, "broken: {problem}")?;
-        return Ok(Code::Failed);
-    }
-    let mut checked = vec![
-        format!(
-            "{} packets verified (hashes, links, chain head; approvals and recorded responses match their packets)",
-            verification.checked
-        ),
-        integrity.summary(),
-    ];
-    if let Some(expected) = expect {
-        if let ExpectedHead::Signed(head) = expected {
-            if let Err(error) = head.check(head_key) {
-                writeln!(out, "broken: the signed head is not trusted: {error}")?;
-                return Ok(Code::Failed);
-            }
-            checked.push(match head_key {
-                Some(_) => "the signed head verifies with the project's key".to_owned(),
-                None => "the signed head's signature verifies (the project names no `config.audit.head_key` to trust)".to_owned(),
-            });
+/// Print what verifying found: `ok: …` naming everything checked, or `broken …`.
+fn report(status: &ChainStatus, out: &mut impl Write) -> anyhow::Result<Code> {
+    match status {
+        ChainStatus::Ok { checked, head: (seq, hash) } => {
+            writeln!(out, "ok: {}; head {seq} {hash}", checked.join("; "))?;
+            Ok(Code::Ok)
         }
-        let (expected_seq, expected_hash) = expected_pair(expected);
-        match store.packet_hash(expected_seq).await? {
-            None => {
-                writeln!(
-                    out,
-                    "broken: the chain ends at seq {seq}, but packet {expected_seq} was expected (packets were removed)"
-                )?;
-                return Ok(Code::Failed);
-            }
-            Some(found) if found != expected_hash => {
-                writeln!(
-                    out,
-                    "broken at seq {expected_seq}: its hash is {found}, not the expected {expected_hash} (the chain was rewritten)"
-                )?;
-                return Ok(Code::Failed);
-            }
-            Some(_) => checked.push(format!("holds the expected packet {expected_seq}")),
+        ChainStatus::Broken { at: Some(seq), reason, verified } => {
+            writeln!(out, "broken at seq {seq}: {reason}")?;
+            eprintln!(
+                "error[E_INTERNAL]: the audit chain does not verify from seq {seq} on ({verified} packets before it verified)"
+            );
+            Ok(Code::Failed)
         }
-    }
-    writeln!(out, "ok: {}; head {seq} {hash}", checked.join("; "))?;
-    Ok(Code::Ok)
-}
-
-fn expected_pair(expected: &ExpectedHead) -> (i64, String) {
-    match expected {
-        ExpectedHead::Plain(seq, hash) => (*seq, hash.clone()),
-        ExpectedHead::Signed(head) => (head.seq, head.hash.to_ascii_lowercase()),
+        ChainStatus::Broken { at: None, reason, .. } => {
+            writeln!(out, "broken: {reason}")?;
+            Ok(Code::Failed)
+        }
     }
 }
 
@@ -282,7 +229,7 @@ fn head_key(settings: &Settings) -> Option<String> {
 /// A new key pair: the signing key to `file` (never over an existing file), the public key out.
 fn keygen(file: &std::path::Path, out: &mut impl Write) -> anyhow::Result<Code> {
     use fs_err::os::unix::fs::OpenOptionsExt as _;
-    let (seed, public) = signed_head::generate_key()?;
+    let (seed, public) = history::generate_key()?;
     let mut options = fs_err::OpenOptions::new();
     options.write(true).create_new(true).mode(0o600);
     let mut key = match options.open(file) {

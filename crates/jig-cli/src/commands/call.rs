@@ -99,7 +99,7 @@ fn build_request(args: &CallArgs) -> Result<ToolRequest, String> {
             args: arguments,
             request_id: uuid::Uuid::new_v4().simple().to_string(),
             session_id: None,
-            timestamp: Some(jig_engine::audit::time::now_us() / 1_000_000),
+            timestamp: Some(jig_engine::time::now_us() / 1_000_000),
         }
     };
     if !request.args.is_object() {

@@ -55,7 +55,7 @@ const PROGRAMS: [(&str, &str); 13] = [
 ];
 
 pub fn run(args: &DoctorArgs, out: &mut impl Write) -> anyhow::Result<Code> {
-    let sandbox = match jig_tools::confine::sandbox_status() {
+    let sandbox = match jig_exec::confine::sandbox_status() {
         Ok(detail) => Sandbox { confined: true, detail },
         Err(why) => Sandbox {
             confined: false,
@@ -64,7 +64,7 @@ pub fn run(args: &DoctorArgs, out: &mut impl Write) -> anyhow::Result<Code> {
             ),
         },
     };
-    let landlock = match jig_tools::confine::landlock_abi() {
+    let landlock = match jig_exec::confine::landlock_abi() {
         Ok(abi) => Landlock {
             abi: Some(abi),
             detail: if abi >= 6 {
@@ -82,7 +82,7 @@ pub fn run(args: &DoctorArgs, out: &mut impl Write) -> anyhow::Result<Code> {
         .map(|(name, purpose)| Program {
             name,
             purpose,
-            path: jig_tools::process::find_program(name).map(|p| p.display().to_string()),
+            path: jig_exec::process::find_program(name).map(|p| p.display().to_string()),
         })
         .collect();
     let confined = sandbox.confined;

@@ -325,7 +325,7 @@ fn raw_sql(root: &Path, statements: &[&str]) {
     let db = root.join(".jig/audit.db").display().to_string();
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
-        let store = jig_engine::audit::Store::open(&db).await.expect("open");
+        let store = jig_audit::Store::open(&db).await.expect("open");
         for statement in statements {
             store.execute_raw(statement).await.expect("raw sql");
         }

@@ -235,7 +235,7 @@ fn a_tampered_packet_fails_verify_naming_its_seq() {
     let db = root.join(".jig/audit.db");
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
-        let store = jig_engine::audit::Store::open(&db.display().to_string()).await.expect("open");
+        let store = jig_audit::Store::open(&db.display().to_string()).await.expect("open");
         let refused = store.execute_raw("UPDATE packets SET payload = '{}' WHERE seq = 2").await;
         let refused = refused.expect_err("the trigger refuses updates").to_string();
         assert!(refused.contains("append-only"), "{refused}");

@@ -50,7 +50,7 @@ impl Recorded {
             .unwrap_or_else(|| self.dir.path().join(".jig/audit.db").display().to_string());
         let runtime = tokio::runtime::Runtime::new().expect("runtime");
         runtime.block_on(async {
-            let store = jig_engine::audit::Store::open(&target).await.expect("open");
+            let store = jig_audit::Store::open(&target).await.expect("open");
             for statement in statements {
                 store.execute_raw(statement).await.expect(statement);
             }

@@ -21,13 +21,13 @@ use jig_audit::{
     AuditError, KeyRecord, KeyState, NewPacket, Op, Outcome, PacketKind, RunRecord, RunState,
     RunUpdate,
 };
+use jig_exec::{Events, Execution, Invocation, ToolError};
 use jig_model::canonical::{params_hash, run_id};
 use jig_model::envelope::{EventMessage, ResponseError, ToolRequest, ToolResponse};
 use jig_model::runbook::kernel::GovernanceAction;
 use jig_model::{ErrorCode, ToolDef};
 use jig_policy::Decision;
 use jig_policy::redact::{redact_declared, redact_in_place, redact_text, redact_value};
-use jig_tools::{Events, Execution, Invocation, ToolError};
 use serde_json::{Value, json};
 
 use crate::engine::{CallContext, Engine, Registry};

@@ -1,6 +1,6 @@
 //! Seed 003's `acceptance.required`, one test per line.
 
-use jig_engine::audit::PacketKind;
+use jig_audit::PacketKind;
 use jig_engine::{EngineError, Intent};
 use jig_model::SideEffect;
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! Approvals: pending calls, one-time tokens bound to the exact request, expiry, self-approval.
 
-use jig_engine::audit::ApprovalState;
+use jig_audit::ApprovalState;
 use jig_engine::{CallContext, EngineError};
 use serde_json::json;
 
@@ -61,11 +61,11 @@ async fn a_write_waits_for_approval_runs_once_with_its_token_then_replays() {
 }
 
 trait ApprovalOf {
-    async fn approval(&self, id: &str) -> jig_engine::audit::ApprovalRecord;
+    async fn approval(&self, id: &str) -> jig_audit::ApprovalRecord;
 }
 
 impl ApprovalOf for jig_engine::Engine {
-    async fn approval(&self, id: &str) -> jig_engine::audit::ApprovalRecord {
+    async fn approval(&self, id: &str) -> jig_audit::ApprovalRecord {
         self.store().approval(id).await.expect("approval").expect("exists")
     }
 }

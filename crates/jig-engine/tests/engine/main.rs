@@ -23,7 +23,7 @@ mod select;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use jig_engine::audit::Packet;
+use jig_audit::Packet;
 use jig_engine::{CallContext, Engine, EngineOptions, ToolRequest, ToolResponse};
 use serde_json::Value;
 use tempfile::TempDir;

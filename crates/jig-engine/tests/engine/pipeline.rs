@@ -195,7 +195,7 @@ async fn start_up_recovery_leaves_live_calls_alone() {
     let other = project.engine().await;
     let run = other.store().run_of_request(&req.request_id).await.expect("run").expect("run");
     assert_eq!(run.state.as_str(), "running", "a live call was recovered: {:?}", run.error);
-    assert_eq!(run.owner.as_deref(), Some(jig_engine::audit::owner::current()));
+    assert_eq!(run.owner.as_deref(), Some(jig_audit::owner::current()));
     cancel.cancel();
     assert!(!task.await.expect("join").ok);
 }

@@ -9,7 +9,7 @@ use jig_policy::sandbox::Workspace;
 use serde_json::Value;
 
 use super::locks::WriteLocks;
-use crate::executor::{Cancel, Invocation, ToolError};
+use jig_exec::{Cancel, Invocation, ToolError};
 
 /// One built-in call, owned so it can move to a blocking thread.
 #[derive(Debug)]

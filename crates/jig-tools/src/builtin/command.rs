@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use super::call::Call;
-use crate::confine::Confinement;
+use jig_exec::confine::Confinement;
 
 /// How a helper ended.
 #[derive(Debug)]
@@ -33,10 +33,10 @@ pub(super) fn run(
     stdin: Option<&[u8]>,
     timeout: Duration,
 ) -> std::io::Result<Ran> {
-    let failed = |e: crate::executor::ToolError| std::io::Error::other(e.message);
+    let failed = |e: jig_exec::ToolError| std::io::Error::other(e.message);
     let (program, args) =
         argv.split_first().ok_or_else(|| std::io::Error::other("empty command"))?;
-    let resolved = crate::process::find_program(program)
+    let resolved = jig_exec::process::find_program(program)
         .ok_or_else(|| std::io::Error::other(format!("`{program}` was not found on PATH")))?;
     let (_scratch, confinement, mut env) = Confinement::helper(
         &call.workspace,
@@ -84,7 +84,7 @@ pub(super) fn run(
             break Some(status);
         }
         if Instant::now() >= deadline {
-            crate::process::kill_group(child.id());
+            jig_exec::process::kill_group(child.id());
             let _ = child.wait();
             break None;
         }

@@ -7,8 +7,8 @@ use base64::Engine as _;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::executor::{Invocation, Output, ToolError};
 use crate::http_client::{self, MAX_BODY, Request, invalid};
+use jig_exec::{Invocation, Output, ToolError};
 
 pub(super) async fn curl(invocation: &Invocation<'_>) -> Result<Output, ToolError> {
     let args = invocation.args;

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::ast;
 use super::call::Call;
 use super::patch;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 /// Default `max_bytes` of `file_read` (its schema's default).
 const DEFAULT_MAX_READ: usize = 1024 * 1024;

@@ -11,7 +11,7 @@ use rustix::fs::RenameFlags;
 use serde_json::json;
 
 use super::call::Call;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 pub(super) fn move_path(call: &Call) -> Result<Output, ToolError> {
     let (src, dst) = (call.str("src")?, call.str("dst")?);

@@ -16,7 +16,7 @@ use serde_json::json;
 
 use super::call::Call;
 use super::walk::{Batch, Scope};
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 /// Longest snippet kept of a matching line, in bytes.
 const SNIPPET: usize = 400;

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::call::Call;
 use super::walk::Scope;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 pub(super) fn list(call: &Call) -> Result<Output, ToolError> {
     let glob = call.str("glob")?;

@@ -30,7 +30,7 @@ use jig_model::toolpack::Execution as Kind;
 
 use self::call::Call;
 use self::locks::WriteLocks;
-use crate::executor::{Execution, Executor, Invocation, Output, ToolError};
+use jig_exec::{Execution, Executor, Invocation, Output, ToolError};
 
 /// Built-ins cheap and bounded enough to run on the async worker itself: one read of at most
 /// `max_bytes` (1 MiB by default) costs less than handing the worker over (measured with

@@ -10,7 +10,7 @@ use serde_json::json;
 use sysinfo::{ProcessRefreshKind, ProcessesToUpdate, System, UpdateKind};
 
 use super::call::Call;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 pub(super) fn list(call: &Call) -> Result<Output, ToolError> {
     let limit = call.count("limit", 50);

@@ -1,6 +1,6 @@
 //! `shell_exec`: a command line tokenized and run as argv — never through `sh -c` — after the
 //! policy's checks, in a directory beneath the workspace root, with a cleared environment,
-//! inside the same kernel sandbox as every tool process ([`crate::confine`]): the workspace
+//! inside the same kernel sandbox as every tool process ([`jig_exec::confine`]): the workspace
 //! read-write (Jig's state hidden, manifests and `.git/config` read-only), a private `/tmp` and
 //! `HOME`, the system read-only, no network unless granted. The argument rules of
 //! `jig_policy::arguments` are a second layer, not the boundary.
@@ -12,9 +12,9 @@ use jig_policy::sandbox::SandboxError;
 use serde_json::{Value, json};
 
 use crate::cli::{self, MAX_CAPTURE};
-use crate::confine::{self, Confinement};
-use crate::executor::{Invocation, Output, ToolError};
-use crate::process::{self, Spawn};
+use jig_exec::confine::{self, Confinement};
+use jig_exec::process::{self, Spawn};
+use jig_exec::{Invocation, Output, ToolError};
 
 /// Variables a command gets from Jig's own environment (besides the tool's `env.passthrough`):
 /// enough to find programs and speak the user's locale; nothing that carries credentials.

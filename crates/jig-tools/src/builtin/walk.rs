@@ -9,7 +9,7 @@ use jig_model::ErrorCode;
 use jig_policy::sandbox::SandboxError;
 
 use super::call::Call;
-use crate::executor::ToolError;
+use jig_exec::ToolError;
 
 /// Directories `grep` skips unless asked (seed 002: "skips binary and vendor by default").
 const VENDOR: [&str; 3] = ["vendor", "node_modules", "third_party"];

@@ -9,8 +9,8 @@ use jig_model::tool_def::GertExecution;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
-use crate::executor::ToolError;
-use crate::process::Finished;
+use jig_exec::ToolError;
+use jig_exec::process::Finished;
 
 pub(super) fn outputs(
     gert: &GertExecution,

@@ -19,7 +19,7 @@ use jig_model::tool_def::{GertExecution, ToolExecution};
 use regex::Regex;
 use serde_json::Value;
 
-use crate::executor::{Execution, Executor, Invocation, ToolError};
+use jig_exec::{Execution, Executor, Invocation, ToolError};
 
 pub use server::Servers;
 
@@ -106,7 +106,7 @@ pub(crate) fn argv(gert: &GertExecution, args: &Value) -> Result<Vec<String>, To
             sources.insert(0, binary.clone());
         }
     }
-    crate::template::check_positional(&sources, &argv)?;
+    jig_exec::template::check_positional(&sources, &argv)?;
     if argv.is_empty() {
         return Err(ToolError::new(
             ErrorCode::Internal,

@@ -14,7 +14,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::Mutex;
 
 use super::{ServerKey, redact};
-use crate::executor::{Events, Invocation, Output, ToolError};
+use jig_exec::{Events, Invocation, Output, ToolError};
 
 /// MCP protocol revision Jig speaks.
 const MCP_VERSION: &str = "2025-06-18";
@@ -36,7 +36,7 @@ struct Server {
     next_id: u64,
     name: String,
     /// The server's temporary directory, removed with it.
-    _scratch: crate::confine::Scratch,
+    _scratch: jig_exec::confine::Scratch,
 }
 
 impl Servers {
@@ -187,15 +187,16 @@ impl Server {
                 format!("`{}` has no server to start", invocation.tool.id),
             )
         })?;
-        let resolved = crate::process::find_program(program).ok_or_else(|| {
+        let resolved = jig_exec::process::find_program(program).ok_or_else(|| {
             ToolError::new(
                 ErrorCode::Shell,
                 format!("`{}` needs `{program}`, which was not found on PATH", invocation.tool.id),
             )
         })?;
-        let mut env = crate::process::inherited(&["PATH", "LANG"]);
+        let mut env = jig_exec::process::inherited(&["PATH", "LANG"]);
         env.extend(crate::cli::environment(invocation.tool));
-        let (scratch, confinement) = crate::confine::prepare(invocation, program, None, &mut env)?;
+        let (scratch, confinement) =
+            jig_exec::confine::prepare(invocation, program, None, &mut env)?;
         let mut command =
             Command::from(confinement.command(&resolved, args, invocation.workspace.root())?);
         command

@@ -5,9 +5,9 @@ use jig_model::tool_def::GertExecution;
 use serde_json::json;
 
 use super::{argv, extract, redact};
-use crate::executor::{Invocation, Output, ToolError};
-use crate::process;
-use crate::rundir::RunDir;
+use jig_exec::process;
+use jig_exec::rundir::RunDir;
+use jig_exec::{Invocation, Output, ToolError};
 
 pub(super) async fn run(
     invocation: &Invocation<'_>,

@@ -11,7 +11,7 @@ use serde_json::json;
 use super::MAX_SOURCE;
 use crate::builtin::call::Call;
 use crate::builtin::command;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 /// Time a formatter gets per file.
 const FORMAT_TIME: Duration = Duration::from_secs(20);

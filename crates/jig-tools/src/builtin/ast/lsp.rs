@@ -17,8 +17,8 @@ use jig_model::ErrorCode;
 use serde_json::{Value, json};
 
 use crate::builtin::call::Call;
-use crate::confine::{Confinement, Scratch};
-use crate::executor::{Output, ToolError};
+use jig_exec::confine::{Confinement, Scratch};
+use jig_exec::{Output, ToolError};
 
 pub(in crate::builtin) fn external(call: &Call) -> Result<Output, ToolError> {
     let provider = call.str("provider")?;
@@ -131,7 +131,7 @@ impl<'c> Server<'c> {
                 format!("cannot start language server `{}`: {e}", argv[0]),
             )
         };
-        let resolved = crate::process::find_program(&argv[0])
+        let resolved = jig_exec::process::find_program(&argv[0])
             .ok_or_else(|| cannot("not found on PATH".to_owned()))?;
         // Language servers run in the same sandbox as every tool process.
         let (scratch, confinement, env) = Confinement::helper(
@@ -211,7 +211,7 @@ impl<'c> Server<'c> {
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        crate::process::kill_group(self.child.id());
+        jig_exec::process::kill_group(self.child.id());
         let _ = self.child.wait();
     }
 }

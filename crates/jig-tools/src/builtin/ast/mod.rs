@@ -23,7 +23,7 @@ pub(super) use validate::validate;
 
 use super::call::Call;
 use super::walk::Scope;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 /// Files indexed at most when a tool indexes the workspace by itself.
 const IMPLICIT_MAX_FILES: usize = 50_000;

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::{Bodies, filter, fresh_index};
 use crate::builtin::call::Call;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 pub(in crate::builtin) fn validate(call: &Call) -> Result<Output, ToolError> {
     let rules = call.args.get("rules").and_then(Value::as_array).cloned().unwrap_or_default();

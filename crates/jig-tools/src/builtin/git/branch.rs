@@ -9,7 +9,7 @@ use serde_json::json;
 use super::{git_error, open, require_clean, revision};
 use crate::builtin::call::Call;
 use crate::builtin::rules;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 pub(in crate::builtin) fn checkout(call: &Call) -> Result<Output, ToolError> {
     let repo = open(call)?;

@@ -10,7 +10,7 @@ use std::path::Path;
 use jig_model::ErrorCode;
 use serde_json::json;
 
-use crate::executor::ToolError;
+use jig_exec::ToolError;
 
 /// The rule id.
 pub(crate) const RULE: &str = "sec.git.config";

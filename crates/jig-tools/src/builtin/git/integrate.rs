@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::{git_error, open, require_clean, revision, signature};
 use crate::builtin::call::Call;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 pub(in crate::builtin) fn merge(call: &Call) -> Result<Output, ToolError> {
     let repo = open(call)?;

@@ -25,7 +25,7 @@ use jig_model::ErrorCode;
 use serde_json::json;
 
 use super::call::Call;
-use crate::executor::ToolError;
+use jig_exec::ToolError;
 
 /// The rule that guards history-changing operations (seed 002 §7).
 const CLEAN_TREE: &str = "sec.git.clean_tree";

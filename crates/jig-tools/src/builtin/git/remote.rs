@@ -11,7 +11,7 @@ use serde_json::json;
 use super::integrate::{merge_into_head, rebase_head};
 use super::{git_error, open, require_clean};
 use crate::builtin::call::Call;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 pub(in crate::builtin) fn push(call: &Call) -> Result<Output, ToolError> {
     let repo = open(call)?;

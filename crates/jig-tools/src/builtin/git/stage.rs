@@ -7,7 +7,7 @@ use serde_json::json;
 use super::{JIG_DIR, git_error, open, require_clean, signature};
 use crate::builtin::call::Call;
 use crate::builtin::rules;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 pub(in crate::builtin) fn add(call: &Call) -> Result<Output, ToolError> {
     let repo = open(call)?;

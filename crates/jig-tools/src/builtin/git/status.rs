@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::{JIG_DIR, git_error, open};
 use crate::builtin::call::Call;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 pub(in crate::builtin) fn status(call: &Call) -> Result<Output, ToolError> {
     let repo = open(call)?;

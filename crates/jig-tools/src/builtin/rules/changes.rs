@@ -6,7 +6,7 @@ use git2::{DiffOptions, Repository};
 
 use crate::builtin::call::Call;
 use crate::builtin::walk::Scope;
-use crate::executor::ToolError;
+use jig_exec::ToolError;
 
 /// An added line.
 #[derive(Debug, Clone)]

@@ -10,7 +10,7 @@ use regex::Regex;
 
 use super::{Context, Violation};
 use crate::builtin::{ast, command};
-use crate::executor::ToolError;
+use jig_exec::ToolError;
 
 /// Branches where TODO/FIXME may not land, unless the rule names others.
 const PROTECTED_BRANCHES: &str = "^(main|master|release/.+)$";

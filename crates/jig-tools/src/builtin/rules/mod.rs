@@ -12,7 +12,7 @@ use jig_model::policy::{Enforcement, RuleId, ValidatorRule};
 use serde_json::{Value, json};
 
 use super::call::Call;
-use crate::executor::{Output, ToolError};
+use jig_exec::{Output, ToolError};
 
 /// When a rule runs by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,15 +7,10 @@ use jig_model::ToolDef;
 use jig_model::tool_def::ToolExecution;
 use jig_model::toolpack::Execution;
 
-use crate::builtin::BuiltinExecutor;
-use crate::cli::CliExecutor;
 use crate::executor::Executor;
-use crate::gert::GertExecutor;
-use crate::http::HttpExecutor;
-use crate::script::ScriptExecutor;
 
 /// Executors by execution kind (`builtin`, `cli`, … as `ToolExecution::kind` names them).
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Executors {
     by_kind: BTreeMap<&'static str, Arc<dyn Executor>>,
     /// Built-ins run by someone else (the engine runs `emit_metrics`).
@@ -31,20 +26,9 @@ impl std::fmt::Debug for Executors {
 }
 
 impl Executors {
-    /// The executors this version of Jig has.
-    pub fn standard() -> Self {
-        let mut by_kind: BTreeMap<&'static str, Arc<dyn Executor>> = BTreeMap::new();
-        by_kind.insert("builtin", Arc::new(BuiltinExecutor::default()));
-        by_kind.insert("cli", Arc::new(CliExecutor));
-        by_kind.insert("http", Arc::new(HttpExecutor));
-        let gert = Arc::new(GertExecutor::default());
-        for kind in ["stdio", "jsonrpc", "mcp"] {
-            by_kind.insert(kind, Arc::clone(&gert) as Arc<dyn Executor>);
-        }
-        for kind in ["python", "node", "php"] {
-            by_kind.insert(kind, Arc::new(ScriptExecutor));
-        }
-        Self { by_kind, builtins: BTreeMap::new() }
+    /// No executors yet: a composition root (`jig_tools::standard_executors`) fills it in.
+    pub fn new() -> Self {
+        Self { by_kind: BTreeMap::new(), builtins: BTreeMap::new() }
     }
 
     /// Add or replace the executor of `kind`.

@@ -14,6 +14,9 @@ use tokio::process::Command;
 use crate::confine::Confinement;
 use crate::executor::{Cancel, Events, ToolError};
 
+/// Default cap on each output stream (seed 002 §9: 5 MiB).
+pub const MAX_CAPTURE: usize = 5 * 1024 * 1024;
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct Spawn<'a> {
@@ -124,7 +127,7 @@ pub async fn run_tool(
     let (_scratch, confinement) = crate::confine::prepare(invocation, program, dir, &mut env)?;
     let max_output = usize::try_from(invocation.tool.limits.max_output_bytes)
         .unwrap_or(usize::MAX)
-        .min(crate::cli::MAX_CAPTURE);
+        .min(MAX_CAPTURE);
     run(
         Spawn {
             argv,

@@ -1,0 +1,80 @@
+//! Reading the audit record: what every surface shows of the history (recent packets, one run
+//! with its packets, approvals, the chain head) and the chain check ([`History::verify`]).
+//!
+//! A `History` opens the store alone, without loading the project, so a project with a broken
+//! tool file can still be audited; [`crate::Engine::history`] gives the one of a running engine.
+
+mod verify;
+
+use jig_audit::{ApprovalRecord, ApprovalState, Packet, RunRecord, Store};
+use serde::Serialize;
+
+use crate::EngineError;
+
+pub use jig_audit::GENESIS;
+pub use jig_audit::signed_head::{SignatureError, SignedHead, generate_key};
+pub use verify::{ChainStatus, ExpectedHead, verify_missing};
+
+/// Read access to an audit store.
+#[derive(Debug, Clone)]
+pub struct History {
+    store: Store,
+}
+
+/// One run and every packet recorded for it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunDetail {
+    /// The run.
+    pub run: RunRecord,
+    /// Its packets, in chain order.
+    pub packets: Vec<Packet>,
+}
+
+impl History {
+    /// Open the store at `target` (a path to an SQLite file or a database URL), creating it when
+    /// needed.
+    pub async fn open(target: &str) -> Result<Self, EngineError> {
+        Ok(Self { store: Store::open(target).await? })
+    }
+
+    pub(crate) fn of(store: Store) -> Self {
+        Self { store }
+    }
+
+    /// The latest `limit` packets, newest first, optionally of one tool.
+    pub async fn latest(&self, limit: i64, tool: Option<&str>) -> Result<Vec<Packet>, EngineError> {
+        Ok(self.store.latest_packets(limit.max(0), tool).await?)
+    }
+
+    /// Up to `limit` packets after `after_seq`, in chain order (an export pages through these).
+    pub async fn packets(&self, after_seq: i64, limit: i64) -> Result<Vec<Packet>, EngineError> {
+        Ok(self.store.packets(after_seq, limit).await?)
+    }
+
+    /// The run whose request id or run id starts with `id`, with its packets.
+    pub async fn run(&self, id: &str) -> Result<Option<RunDetail>, EngineError> {
+        let Some(run) = self.store.run(id).await? else { return Ok(None) };
+        let packets = self.store.packets_of(&run.request_id).await?;
+        Ok(Some(RunDetail { run, packets }))
+    }
+
+    /// Approvals, all or only those still pending, newest first.
+    pub async fn approvals(&self, pending_only: bool) -> Result<Vec<ApprovalRecord>, EngineError> {
+        let state = pending_only.then_some(ApprovalState::Pending);
+        Ok(self.store.approvals(state).await?)
+    }
+
+    /// The chain's head: the last seq and its hash.
+    pub async fn head(&self) -> Result<(i64, String), EngineError> {
+        Ok(self.store.head().await?)
+    }
+
+    /// The head signed with the Ed25519 key whose seed (hex) is `seed`.
+    pub async fn signed_head(
+        &self,
+        seed: &str,
+    ) -> Result<Result<SignedHead, SignatureError>, EngineError> {
+        let (seq, hash) = self.store.head().await?;
+        Ok(SignedHead::sign(seq, &hash, seed))
+    }
+}

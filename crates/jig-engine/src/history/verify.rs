@@ -1,0 +1,155 @@
+//! The chain check every surface runs: the database's own consistency check, the hash chain,
+//! the side tables against their packets, and a head kept elsewhere (plain or signed). It says
+//! what it checked, so "ok" never claims more than was looked at.
+
+use serde::Serialize;
+
+use super::{History, SignedHead};
+use crate::EngineError;
+
+/// A head kept outside the database, to detect truncation and rewriting.
+#[derive(Debug, Clone)]
+pub enum ExpectedHead {
+    /// `SEQ:HASH`, as `jig audit head` prints it.
+    Plain(i64, String),
+    /// A head signed with `jig audit head --sign`.
+    Signed(SignedHead),
+}
+
+impl std::str::FromStr for ExpectedHead {
+    type Err = String;
+
+    /// `SEQ:HASH`, or `SEQ HASH` as `jig audit head` prints it.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let (seq, hash) = text
+            .split_once([':', ' '])
+            .ok_or_else(|| "expected SEQ:HASH, as `jig audit head` prints it".to_owned())?;
+        let seq = seq.trim().parse::<i64>().map_err(|e| format!("SEQ `{seq}`: {e}"))?;
+        let hash = hash.trim();
+        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("HASH `{hash}` is not 64 hexadecimal digits"));
+        }
+        Ok(Self::Plain(seq, hash.to_ascii_lowercase()))
+    }
+}
+
+impl ExpectedHead {
+    fn pair(&self) -> (i64, String) {
+        match self {
+            Self::Plain(seq, hash) => (*seq, hash.to_ascii_lowercase()),
+            Self::Signed(head) => (head.seq, head.hash.to_ascii_lowercase()),
+        }
+    }
+}
+
+/// What verifying found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ChainStatus {
+    /// Everything checked holds.
+    Ok {
+        /// What was checked, one sentence each.
+        checked: Vec<String>,
+        /// The head: last seq and hash.
+        head: (i64, String),
+    },
+    /// Something does not hold.
+    Broken {
+        /// The first packet that does not verify, when the problem is one packet.
+        at: Option<i64>,
+        /// What is wrong, for people.
+        reason: String,
+        /// How many packets verified before the problem.
+        verified: i64,
+    },
+}
+
+impl ChainStatus {
+    fn broken(at: Option<i64>, reason: impl Into<String>, verified: i64) -> Self {
+        Self::Broken { at, reason: reason.into(), verified }
+    }
+
+    /// Whether everything checked holds.
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Self::Ok { .. })
+    }
+}
+
+impl History {
+    /// Check the record. `expect` is a head kept elsewhere (a missing packet or a different hash
+    /// means the chain was truncated or rewritten); `trusted_key` is the public key
+    /// (`config.audit.head_key`) a signed head must verify with.
+    pub async fn verify(
+        &self,
+        expect: Option<&ExpectedHead>,
+        trusted_key: Option<&str>,
+    ) -> Result<ChainStatus, EngineError> {
+        let integrity = self.store.integrity().await?;
+        if let Some(problem) = &integrity.problem {
+            return Ok(ChainStatus::broken(
+                None,
+                format!("{} fails: {problem}", integrity.check),
+                0,
+            ));
+        }
+        let verification = self.store.verify().await?;
+        let verified = verification.checked;
+        if let Some((seq, reason)) = &verification.first_broken {
+            return Ok(ChainStatus::broken(Some(*seq), reason.clone(), verified));
+        }
+        if let Some(problem) = &verification.side_tables {
+            return Ok(ChainStatus::broken(None, problem.clone(), verified));
+        }
+        let mut checked = vec![
+            format!(
+                "{verified} packets verified (hashes, links, chain head; approvals and recorded responses match their packets)"
+            ),
+            integrity.summary(),
+        ];
+        if let Some(expected) = expect {
+            if let ExpectedHead::Signed(head) = expected {
+                if let Err(error) = head.check(trusted_key) {
+                    let reason = format!("the signed head is not trusted: {error}");
+                    return Ok(ChainStatus::broken(None, reason, verified));
+                }
+                checked.push(match trusted_key {
+                    Some(_) => "the signed head verifies with the project's key".to_owned(),
+                    None => "the signed head's signature verifies (the project names no `config.audit.head_key` to trust)".to_owned(),
+                });
+            }
+            let (seq, hash) = expected.pair();
+            match self.store.packet_hash(seq).await? {
+                None => {
+                    let reason = format!(
+                        "the chain ends at seq {}, but packet {seq} was expected (packets were removed)",
+                        verification.head.0
+                    );
+                    return Ok(ChainStatus::broken(None, reason, verified));
+                }
+                Some(found) if found != hash => {
+                    let reason = format!(
+                        "its hash is {found}, not the expected {hash} (the chain was rewritten)"
+                    );
+                    return Ok(ChainStatus::broken(Some(seq), reason, verified));
+                }
+                Some(_) => checked.push(format!("holds the expected packet {seq}")),
+            }
+        }
+        Ok(ChainStatus::Ok { checked, head: verification.head })
+    }
+}
+
+/// What a missing store means for an expected head: an empty record holds only seq 0.
+pub fn verify_missing(expect: Option<&ExpectedHead>) -> ChainStatus {
+    match expect.map(ExpectedHead::pair) {
+        Some((seq, _)) if seq > 0 => ChainStatus::broken(
+            None,
+            format!("there is no audit store, but packet {seq} was expected"),
+            0,
+        ),
+        _ => ChainStatus::Ok {
+            checked: vec!["there is no audit store yet: nothing was recorded".to_owned()],
+            head: (0, super::GENESIS.to_owned()),
+        },
+    }
+}
