@@ -6,7 +6,6 @@ use serde_json::json;
 
 use super::ast;
 use super::call::Call;
-use super::patch;
 use jig_exec::{Output, ToolError};
 
 /// Default `max_bytes` of `file_read` (its schema's default).
@@ -50,14 +49,14 @@ pub(super) fn write(call: &Call) -> Result<Output, ToolError> {
 pub(super) fn patch(call: &Call) -> Result<Output, ToolError> {
     let path = call.str("path")?;
     let diff = call.str("unified_diff")?;
-    let refused = |error: patch::PatchError| {
+    let refused = |error: jig_patch::PatchError| {
         ToolError::new(ErrorCode::ValidationFail, format!("`{path}`: {error}"))
             .with_details(json!({ "path": path }))
     };
-    let hunks = patch::parse(diff).map_err(refused)?;
+    let hunks = jig_patch::parse(diff).map_err(refused)?;
     let _held = call.locks.lock(&[path]);
     let text = utf8(path, call.workspace.read(path, MAX_PATCHED)?)?;
-    let patched = patch::apply(&text, &hunks).map_err(refused)?;
+    let patched = jig_patch::apply(&text, &hunks).map_err(refused)?;
     let warning = ast::check_write(call, path, patched.as_bytes())?;
     call.workspace.write_atomic(path, patched.as_bytes(), false, None)?;
     let mut data = json!({ "patched": true, "hunks_applied": hunks.len() });

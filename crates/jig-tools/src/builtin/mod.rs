@@ -15,7 +15,6 @@ mod git;
 mod grep;
 mod list;
 mod locks;
-mod patch;
 mod proc;
 mod rules;
 mod shell;

@@ -4,15 +4,20 @@
 //! line its header names, or, when earlier edits moved things, at the nearest place after the
 //! previous hunk. Nothing is fuzzed: a hunk whose context is not in the file refuses the whole
 //! patch, naming the hunk and the first line that differs.
+//!
+//! A crate of its own, with no dependencies, so the fuzz target that checks it (`fuzz/`) builds
+//! without the built-ins.
 
 use std::fmt;
 
 /// One hunk: the lines it expects and the lines it leaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Hunk {
+pub struct Hunk {
     /// 1-based line of the old file the hunk starts at (0 for an insertion into an empty file).
     pub old_start: usize,
+    /// The lines it expects (context and removed), without their newlines.
     pub old: Vec<String>,
+    /// The lines it leaves (context and added).
     pub new: Vec<String>,
     /// `\ No newline at end of file` after the old side's last line.
     pub old_no_eol: bool,
@@ -22,12 +27,23 @@ pub(crate) struct Hunk {
 
 /// Why a patch was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum PatchError {
+pub enum PatchError {
     /// The text is not a unified diff of one file.
     Malformed(String),
     /// A hunk's context is not in the file.
-    Mismatch { hunk: usize, line: usize, expected: String, found: Option<String> },
+    Mismatch {
+        /// Which hunk, 1-based.
+        hunk: usize,
+        /// The 1-based line of the file where it differs.
+        line: usize,
+        /// What the hunk expects there.
+        expected: String,
+        /// What the file has there (`None` past its end).
+        found: Option<String>,
+    },
 }
+
+impl std::error::Error for PatchError {}
 
 impl fmt::Display for PatchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -46,7 +62,7 @@ impl fmt::Display for PatchError {
 }
 
 /// The hunks of a diff of one file; a diff of several files is refused.
-pub(crate) fn parse(diff: &str) -> Result<Vec<Hunk>, PatchError> {
+pub fn parse(diff: &str) -> Result<Vec<Hunk>, PatchError> {
     let mut hunks = Vec::new();
     let mut files = 0;
     let mut lines = diff.lines().peekable();
@@ -82,7 +98,9 @@ pub(crate) fn parse(diff: &str) -> Result<Vec<Hunk>, PatchError> {
                     hunks.len() + 1
                 )));
             };
-            let (marker, text) = body.split_at(body.len().min(1));
+            // The marker is the first character, whatever its width (a line may start with any
+            // character, and a bad one is refused below, not split inside).
+            let (marker, text) = body.split_at(body.chars().next().map_or(0, char::len_utf8));
             match marker {
                 " " | "" => {
                     hunk.old.push(text.to_owned());
@@ -141,7 +159,7 @@ fn hunk_header(header: &str) -> Option<(usize, usize, usize)> {
 }
 
 /// Apply `hunks` to `text`, all or nothing.
-pub(crate) fn apply(text: &str, hunks: &[Hunk]) -> Result<String, PatchError> {
+pub fn apply(text: &str, hunks: &[Hunk]) -> Result<String, PatchError> {
     let mut eol = text.is_empty() || text.ends_with('\n');
     let mut lines: Vec<&str> = text.split('\n').collect();
     if text.ends_with('\n') || text.is_empty() {
@@ -263,6 +281,8 @@ mod tests {
         let two = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n";
         assert!(matches!(parse(two), Err(PatchError::Malformed(_))));
         assert!(matches!(parse("@@ -1,1 +1,1 @@\n*a\n"), Err(PatchError::Malformed(_))));
+        // Found by the fuzz target: a multi-byte first character used to panic.
+        assert!(matches!(parse("@@ -1 +1 @@\n\u{fffd}b+c\n"), Err(PatchError::Malformed(_))));
     }
 
     #[test]
