@@ -37,6 +37,9 @@ pub enum AuditError {
     /// The store was closed.
     #[error("audit store: closed")]
     Closed,
+    /// A query's argument is not valid (a cursor from elsewhere).
+    #[error("{0}")]
+    BadQuery(String),
 }
 
 impl AuditError {

@@ -16,6 +16,7 @@ mod error;
 mod ops;
 pub mod owner;
 mod packet;
+mod query;
 mod records;
 mod rollup;
 mod rows;
@@ -28,6 +29,7 @@ mod writer;
 pub use error::AuditError;
 pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};
 pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
+pub use query::{MAX_PAGE, RunPage, RunQuery};
 pub use records::{
     ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, SessionUsage,
 };

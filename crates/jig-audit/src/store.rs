@@ -43,7 +43,7 @@ pub enum Dialect {
 /// The audit store.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pool: AnyPool,
+    pub(crate) pool: AnyPool,
     dialect: Dialect,
     writer: mpsc::UnboundedSender<(Vec<Op>, crate::writer::Reply)>,
     /// Transactions this store's writer has committed (group commit puts several callers'

@@ -78,6 +78,26 @@ pub enum Command {
     /// Inspect and check the audit record
     #[command(subcommand)]
     Audit(AuditCommand),
+    /// Serve the workbench and its API; prints the URL with its access token
+    ///
+    /// Loopback only unless `--allow-remote`. Every API and WebSocket request needs the token
+    /// (the URL's `?token=` becomes a cookie; scripts send `Authorization: Bearer TOKEN`).
+    Serve(ServeArgs),
+}
+
+/// `jig serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Where to listen (port 0 picks a free one)
+    #[arg(long, default_value = "127.0.0.1:0", value_name = "ADDR")]
+    pub addr: std::net::SocketAddr,
+    /// People, roles and tokens: `users: [{name, role: viewer|runner|approver|admin, token}]`
+    /// (without it, one random token acts as you, the OS user, with every role)
+    #[arg(long, value_name = "FILE")]
+    pub users: Option<PathBuf>,
+    /// Listen on a non-loopback address (anyone who can reach it and holds a token can act)
+    #[arg(long)]
+    pub allow_remote: bool,
 }
 
 /// `jig call`.

@@ -8,6 +8,7 @@ mod commands;
 mod exit;
 mod output;
 mod progress;
+mod signals;
 
 use std::process::ExitCode;
 
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
         cli::Command::Audit(command) => {
             block_on(commands::audit::run(&settings, command, &mut out))
         }
+        cli::Command::Serve(args) => block_on(commands::serve::run(&settings, args, &mut out)),
     };
     match result {
         Ok(code) => code.into(),

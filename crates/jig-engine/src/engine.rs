@@ -79,6 +79,12 @@ pub struct Engine {
     pub(crate) validators: Validators,
     /// Sessions with calls in flight, for heartbeats.
     pub(crate) in_flight: Mutex<HashMap<String, usize>>,
+    /// Calls running now, by request id (to cancel them).
+    pub(crate) running: crate::cancel::Running,
+    /// Started calls waiting for approval, kept to run when approved.
+    pub(crate) parked: crate::background::Parked,
+    /// The watcher's last diagnostics (empty while the project loads).
+    pub(crate) problems: Mutex<Vec<jig_model::Diagnostic>>,
     /// Where the project was loaded from, and how (for live reload).
     pub(crate) source: (PathBuf, LoadOptions),
 }
@@ -151,6 +157,9 @@ impl Engine {
             metrics,
             validators: Validators::default(),
             in_flight: Mutex::new(HashMap::new()),
+            running: crate::cancel::Running::default(),
+            parked: crate::background::Parked::default(),
+            problems: Mutex::new(Vec::new()),
             source: (options.project.clone(), load_options),
         });
         spawn_heartbeats(
@@ -364,7 +373,7 @@ impl Engine {
         }
     }
 
-    async fn pending_approval(&self, id: &str) -> Result<ApprovalRecord, EngineError> {
+    pub(crate) async fn pending_approval(&self, id: &str) -> Result<ApprovalRecord, EngineError> {
         let approval =
             self.store.approval(id).await?.ok_or_else(|| EngineError::NoApproval(id.to_owned()))?;
         if approval.state != ApprovalState::Pending {

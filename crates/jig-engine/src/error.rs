@@ -21,6 +21,9 @@ pub enum EngineError {
     /// The workspace cannot be opened.
     #[error(transparent)]
     Workspace(#[from] jig_policy::sandbox::SandboxError),
+    /// No tool with that id.
+    #[error("no tool `{0}`")]
+    NoTool(String),
     /// No approval with that id.
     #[error("no approval `{0}`")]
     NoApproval(String),
@@ -63,10 +66,11 @@ impl EngineError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::Invalid(_) => ErrorCode::ValidationFail,
+            Self::Audit(jig_audit::AuditError::BadQuery(_)) => ErrorCode::ValidationFail,
             Self::Audit(_) | Self::Watch(_) => ErrorCode::Internal,
             Self::Policy(_) | Self::SelfApproval { .. } => ErrorCode::Policy,
             Self::Workspace(_) => ErrorCode::FileIo,
-            Self::NoApproval(_) | Self::NoSelection(_) => ErrorCode::NotFound,
+            Self::NoTool(_) | Self::NoApproval(_) | Self::NoSelection(_) => ErrorCode::NotFound,
             Self::AlreadyDecided { .. } | Self::Duplicate(_) => ErrorCode::Conflict,
         }
     }

@@ -16,6 +16,24 @@ pub enum Event {
     Heartbeat(Heartbeat),
     /// The registry changed, or a change was refused.
     Registry(RegistryEvent),
+    /// A call started with [`crate::Engine::start`] finished: its response.
+    Response(Box<jig_model::envelope::ToolResponse>),
+    /// A pending call was approved or denied.
+    Approval(ApprovalEvent),
+}
+
+/// An approval was decided.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename = "ApprovalDecided")]
+pub struct ApprovalEvent {
+    /// The approval.
+    pub approval_id: String,
+    /// `approved` or `denied`.
+    pub verdict: String,
+    /// Who decided.
+    pub by: String,
+    /// The request that now runs the approved call, when the engine kept it to run.
+    pub resumed_as: Option<String>,
 }
 
 /// What live reload did with a change of the project's files.

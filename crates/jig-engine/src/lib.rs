@@ -5,6 +5,8 @@
 //! store; [`Engine::dispatch`] runs one call through the whole pipeline; [`Engine::select`]
 //! picks a tool for an intent; [`Engine::approve`] and [`Engine::deny`] decide pending calls.
 
+mod background;
+mod cancel;
 mod decode;
 mod dispatch;
 mod emit;
@@ -14,6 +16,7 @@ mod events;
 pub mod history;
 mod identity;
 mod metrics;
+mod preview;
 mod reload;
 mod select;
 mod validation;
@@ -21,9 +24,10 @@ mod validation;
 pub use decode::{decode_request, parse_json_strict};
 pub use engine::{CallContext, Engine, EngineOptions, default_db};
 pub use error::EngineError;
-pub use events::{Event, EventBus, RegistryEvent};
+pub use events::{ApprovalEvent, Event, EventBus, RegistryEvent};
 pub use identity::{idempotency_key, request_hash};
 pub use metrics::{LatencySummary, MetricsSnapshot};
+pub use preview::{Preview, refusal_code};
 pub use select::{Candidate, Intent, ToolSelection};
 pub use validation::{Problem, ValidationResult};
 

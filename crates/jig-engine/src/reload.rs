@@ -50,6 +50,18 @@ impl Engine {
                 RegistryEvent::RegistryRejected { changed, diagnostics: failure.diagnostics }
             }
         };
+        if let Ok(mut problems) = self.problems.lock() {
+            *problems = match &event {
+                RegistryEvent::RegistryRejected { diagnostics, .. } => diagnostics.clone(),
+                RegistryEvent::RegistryReloaded { .. } => Vec::new(),
+            };
+        }
         self.events.publish(Event::Registry(event));
+    }
+
+    /// The diagnostics of the project's files as last seen by the watcher: empty while they
+    /// load; while they do not, the last valid registry keeps serving and these say why.
+    pub fn problems(&self) -> Vec<jig_model::Diagnostic> {
+        self.problems.lock().map(|p| p.clone()).unwrap_or_default()
     }
 }

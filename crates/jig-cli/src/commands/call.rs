@@ -49,18 +49,8 @@ pub async fn run(
     // Jig, and the next start marks the run incomplete.)
     let cancel = context.cancel.clone();
     let interrupt = tokio::spawn(async move {
-        let terminate = async {
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(mut signal) => {
-                    signal.recv().await;
-                }
-                Err(_) => std::future::pending::<()>().await,
-            }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => cancel.cancel(),
-            () = terminate => cancel.cancel(),
-        }
+        crate::signals::interrupted().await;
+        cancel.cancel();
     });
     let progress = crate::progress::show(&engine, &request.request_id);
     let response = engine.dispatch(request, context).await;

@@ -6,5 +6,6 @@ pub mod call;
 pub mod doctor;
 pub mod list;
 pub mod select;
+pub mod serve;
 pub mod show;
 pub mod validate;

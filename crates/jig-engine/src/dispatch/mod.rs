@@ -53,6 +53,7 @@ impl Engine {
         let session = request.session_id.clone().unwrap_or_else(|| context.session_id.clone());
         tracing::info!(name: "tools.dispatch.started", tool = %request.tool, request_id = %request.request_id, session = %session, "tools.dispatch.started");
         self.enter(&session);
+        let _tracked = self.running.track(&request.request_id, &context.cancel);
         let mut call = Call::new(self, &request, &context, session.clone(), started);
         let mut response = call.run().await;
         if call.repeated
@@ -170,18 +171,12 @@ impl<'e> Call<'e> {
         self.ops.push(Op::CreateRun(Box::new(self.run_record(&tool, &run_id, policy.hash()))));
         self.publish_state(RunState::Created);
 
-        let mut decision = policy.decide(&tool, &self.request.args);
-        if let Some(budgets) = policy.config().budgets {
-            match self.engine.budget(&self.session).await {
-                Ok((usage, _)) => {
-                    if let Err(denial) = jig_policy::budget::check(&budgets, &usage, self.bytes_in)
-                    {
-                        decision = decision.strictest(denial.into());
-                    }
-                }
-                Err(error) => return self.internal(&error.to_string()).await,
-            }
-        }
+        let decided =
+            self.engine.decide(&policy, &tool, &self.request.args, &self.session, self.bytes_in);
+        let mut decision = match decided.await {
+            Ok(decision) => decision,
+            Err(error) => return self.internal(&error.to_string()).await,
+        };
         tracing::info!(name: "tools.dispatch.decision", tool = %tool.id, action = ?decision.action, rule = %decision.rule, "tools.dispatch.decision");
 
         match decision.action {

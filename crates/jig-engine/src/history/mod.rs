@@ -7,6 +7,7 @@
 mod verify;
 
 use jig_audit::{ApprovalRecord, ApprovalState, Packet, RunRecord, Store};
+pub use jig_audit::{MAX_PAGE, RunPage, RunQuery};
 use serde::Serialize;
 
 use crate::EngineError;
@@ -49,6 +50,11 @@ impl History {
     /// Up to `limit` packets after `after_seq`, in chain order (an export pages through these).
     pub async fn packets(&self, after_seq: i64, limit: i64) -> Result<Vec<Packet>, EngineError> {
         Ok(self.store.packets(after_seq, limit).await?)
+    }
+
+    /// A page of runs, newest first, filtered by `query`.
+    pub async fn runs(&self, query: &RunQuery) -> Result<RunPage, EngineError> {
+        Ok(self.store.query_runs(query).await?)
     }
 
     /// The run whose request id or run id starts with `id`, with its packets.

@@ -1,0 +1,64 @@
+//! `jig serve`: the workbench and its API on a local address, acting as the OS user (or as the
+//! people of `--users`), with the project watched so the tool list follows the files.
+
+use std::io::Write;
+
+use jig_server::auth::{Person, Role, Users, new_token};
+use jig_server::serve::Bound;
+
+use crate::cli::ServeArgs;
+use crate::exit::Code;
+use crate::output::Settings;
+
+pub async fn run(
+    settings: &Settings,
+    args: &ServeArgs,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    if !args.addr.ip().is_loopback() && !args.allow_remote {
+        eprintln!(
+            "error[E_POLICY]: --addr {}: not a loopback address; add --allow-remote to serve other machines",
+            args.addr
+        );
+        return Ok(Code::Usage);
+    }
+    let (users, token) = match &args.users {
+        Some(file) => match Users::from_file(file) {
+            Ok(users) => (users, None),
+            Err(error) => {
+                eprintln!("error[E_VALIDATION_FAIL]: {error}");
+                return Ok(Code::Usage);
+            }
+        },
+        None => {
+            let token = new_token();
+            let me = Person { name: settings.principal.clone(), role: Role::Admin };
+            (Users::single(me, &token), Some(token))
+        }
+    };
+    let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
+    if let Err(message) = settings.check_identity(&engine) {
+        eprintln!("error[E_POLICY]: {message}");
+        return Ok(Code::Usage);
+    }
+    let _watch = engine.watch()?;
+    let project = engine
+        .snapshot()
+        .root()
+        .file_name()
+        .map_or_else(|| "project".to_owned(), |name| name.to_string_lossy().into_owned());
+    let bound = Bound::bind(args.addr, engine, users, project, &[]).await?;
+    if !bound.addr.ip().is_loopback() {
+        eprintln!(
+            "warning: serving on {}, reachable from other machines; only the tokens stand between them and this project",
+            bound.addr
+        );
+    }
+    match &token {
+        Some(token) => writeln!(out, "http://{}/?token={token}", bound.addr)?,
+        None => writeln!(out, "http://{}/", bound.addr)?,
+    }
+    out.flush()?;
+    bound.run(crate::signals::interrupted()).await?;
+    Ok(Code::Ok)
+}

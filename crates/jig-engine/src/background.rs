@@ -1,0 +1,95 @@
+//! Calls that answer at once: a surface starts a call and follows it on the event bus (its
+//! progress, its output, then its `ToolResponse`), as the browser and the desktop do.
+//!
+//! A call that waits for approval is kept here, exactly as it was asked, so that approving it
+//! ([`Engine::approve_and_run`]) runs that very request in the name of who asked, with the
+//! one-time token. Kept requests live in memory: after a restart the caller asks again.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use jig_model::envelope::ToolRequest;
+
+use crate::events::{ApprovalEvent, Event};
+use crate::identity::new_id;
+use crate::{CallContext, Engine, EngineError};
+
+/// Requests waiting for approval, by approval id.
+#[derive(Debug, Default)]
+pub(crate) struct Parked(Mutex<HashMap<String, (ToolRequest, CallContext)>>);
+
+impl Parked {
+    fn park(&self, approval_id: String, request: ToolRequest, context: CallContext) {
+        if let Ok(mut map) = self.0.lock() {
+            map.insert(approval_id, (request, context));
+        }
+    }
+
+    fn take(&self, approval_id: &str) -> Option<(ToolRequest, CallContext)> {
+        self.0.lock().ok()?.remove(approval_id)
+    }
+}
+
+impl Engine {
+    /// Start `request` and return its request id at once. Its events and finally its
+    /// `ToolResponse` ([`Event::Response`]) arrive on the bus; a call that needs approval is
+    /// kept to run when approved.
+    pub fn start(self: &Arc<Self>, request: ToolRequest, context: CallContext) -> String {
+        let request_id = request.request_id.clone();
+        let engine = Arc::clone(self);
+        tokio::spawn(async move {
+            let response = engine.dispatch(request.clone(), context.clone()).await;
+            let approval_id = response
+                .errors
+                .first()
+                .and_then(|e| e.details.as_ref())
+                .and_then(|d| d.get("approval_id"))
+                .and_then(|id| id.as_str())
+                .map(str::to_owned);
+            if let Some(approval_id) = approval_id {
+                engine.parked.park(approval_id, request, context);
+            }
+            engine.events.publish(Event::Response(Box::new(response)));
+        });
+        request_id
+    }
+
+    /// Approve a pending call as `principal` and, when the engine kept the request
+    /// ([`Engine::start`]), run it now with the token in the name of who asked. Returns the
+    /// token and the new request id of the run.
+    pub async fn approve_and_run(
+        self: &Arc<Self>,
+        id: &str,
+        principal: &str,
+    ) -> Result<(String, Option<String>), EngineError> {
+        let approval = self.pending_approval(id).await?;
+        let token = self.approve(&approval.id, principal, None).await?;
+        let resumed = self.parked.take(&approval.id).map(|(mut request, mut context)| {
+            request.request_id = new_id();
+            context.approval_token = Some(token.clone());
+            context.cancel = jig_exec::Cancel::new();
+            self.start(request, context)
+        });
+        self.events.publish(Event::Approval(ApprovalEvent {
+            approval_id: approval.id,
+            verdict: "approved".to_owned(),
+            by: principal.to_owned(),
+            resumed_as: resumed.clone(),
+        }));
+        Ok((token, resumed))
+    }
+
+    /// Deny a pending call as `principal`, forgetting a kept request, and tell subscribers.
+    pub async fn deny_and_forget(&self, id: &str, principal: &str) -> Result<(), EngineError> {
+        let approval = self.pending_approval(id).await?;
+        self.deny(&approval.id, principal, None).await?;
+        self.parked.take(&approval.id);
+        self.events.publish(Event::Approval(ApprovalEvent {
+            approval_id: approval.id,
+            verdict: "denied".to_owned(),
+            by: principal.to_owned(),
+            resumed_as: None,
+        }));
+        Ok(())
+    }
+}

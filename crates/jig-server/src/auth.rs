@@ -1,0 +1,269 @@
+//! Who is acting, and whether the request may come from where it comes from.
+//!
+//! Every API and WebSocket request carries a token (the `jig_token` cookie the browser got in
+//! exchange for the URL's `?token=`, or `Authorization: Bearer` for scripts); the token names a
+//! [`Person`] with a [`Role`]. A request with a foreign `Host` (DNS rebinding) or `Origin`
+//! (another site's page) is refused before the token is looked at.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+
+use crate::error::ApiError;
+
+/// The name of the cookie holding the token.
+pub const COOKIE: &str = "jig_token";
+
+/// What a person may do. Each role may do what the ones before it may.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Reads tools, previews calls, reads the audit.
+    Viewer,
+    /// Also runs and cancels calls.
+    Runner,
+    /// Also approves and denies pending calls (the policy still decides whose).
+    Approver,
+    /// Everything.
+    Admin,
+}
+
+/// Who is acting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Person {
+    /// The principal recorded in the audit.
+    pub name: String,
+    /// What they may do.
+    pub role: Role,
+}
+
+impl Person {
+    /// `Ok` when this person has at least `role`, else 403 naming what they lack.
+    pub fn require(&self, role: Role) -> Result<(), ApiError> {
+        if self.role >= role {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(format!(
+                "`{}` is a {:?} here; this needs the {role:?} role",
+                self.name, self.role
+            )))
+        }
+    }
+}
+
+/// Tokens and the people they name (only the tokens' hashes are kept).
+#[derive(Debug, Clone, Default)]
+pub struct Users {
+    by_hash: HashMap<String, Person>,
+}
+
+/// One entry of a `--users` file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UserEntry {
+    name: String,
+    role: Role,
+    token: String,
+}
+
+/// Why a users file was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum UsersError {
+    /// It cannot be read.
+    #[error("{path}: {message}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// An entry is wrong.
+    #[error("{path}: user {index}: {message}")]
+    Entry {
+        /// The file.
+        path: String,
+        /// Which entry (1-based).
+        index: usize,
+        /// Why.
+        message: String,
+    },
+}
+
+impl Users {
+    /// One person holding one token: the desktop app, or a plain `jig serve`.
+    pub fn single(person: Person, token: &str) -> Self {
+        let mut users = Self::default();
+        users.by_hash.insert(hash(token), person);
+        users
+    }
+
+    /// People from a YAML or JSON file: `users: [{name, role, token}]`. Tokens must be at least
+    /// 24 characters and unique.
+    pub fn from_file(path: &Path) -> Result<Self, UsersError> {
+        let shown = path.display().to_string();
+        let read = |message: String| UsersError::Read { path: shown.clone(), message };
+        let text = fs_err::read_to_string(path).map_err(|e| read(e.to_string()))?;
+        let document =
+            jig_load::yaml::parse(&text, &jig_load::yaml::Caps::DEFAULT).map_err(|e| {
+                match e.pos {
+                    Some(pos) => read(format!("line {}: {}", pos.line, e.message)),
+                    None => read(e.message),
+                }
+            })?;
+        let entries = document
+            .value
+            .get("users")
+            .cloned()
+            .ok_or_else(|| read("expected `users: [{name, role, token}]`".to_owned()))?;
+        let entries: Vec<serde_json::Value> = serde_json::from_value(entries)
+            .map_err(|_| read("`users` must be a list".to_owned()))?;
+        let mut users = Self::default();
+        for (index, entry) in entries.into_iter().enumerate() {
+            let entry_error = |message: String| UsersError::Entry {
+                path: shown.clone(),
+                index: index + 1,
+                message,
+            };
+            let entry: UserEntry =
+                serde_json::from_value(entry).map_err(|e| entry_error(e.to_string()))?;
+            if entry.token.len() < 24 {
+                return Err(entry_error("`token` must be at least 24 characters".to_owned()));
+            }
+            if entry.name.trim().is_empty() {
+                return Err(entry_error("`name` is empty".to_owned()));
+            }
+            let person = Person { name: entry.name, role: entry.role };
+            if users.by_hash.insert(hash(&entry.token), person).is_some() {
+                return Err(entry_error("this token is already another user's".to_owned()));
+            }
+        }
+        if users.by_hash.is_empty() {
+            return Err(read("`users` is empty".to_owned()));
+        }
+        Ok(users)
+    }
+
+    /// The person holding `token`.
+    pub fn find(&self, token: &str) -> Option<&Person> {
+        self.by_hash.get(&hash(token))
+    }
+}
+
+fn hash(token: &str) -> String {
+    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A new random token (244 bits).
+pub fn new_token() -> String {
+    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+}
+
+/// Where requests may come from.
+#[derive(Debug, Clone, Default)]
+pub struct Guard {
+    /// `Host` values accepted (`127.0.0.1:PORT`, `localhost:PORT`); `None` accepts any (the
+    /// desktop app, whose requests never cross a network).
+    pub hosts: Option<Vec<String>>,
+}
+
+impl Guard {
+    /// Accept the loopback names of `port`, and `extra` hosts (a remote address served with
+    /// `--allow-remote`).
+    pub fn loopback(port: u16, extra: &[String]) -> Self {
+        let mut hosts =
+            vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")];
+        hosts.extend(extra.iter().cloned());
+        Self { hosts: Some(hosts) }
+    }
+
+    /// Refuse a foreign `Host` or `Origin`.
+    fn check(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        let Some(hosts) = &self.hosts else { return Ok(()) };
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
+        if !hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+            return Err(ApiError::forbidden(format!(
+                "Host `{host}` is not this server's (a DNS-rebinding page?)"
+            )));
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let origin = origin.to_str().unwrap_or_default();
+            let allowed = hosts.iter().any(|h| origin.eq_ignore_ascii_case(&format!("http://{h}")));
+            if !allowed {
+                return Err(ApiError::forbidden(format!(
+                    "Origin `{origin}` is not this server's page"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the middleware needs.
+#[derive(Debug, Clone)]
+pub struct Access {
+    /// Known tokens.
+    pub users: Arc<Users>,
+    /// Allowed hosts and origins.
+    pub guard: Guard,
+}
+
+/// The token of a request: bearer header, then cookie.
+pub fn token_of(headers: &HeaderMap) -> Option<String> {
+    if let Some(bearer) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.strip_prefix("Bearer "))
+    {
+        return Some(bearer.trim().to_owned());
+    }
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|h| h.to_str().ok())
+        .flat_map(|h| h.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value.to_owned())
+}
+
+/// Middleware for the API: Host and Origin first (403), then the token (401); the person goes
+/// into the request's extensions.
+pub async fn require_person(
+    State(access): State<Access>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if let Err(error) = access.guard.check(request.headers()) {
+        return error.into_response();
+    }
+    let person = token_of(request.headers()).and_then(|t| access.users.find(&t).cloned());
+    let Some(person) = person else {
+        return ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            jig_model::ErrorCode::Policy,
+            "a token is required: open the URL `jig serve` printed, or send `Authorization: Bearer TOKEN`",
+        )
+        .into_response();
+    };
+    request.extensions_mut().insert(person);
+    next.run(request).await
+}
+
+/// Middleware for the pages: Host only (a page is no secret, but a rebinding page must not get
+/// one that then talks to the API with the victim's cookie).
+pub async fn check_host(State(access): State<Access>, request: Request, next: Next) -> Response {
+    let mut headers = request.headers().clone();
+    headers.remove(header::ORIGIN);
+    if let Err(error) = access.guard.check(&headers) {
+        return error.into_response();
+    }
+    next.run(request).await
+}

@@ -1,0 +1,74 @@
+//! Jig's application API as one axum [`Router`] over the engine: what the browser (through
+//! `jig serve`) and the desktop app (in process, no TCP port) both call.
+//!
+//! Routes live in [`routes`], one file per concern, and hold no logic of their own: each asks
+//! the engine and shapes the answer. [`openapi`] is the OpenAPI 3.1 document generated from the
+//! same handlers and types (committed as `docs/openapi.json`; a test fails when it is stale).
+//! Every API route needs a token ([`auth`]); a foreign `Host` or `Origin` is refused first.
+
+pub mod auth;
+pub mod error;
+mod pages;
+pub mod routes;
+pub mod serve;
+mod state;
+
+use axum::Router;
+use axum::middleware::from_fn_with_state;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub use state::AppState;
+
+use routes::{approvals, audit, calls, events, project, tools};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Jig", description = "The workbench's API: tools, previews, calls, approvals, audit, events."),
+    tags(
+        (name = "tools", description = "The registry and previews"),
+        (name = "calls", description = "Starting, reading and cancelling calls"),
+        (name = "approvals", description = "Pending calls and decisions"),
+        (name = "audit", description = "The record"),
+        (name = "project", description = "Who is acting, problems, policy, metrics"),
+        (name = "events", description = "The event stream"),
+    ),
+)]
+struct ApiDoc;
+
+fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(tools::list))
+        .routes(routes!(tools::show))
+        .routes(routes!(tools::preview))
+        .routes(routes!(calls::start))
+        .routes(routes!(calls::read))
+        .routes(routes!(calls::cancel))
+        .routes(routes!(approvals::list))
+        .routes(routes!(approvals::approve))
+        .routes(routes!(approvals::deny))
+        .routes(routes!(audit::runs))
+        .routes(routes!(audit::run))
+        .routes(routes!(audit::verify))
+        .routes(routes!(project::session))
+        .routes(routes!(project::problems))
+        .routes(routes!(project::policy))
+        .routes(routes!(project::metrics))
+        .routes(routes!(events::stream))
+}
+
+/// The OpenAPI 3.1 document of the API.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().split_for_parts().1
+}
+
+/// The whole application: the API behind its token, and the pages.
+pub fn router(state: AppState) -> Router {
+    let (api, _) = api().split_for_parts();
+    let api = api.layer(from_fn_with_state(state.access.clone(), auth::require_person));
+    Router::new()
+        .merge(api)
+        .merge(pages::router().layer(from_fn_with_state(state.access.clone(), auth::check_host)))
+        .with_state(state)
+}

@@ -1,0 +1,69 @@
+//! `/api/approvals`: the queue, and deciding in one's own name. Approving a call started here
+//! runs exactly that request, in the name of who asked.
+
+use axum::extract::{Path, Query, State};
+use axum::{Extension, Json};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::{Person, Role};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Which approvals.
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct Filter {
+    /// All of them, not only those pending.
+    #[serde(default)]
+    pub all: bool,
+}
+
+/// Approvals, newest first: the full arguments, the rule that asked, and who asked.
+#[utoipa::path(get, path = "/api/approvals", tag = "approvals", params(Filter),
+    responses((status = 200, body = Vec<Object>)))]
+pub async fn list(
+    State(state): State<AppState>,
+    Query(filter): Query<Filter>,
+) -> Result<Json<Vec<jig_engine::ApprovalRecord>>, ApiError> {
+    Ok(Json(state.engine.history().approvals(!filter.all).await?))
+}
+
+/// What approving did.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Approved {
+    /// The one-time token for exactly that request (for a caller who runs it themselves).
+    pub token: String,
+    /// The request now running the approved call, when it was started here.
+    pub resumed_as: Option<String>,
+}
+
+/// Approve as the person behind the token (`approvals.self_approval` decides whether one may
+/// approve one's own request).
+#[utoipa::path(post, path = "/api/approvals/{id}/approve", tag = "approvals",
+    params(("id" = String, Path)),
+    responses((status = 200, body = Approved), (status = 403, body = Object),
+        (status = 404, body = Object), (status = 409, body = Object)))]
+pub async fn approve(
+    State(state): State<AppState>,
+    Extension(person): Extension<Person>,
+    Path(id): Path<String>,
+) -> Result<Json<Approved>, ApiError> {
+    person.require(Role::Approver)?;
+    let (token, resumed_as) = state.engine.approve_and_run(&id, &person.name).await?;
+    Ok(Json(Approved { token, resumed_as }))
+}
+
+/// Deny as the person behind the token.
+#[utoipa::path(post, path = "/api/approvals/{id}/deny", tag = "approvals",
+    params(("id" = String, Path)),
+    responses((status = 204), (status = 403, body = Object), (status = 404, body = Object),
+        (status = 409, body = Object)))]
+pub async fn deny(
+    State(state): State<AppState>,
+    Extension(person): Extension<Person>,
+    Path(id): Path<String>,
+) -> Result<axum::http::StatusCode, ApiError> {
+    person.require(Role::Approver)?;
+    state.engine.deny_and_forget(&id, &person.name).await?;
+    Ok(axum::http::StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,131 @@
+//! `/api/calls`: start a call (the answer is its request id; progress, output and the response
+//! come on the event stream), read its response, cancel it.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::{Extension, Json};
+use jig_engine::CallContext;
+use jig_model::envelope::ToolRequest;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::auth::{Person, Role};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// A call to start.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CallRequest {
+    /// The tool.
+    pub tool: String,
+    /// Its arguments.
+    #[schema(value_type = Object)]
+    #[serde(default)]
+    pub args: Option<Value>,
+    /// The session (default `web`).
+    #[serde(default)]
+    pub session: Option<String>,
+    /// The thread (idempotency keys are per thread).
+    #[serde(default)]
+    pub thread: Option<String>,
+    /// A one-time approval token for this exact request.
+    #[serde(default)]
+    pub approval_token: Option<String>,
+}
+
+/// A started call.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Started {
+    /// Follow it on `/api/events` and read it at `/api/calls/{request_id}`.
+    pub request_id: String,
+}
+
+/// Start a call as the person behind the token.
+#[utoipa::path(post, path = "/api/calls", tag = "calls", request_body = CallRequest,
+    responses((status = 202, body = Started), (status = 403, body = Object), (status = 404, body = Object)))]
+pub async fn start(
+    State(state): State<AppState>,
+    Extension(person): Extension<Person>,
+    Json(call): Json<CallRequest>,
+) -> Result<(StatusCode, Json<Started>), ApiError> {
+    person.require(Role::Runner)?;
+    if state.engine.get(&call.tool).is_none() {
+        return Err(ApiError::not_found(format!("no tool `{}`", call.tool)));
+    }
+    let session = call.session.unwrap_or_else(|| "web".to_owned());
+    let request = ToolRequest {
+        kind: Default::default(),
+        tool: call.tool,
+        args: call.args.unwrap_or_else(|| Value::Object(Default::default())),
+        request_id: uuid::Uuid::new_v4().to_string(),
+        session_id: Some(session.clone()),
+        timestamp: Some(jig_engine::time::now_us() / 1_000_000),
+    };
+    let context = CallContext {
+        session_id: session,
+        thread_id: call.thread,
+        principal: person.name,
+        asserted_by: None,
+        approval_token: call.approval_token,
+        cancel: jig_engine::Cancel::new(),
+    };
+    let request_id = state.engine.start(request, context);
+    Ok((StatusCode::ACCEPTED, Json(Started { request_id })))
+}
+
+/// A call's state and, once it finished, its recorded response.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CallState {
+    /// The request.
+    pub request_id: String,
+    /// `running` while it runs here; then the run's state (`succeeded`, `failed`, …).
+    pub state: String,
+    /// The response as recorded (redacted), once there is one.
+    #[schema(value_type = Object)]
+    pub response: Option<Value>,
+}
+
+/// Where a call is.
+#[utoipa::path(get, path = "/api/calls/{request_id}", tag = "calls",
+    params(("request_id" = String, Path)),
+    responses((status = 200, body = CallState), (status = 404, body = Object)))]
+pub async fn read(
+    State(state): State<AppState>,
+    Path(request_id): Path<String>,
+) -> Result<Json<CallState>, ApiError> {
+    let running = state.engine.is_running(&request_id);
+    let detail = state.engine.history().run(&request_id).await?;
+    match detail {
+        Some(detail) if detail.run.request_id == request_id => Ok(Json(CallState {
+            request_id,
+            state: if running { "running".to_owned() } else { detail.run.state.to_string() },
+            response: detail.run.response,
+        })),
+        _ if running => {
+            Ok(Json(CallState { request_id, state: "running".to_owned(), response: None }))
+        }
+        _ => Err(ApiError::not_found(format!("no call `{request_id}`"))),
+    }
+}
+
+/// Whether a cancel reached a running call.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Cancelled {
+    /// True when the call was running and was asked to stop.
+    pub cancelled: bool,
+}
+
+/// Stop a running call; it ends as cancelled, with its record.
+#[utoipa::path(post, path = "/api/calls/{request_id}/cancel", tag = "calls",
+    params(("request_id" = String, Path)),
+    responses((status = 200, body = Cancelled), (status = 403, body = Object)))]
+pub async fn cancel(
+    State(state): State<AppState>,
+    Extension(person): Extension<Person>,
+    Path(request_id): Path<String>,
+) -> Result<Json<Cancelled>, ApiError> {
+    person.require(Role::Runner)?;
+    Ok(Json(Cancelled { cancelled: state.engine.cancel(&request_id) }))
+}

@@ -1,0 +1,8 @@
+//! The API's routes, one file per concern; each handler asks the engine and shapes the answer.
+
+pub mod approvals;
+pub mod audit;
+pub mod calls;
+pub mod events;
+pub mod project;
+pub mod tools;

@@ -1,0 +1,47 @@
+//! Serving the router on a TCP address: loopback unless asked otherwise.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+use crate::auth::{Access, Guard, Users};
+use crate::{AppState, router};
+
+/// A bound server, ready to run.
+#[derive(Debug)]
+pub struct Bound {
+    listener: TcpListener,
+    state: AppState,
+    /// The address it listens on.
+    pub addr: SocketAddr,
+}
+
+impl Bound {
+    /// Bind `addr` for `engine`; `users` hold the tokens; `extra_hosts` are further `Host`
+    /// values to accept (a remote address).
+    pub async fn bind(
+        addr: SocketAddr,
+        engine: Arc<jig_engine::Engine>,
+        users: Users,
+        project: String,
+        extra_hosts: &[String],
+    ) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let mut hosts: Vec<String> = extra_hosts.to_vec();
+        if !addr.ip().is_loopback() {
+            hosts.push(addr.to_string());
+        }
+        let access = Access { users: Arc::new(users), guard: Guard::loopback(addr.port(), &hosts) };
+        Ok(Self { listener, state: AppState { engine, access, project }, addr })
+    }
+
+    /// Serve until `shutdown` resolves.
+    pub async fn run(
+        self,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        axum::serve(self.listener, router(self.state)).with_graceful_shutdown(shutdown).await
+    }
+}

@@ -1,0 +1,7 @@
+//! The API against a real engine on a temp copy of the example project, over real HTTP and a
+//! real WebSocket on 127.0.0.1.
+
+mod access;
+mod calls;
+mod openapi;
+mod support;
