@@ -28,6 +28,10 @@ impl Parked {
     fn take(&self, approval_id: &str) -> Option<(ToolRequest, CallContext)> {
         self.0.lock().ok()?.remove(approval_id)
     }
+
+    pub(crate) fn forget(&self, approval_id: &str) {
+        self.take(approval_id);
+    }
 }
 
 impl Engine {
@@ -63,33 +67,20 @@ impl Engine {
         principal: &str,
     ) -> Result<(String, Option<String>), EngineError> {
         let approval = self.pending_approval(id).await?;
-        let token = self.approve(&approval.id, principal, None).await?;
-        let resumed = self.parked.take(&approval.id).map(|(mut request, mut context)| {
+        let approval_id = approval.id.clone();
+        let token = self.approve_pending(approval, principal, None).await?;
+        let resumed = self.parked.take(&approval_id).map(|(mut request, mut context)| {
             request.request_id = new_id();
             context.approval_token = Some(token.clone());
             context.cancel = jig_exec::Cancel::new();
             self.start(request, context)
         });
         self.events.publish(Event::Approval(ApprovalEvent {
-            approval_id: approval.id,
+            approval_id,
             verdict: "approved".to_owned(),
             by: principal.to_owned(),
             resumed_as: resumed.clone(),
         }));
         Ok((token, resumed))
-    }
-
-    /// Deny a pending call as `principal`, forgetting a kept request, and tell subscribers.
-    pub async fn deny_and_forget(&self, id: &str, principal: &str) -> Result<(), EngineError> {
-        let approval = self.pending_approval(id).await?;
-        self.deny(&approval.id, principal, None).await?;
-        self.parked.take(&approval.id);
-        self.events.publish(Event::Approval(ApprovalEvent {
-            approval_id: approval.id,
-            verdict: "denied".to_owned(),
-            by: principal.to_owned(),
-            resumed_as: None,
-        }));
-        Ok(())
     }
 }

@@ -273,14 +273,6 @@ impl Engine {
         Ok((usage, jig_policy::budget::remaining(&budgets, &usage)))
     }
 
-    /// Approvals, newest first.
-    pub async fn approvals(
-        &self,
-        state: Option<ApprovalState>,
-    ) -> Result<Vec<ApprovalRecord>, EngineError> {
-        Ok(self.store.approvals(state).await?)
-    }
-
     /// Approve a pending call. Returns the one-time token, valid for that exact request until
     /// the policy's `approvals.ttl_seconds` pass; only its hash is stored.
     /// `asserted_by` is who named `principal` when it was not known (the CLI's `--as`).
@@ -291,6 +283,16 @@ impl Engine {
         asserted_by: Option<&str>,
     ) -> Result<String, EngineError> {
         let approval = self.pending_approval(id).await?;
+        self.approve_pending(approval, principal, asserted_by).await
+    }
+
+    /// Approve `approval`, already read and pending.
+    pub(crate) async fn approve_pending(
+        &self,
+        approval: ApprovalRecord,
+        principal: &str,
+        asserted_by: Option<&str>,
+    ) -> Result<String, EngineError> {
         let policy = self.policy();
         if !policy.config().approvals.self_approval
             && approval.principal.as_deref().map(canonical_principal)
@@ -342,7 +344,7 @@ impl Engine {
         }
     }
 
-    /// Deny a pending call.
+    /// Deny a pending call; a request kept to run when approved ([`Engine::start`]) is dropped.
     pub async fn deny(
         &self,
         id: &str,
@@ -367,10 +369,20 @@ impl Engine {
                 packet,
             ])
             .await?;
-        match outcomes.first() {
-            Some(Outcome::Decided(true)) => Ok(()),
-            _ => Err(EngineError::AlreadyDecided { id: approval.id, state: ApprovalState::Denied }),
+        if !matches!(outcomes.first(), Some(Outcome::Decided(true))) {
+            return Err(EngineError::AlreadyDecided {
+                id: approval.id,
+                state: ApprovalState::Denied,
+            });
         }
+        self.parked.forget(&approval.id);
+        self.events.publish(crate::events::Event::Approval(crate::events::ApprovalEvent {
+            approval_id: approval.id,
+            verdict: "denied".to_owned(),
+            by: principal.to_owned(),
+            resumed_as: None,
+        }));
+        Ok(())
     }
 
     pub(crate) async fn pending_approval(&self, id: &str) -> Result<ApprovalRecord, EngineError> {

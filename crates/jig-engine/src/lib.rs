@@ -27,7 +27,7 @@ pub use error::EngineError;
 pub use events::{ApprovalEvent, Event, EventBus, RegistryEvent};
 pub use identity::{idempotency_key, request_hash};
 pub use metrics::{LatencySummary, MetricsSnapshot};
-pub use preview::{Preview, refusal_code};
+pub use preview::Preview;
 pub use select::{Candidate, Intent, ToolSelection};
 pub use validation::{Problem, ValidationResult};
 

@@ -2,7 +2,6 @@
 //! and the policy's decision with the rule that made it. Nothing runs and nothing is audited, so
 //! a form can ask on every change.
 
-use jig_model::ErrorCode;
 use jig_model::runbook::kernel::GovernanceAction;
 use jig_policy::{Decision, Policy};
 use serde::Serialize;
@@ -81,16 +80,5 @@ impl Engine {
             }
         }
         Ok(decision)
-    }
-}
-
-/// The code a preview's refusal would carry in a response.
-pub fn refusal_code(preview: &Preview) -> Option<ErrorCode> {
-    if !preview.valid {
-        return Some(ErrorCode::ValidationFail);
-    }
-    match preview.decision.as_ref().map(|d| d.action) {
-        Some(GovernanceAction::Deny) => Some(ErrorCode::Policy),
-        _ => None,
     }
 }

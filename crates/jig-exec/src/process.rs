@@ -59,7 +59,7 @@ pub async fn run(
         .argv
         .split_first()
         .ok_or_else(|| ToolError::new(ErrorCode::Shell, "empty command"))?;
-    let resolved = resolve_program(program).ok_or_else(|| {
+    let resolved = find_program(program).ok_or_else(|| {
         ToolError::new(ErrorCode::Shell, format!("program `{program}` was not found on PATH"))
     })?;
     let mut command = Command::from(spawn.confine.command(&resolved, args, spawn.cwd)?);
@@ -187,14 +187,9 @@ pub fn kill_group(pid: u32) {
     }
 }
 
-/// Where `program` would be found: itself when it names a path, else on Jig's PATH.
-pub fn find_program(program: &str) -> Option<PathBuf> {
-    resolve_program(program)
-}
-
 /// `program` itself when it names a path, else the first match on Jig's own PATH (the tool's
 /// environment is cleared, so it is looked up here).
-pub(crate) fn resolve_program(program: &str) -> Option<PathBuf> {
+pub fn find_program(program: &str) -> Option<PathBuf> {
     if program.contains('/') {
         return Some(PathBuf::from(program));
     }

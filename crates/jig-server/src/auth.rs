@@ -184,25 +184,31 @@ impl Guard {
         Self { hosts: Some(hosts) }
     }
 
-    /// Refuse a foreign `Host` or `Origin`.
-    fn check(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+    /// Refuse a `Host` that is not this server's (a DNS-rebinding page).
+    fn check_host(&self, headers: &HeaderMap) -> Result<(), ApiError> {
         let Some(hosts) = &self.hosts else { return Ok(()) };
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
-        if !hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
-            return Err(ApiError::forbidden(format!(
+        if hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(format!(
                 "Host `{host}` is not this server's (a DNS-rebinding page?)"
-            )));
+            )))
         }
-        if let Some(origin) = headers.get(header::ORIGIN) {
-            let origin = origin.to_str().unwrap_or_default();
-            let allowed = hosts.iter().any(|h| origin.eq_ignore_ascii_case(&format!("http://{h}")));
-            if !allowed {
-                return Err(ApiError::forbidden(format!(
-                    "Origin `{origin}` is not this server's page"
-                )));
-            }
+    }
+
+    /// Refuse a foreign `Host`, or an `Origin` that is not one of this server's pages.
+    fn check(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        self.check_host(headers)?;
+        let (Some(hosts), Some(origin)) = (&self.hosts, headers.get(header::ORIGIN)) else {
+            return Ok(());
+        };
+        let origin = origin.to_str().unwrap_or_default();
+        if hosts.iter().any(|h| origin.eq_ignore_ascii_case(&format!("http://{h}"))) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(format!("Origin `{origin}` is not this server's page")))
         }
-        Ok(())
     }
 }
 
@@ -260,9 +266,7 @@ pub async fn require_person(
 /// Middleware for the pages: Host only (a page is no secret, but a rebinding page must not get
 /// one that then talks to the API with the victim's cookie).
 pub async fn check_host(State(access): State<Access>, request: Request, next: Next) -> Response {
-    let mut headers = request.headers().clone();
-    headers.remove(header::ORIGIN);
-    if let Err(error) = access.guard.check(&headers) {
+    if let Err(error) = access.guard.check_host(request.headers()) {
         return error.into_response();
     }
     next.run(request).await

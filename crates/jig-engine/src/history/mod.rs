@@ -64,6 +64,11 @@ impl History {
         Ok(Some(RunDetail { run, packets }))
     }
 
+    /// The run of exactly this request id, without its packets.
+    pub async fn call(&self, request_id: &str) -> Result<Option<RunRecord>, EngineError> {
+        Ok(self.store.run_of_request(request_id).await?)
+    }
+
     /// Approvals, all or only those still pending, newest first.
     pub async fn approvals(&self, pending_only: bool) -> Result<Vec<ApprovalRecord>, EngineError> {
         let state = pending_only.then_some(ApprovalState::Pending);

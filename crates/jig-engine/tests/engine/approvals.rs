@@ -24,7 +24,7 @@ async fn a_write_waits_for_approval_runs_once_with_its_token_then_replays() {
         kinds(&engine, &asked.request_id).await,
         ["tool.call.request", "tool.call.decision", "tool.call.pending_approval"]
     );
-    let pending = engine.approvals(Some(ApprovalState::Pending)).await.expect("approvals");
+    let pending = engine.history().approvals(true).await.expect("approvals");
     assert_eq!(pending.len(), 1);
     assert_eq!(
         pending[0].request["args"]["path"], "notes/todo.txt",

@@ -154,6 +154,17 @@ pub enum GovernanceAction {
     Deny,
 }
 
+impl GovernanceAction {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::RequireApproval => "require-approval",
+            Self::Deny => "deny",
+        }
+    }
+}
+
 /// The step types of kernel/v0 (kernel-v0.md §3, §6.5; `invoke` from seed 004).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

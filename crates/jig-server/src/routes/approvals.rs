@@ -64,6 +64,6 @@ pub async fn deny(
     Path(id): Path<String>,
 ) -> Result<axum::http::StatusCode, ApiError> {
     person.require(Role::Approver)?;
-    state.engine.deny_and_forget(&id, &person.name).await?;
+    state.engine.deny(&id, &person.name, None).await?;
     Ok(axum::http::StatusCode::NO_CONTENT)
 }

@@ -96,18 +96,16 @@ pub async fn read(
     Path(request_id): Path<String>,
 ) -> Result<Json<CallState>, ApiError> {
     let running = state.engine.is_running(&request_id);
-    let detail = state.engine.history().run(&request_id).await?;
-    match detail {
-        Some(detail) if detail.run.request_id == request_id => Ok(Json(CallState {
-            request_id,
-            state: if running { "running".to_owned() } else { detail.run.state.to_string() },
-            response: detail.run.response,
-        })),
-        _ if running => {
-            Ok(Json(CallState { request_id, state: "running".to_owned(), response: None }))
-        }
-        _ => Err(ApiError::not_found(format!("no call `{request_id}`"))),
+    let run = state.engine.history().call(&request_id).await?;
+    if run.is_none() && !running {
+        return Err(ApiError::not_found(format!("no call `{request_id}`")));
     }
+    let (recorded, response) = run.map_or((None, None), |run| (Some(run.state), run.response));
+    let state = match recorded {
+        Some(recorded) if !running => recorded.to_string(),
+        _ => "running".to_owned(),
+    };
+    Ok(Json(CallState { request_id, state, response }))
 }
 
 /// Whether a cancel reached a running call.

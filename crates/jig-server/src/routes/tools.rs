@@ -66,8 +66,8 @@ pub struct ToolDetail {
     pub definition: Value,
 }
 
-fn summary(state: &AppState, tool: &jig_model::ToolDef) -> ToolSummary {
-    let decision = state.engine.policy().decide(tool, &Value::Object(Default::default()));
+fn summary(policy: &jig_policy::Policy, tool: &jig_model::ToolDef) -> ToolSummary {
+    let decision = policy.decide(tool, &Value::Object(Default::default()));
     ToolSummary {
         id: tool.id.clone(),
         version: tool.version.clone(),
@@ -75,23 +75,14 @@ fn summary(state: &AppState, tool: &jig_model::ToolDef) -> ToolSummary {
         tags: tool.tags.clone(),
         package: tool.package.clone(),
         kind: tool.execution.kind().to_owned(),
-        side_effects: tool.side_effects.iter().map(text).collect(),
-        risk: text(&tool.risk),
+        side_effects: tool.side_effects.iter().map(|e| e.as_str().to_owned()).collect(),
+        risk: tool.risk.as_str().to_owned(),
         deterministic: tool.deterministic,
         verdict: Verdict {
-            action: text(&decision.action),
+            action: decision.action.as_str().to_owned(),
             rule: decision.rule,
             reason: decision.reason,
         },
-    }
-}
-
-/// Serde's own name of an enum value, so the API says what the files say.
-fn text<T: Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(Value::String(text)) => text,
-        Ok(other) => other.to_string(),
-        Err(_) => String::new(),
     }
 }
 
@@ -99,8 +90,8 @@ fn text<T: Serialize>(value: &T) -> String {
 #[utoipa::path(get, path = "/api/tools", tag = "tools",
     responses((status = 200, body = Vec<ToolSummary>)))]
 pub async fn list(State(state): State<AppState>) -> Json<Vec<ToolSummary>> {
-    let tools = state.engine.list(None, None);
-    Json(tools.iter().map(|t| summary(&state, t)).collect())
+    let policy = state.engine.policy();
+    Json(state.engine.list(None, None).iter().map(|t| summary(&policy, t)).collect())
 }
 
 /// One tool with its resolved schemas.
@@ -114,7 +105,7 @@ pub async fn show(
     let tool =
         state.engine.get(&id).ok_or_else(|| ApiError::not_found(format!("no tool `{id}`")))?;
     Ok(Json(ToolDetail {
-        summary: summary(&state, &tool),
+        summary: summary(&state.engine.policy(), &tool),
         source: format!("{}:{}", tool.source.file, tool.source.line),
         input_schema: tool.input_schema.clone(),
         output_schema: tool.output_schema.clone(),
