@@ -85,6 +85,7 @@ pub struct NewPacket {
 
 /// A stored packet.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Packet {
     /// Position in the chain, from 1, without gaps.
     pub seq: i64,

@@ -40,6 +40,7 @@ pub struct RunQuery {
 
 /// One page of runs, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunPage {
     /// The runs (their `response` left out).
     pub runs: Vec<RunRecord>,

@@ -7,6 +7,10 @@ macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        // Every spelling is snake_case; said once for the schema (the per-variant renames are
+        // macro literals, which the schema derive cannot read).
+        #[serde(rename_all = "snake_case")]
         pub enum $name {
             $($(#[$vmeta])* #[serde(rename = $text)] $variant),+
         }
@@ -91,6 +95,7 @@ string_enum! {
 
 /// One call as the store knows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunRecord {
     /// The request (unique per call).
     pub request_id: String,
@@ -176,6 +181,7 @@ pub struct KeyRecord {
 
 /// An approval, pending or decided.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApprovalRecord {
     /// Its id (shown to people, used on `approve`/`deny`).
     pub id: String,

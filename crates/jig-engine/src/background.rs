@@ -69,18 +69,24 @@ impl Engine {
         let approval = self.pending_approval(id).await?;
         let approval_id = approval.id.clone();
         let token = self.approve_pending(approval, principal, None).await?;
-        let resumed = self.parked.take(&approval_id).map(|(mut request, mut context)| {
+        let parked = self.parked.take(&approval_id).map(|(mut request, mut context)| {
             request.request_id = new_id();
             context.approval_token = Some(token.clone());
             context.cancel = jig_exec::Cancel::new();
-            self.start(request, context)
+            (request, context)
         });
+        let resumed = parked.as_ref().map(|(request, _)| request.request_id.clone());
+        // Tell subscribers which request now carries the call before it starts: a quick call's
+        // response must not arrive before the news of the request it answers.
         self.events.publish(Event::Approval(ApprovalEvent {
             approval_id,
             verdict: "approved".to_owned(),
             by: principal.to_owned(),
             resumed_as: resumed.clone(),
         }));
+        if let Some((request, context)) = parked {
+            self.start(request, context);
+        }
         Ok((token, resumed))
     }
 }

@@ -9,6 +9,7 @@ use tokio::sync::broadcast;
 /// Something a subscriber may want to see.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Event {
     /// About a request: `TaskProgress`, `OutputChunk`, `RunStateChanged`.
     Message(EventMessage),
@@ -25,6 +26,7 @@ pub enum Event {
 /// An approval was decided.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename = "ApprovalDecided")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApprovalEvent {
     /// The approval.
     pub approval_id: String,
@@ -39,6 +41,7 @@ pub struct ApprovalEvent {
 /// What live reload did with a change of the project's files.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum RegistryEvent {
     /// A valid project was swapped in; calls from now on use it.
     RegistryReloaded {

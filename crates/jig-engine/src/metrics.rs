@@ -188,6 +188,7 @@ impl Metrics {
 
 /// Latency over the recent window, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LatencySummary {
     /// Samples ever recorded.
     pub count: u64,
@@ -201,6 +202,7 @@ pub struct LatencySummary {
 
 /// Seed 003's metrics, named as it names them.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MetricsSnapshot {
     /// `tools.select.latency_ms`.
     #[serde(rename = "tools.select.latency_ms")]

@@ -12,6 +12,7 @@ use crate::{Engine, EngineError};
 
 /// The answer of [`Engine::preview`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Preview {
     /// The tool.
     pub tool: String,

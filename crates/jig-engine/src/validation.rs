@@ -11,6 +11,7 @@ use serde_json::Value;
 
 /// One problem with a value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Problem {
     /// JSON pointer of the offending value.
     pub pointer: String,

@@ -76,6 +76,20 @@ fn is_state(path: &std::path::Path) -> bool {
     )
 }
 
+/// Whether an event can change what a file says. Opening, reading and closing a file are
+/// events too (inotify reports them); reacting to them would make every reload, which reads
+/// the files, trigger the next one, and every tool that reads the project trigger one.
+fn changes_content(kind: &notify::EventKind) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode};
+    match kind {
+        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) | EventKind::Any => true,
+        // A close after writing ends a save some editors make without a separate modify event.
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Other => false,
+    }
+}
+
 /// How long to wait for a burst of events to settle.
 pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(100);
 
@@ -93,6 +107,7 @@ pub fn watch(
             Ok(events) => {
                 let paths: Vec<PathBuf> = events
                     .into_iter()
+                    .filter(|event| changes_content(&event.event.kind))
                     .flat_map(|event| event.event.paths)
                     .filter(|path| !is_state(path))
                     .collect();

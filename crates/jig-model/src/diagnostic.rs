@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Severity {
     /// The project is invalid; no snapshot is built.
     Error,
@@ -21,6 +22,7 @@ pub enum Severity {
 
 /// One problem, located as precisely as the loader can.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Diagnostic {
     /// Stable identifier, e.g. `tool.id.pattern` or `yaml.duplicate_key`.
     pub code: String,

@@ -15,9 +15,11 @@ use crate::ErrorCode;
 /// A request to run one tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ToolRequest {
     /// Always `"ToolRequest"`.
     #[serde(rename = "type", default)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub kind: tag::ToolRequest,
     /// The registry id of the tool, e.g. `file_read` or `acme.deploy`.
     pub tool: String,
@@ -41,6 +43,7 @@ fn empty_object() -> Value {
 /// One error inside a [`ToolResponse`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ResponseError {
     /// The stable code.
     pub code: ErrorCode,
@@ -54,9 +57,11 @@ pub struct ResponseError {
 /// The outcome of one tool call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ToolResponse {
     /// Always `"ToolResponse"`.
     #[serde(rename = "type", default)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub kind: tag::ToolResponse,
     /// `true` when the tool ran and its output passed validation.
     pub ok: bool,
@@ -83,6 +88,7 @@ pub struct ToolResponse {
 /// Progress of a running task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Progress {
     /// Percent complete, 0–100, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,9 +101,11 @@ pub struct Progress {
 /// An event about a running request: progress, a chunk of output, a state change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EventMessage {
     /// Always `"EventMessage"`.
     #[serde(rename = "type", default)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub kind: tag::EventMessage,
     /// The event name, e.g. `TaskProgress` or `OutputChunk`.
     pub event: String,
@@ -114,9 +122,11 @@ pub struct EventMessage {
 /// An error not tied to a finished call (a malformed request, a transport problem).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorMessage {
     /// Always `"ErrorMessage"`.
     #[serde(rename = "type", default)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub kind: tag::ErrorMessage,
     /// The stable code.
     pub code: ErrorCode,
@@ -130,9 +140,11 @@ pub struct ErrorMessage {
 /// Liveness of a session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Heartbeat {
     /// Always `"Heartbeat"`.
     #[serde(rename = "type", default)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub kind: tag::Heartbeat,
     /// The session that is alive.
     pub session_id: String,
@@ -166,6 +178,7 @@ pub mod tag {
         ($($name:ident),*) => {$(
             #[doc = concat!("The tag `\"", stringify!($name), "\"`.")]
             #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+            #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
             pub enum $name {
                 #[doc = concat!("`\"", stringify!($name), "\"`.")]
                 #[default]

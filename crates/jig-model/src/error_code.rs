@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 /// A stable, machine-readable error code carried by `ErrorMessage` and `ToolResponse.errors`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ErrorCode {
     /// A file could not be read, written, moved or found.
     #[serde(rename = "E_FILE_IO")]

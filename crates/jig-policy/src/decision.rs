@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// The policy's answer for one call: its action, the rule that decided, and a sentence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Decision {
     /// `allow`, `require-approval` or `deny`.
     pub action: GovernanceAction,

@@ -34,6 +34,8 @@ use routes::{approvals, audit, calls, events, project, tools};
         (name = "project", description = "Who is acting, problems, policy, metrics"),
         (name = "events", description = "The event stream"),
     ),
+    // What `/api/events` sends: one JSON text message per event.
+    components(schemas(jig_engine::Event)),
 )]
 struct ApiDoc;
 

@@ -1,14 +1,31 @@
-//! The pages: `/` (which trades the URL's `?token=` for a cookie) and the UI's files.
+//! The pages: the built UI (`ui/dist`, embedded in the binary) and `/?token=`, which trades the
+//! URL's token for a cookie.
+//!
+//! Every page carries a strict Content-Security-Policy: scripts and styles only from this
+//! server, no inline script, no framing, connections only back to it. Hashed assets are cached
+//! for good; `index.html` never is, so a new build is picked up on reload.
 
 use axum::Router;
-use axum::extract::Query;
+use axum::extract::{Path, Query};
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use rust_embed::RustEmbed;
 use serde::Deserialize;
 
 use crate::auth::COOKIE;
 use crate::state::AppState;
+
+/// `ui/dist` as built by `npm run build` (empty when the UI was not built).
+#[derive(RustEmbed)]
+#[folder = "../../ui/dist"]
+#[allow_missing = true]
+struct Ui;
+
+/// The policy every page is served with.
+pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+    img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; \
+    base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 #[derive(Debug, Deserialize)]
 struct TokenQuery {
@@ -16,11 +33,11 @@ struct TokenQuery {
 }
 
 pub(crate) fn router() -> Router<AppState> {
-    Router::new().route("/", get(index))
+    Router::new().route("/", get(index)).route("/{*path}", get(asset))
 }
 
 /// With `?token=`: set the cookie and redirect to the clean URL (the token leaves the address
-/// bar and the history). Without: the page.
+/// bar and the history). Without: the UI.
 async fn index(Query(query): Query<TokenQuery>) -> Response {
     if let Some(token) = query.token {
         let cookie = format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/");
@@ -30,9 +47,53 @@ async fn index(Query(query): Query<TokenQuery>) -> Response {
         }
         return response;
     }
-    Html(PLACEHOLDER).into_response()
+    file("index.html").unwrap_or_else(not_built)
 }
 
-const PLACEHOLDER: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Jig</title></head>\
-<body><main><h1>Jig</h1><p>The API is under <code>/api</code>; its OpenAPI document is \
-<code>docs/openapi.json</code> in the repository.</p></main></body></html>";
+async fn asset(Path(path): Path<String>) -> Response {
+    // `/api/…` that no route took is an API 404, not the UI.
+    if path.starts_with("api/") {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    file(&path).unwrap_or_else(|| StatusCode::NOT_FOUND.into_response())
+}
+
+fn file(path: &str) -> Option<Response> {
+    let found = Ui::get(path)?;
+    let mime = found.metadata.mimetype().to_owned();
+    let cache = if path.starts_with("assets/") {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    };
+    let mut response = (
+        [(header::CONTENT_TYPE, mime), (header::CACHE_CONTROL, cache.to_owned())],
+        found.data.into_owned(),
+    )
+        .into_response();
+    secure(&mut response);
+    Some(response)
+}
+
+/// The headers every page gets.
+fn secure(response: &mut Response) {
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+}
+
+/// A binary built without the UI says how to get it.
+fn not_built() -> Response {
+    let mut response = (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Jig</title></head>\
+         <body><main><h1>Jig</h1><p>This build of Jig has no UI: build it with \
+         <code>npm --prefix ui ci &amp;&amp; npm --prefix ui run build</code> and rebuild \
+         <code>jig</code>. The API is under <code>/api</code>.</p></main></body></html>",
+    )
+        .into_response();
+    secure(&mut response);
+    response
+}

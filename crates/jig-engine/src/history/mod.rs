@@ -24,6 +24,7 @@ pub struct History {
 
 /// One run and every packet recorded for it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunDetail {
     /// The run.
     pub run: RunRecord,

@@ -45,6 +45,7 @@ impl ExpectedHead {
 /// What verifying found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ChainStatus {
     /// Everything checked holds.
     Ok {

@@ -184,3 +184,38 @@ fn the_watcher_follows_edits_saves_deletions_and_new_files() {
         u.result.as_ref().is_ok_and(|s| s.get("app.a").is_none() && s.len() == 2)
     });
 }
+
+#[test]
+fn reading_the_project_triggers_no_reload_and_a_reload_does_not_trigger_the_next() {
+    let project = Project::with_manifest("name: app\n");
+    project.file("tools/a.tool.yaml", &toolpack("app.a"));
+    let mut loader = loader(&project);
+    loader.load().expect("valid");
+    let (sender, updates) = mpsc::channel();
+    let _handle = watch(loader, Duration::from_millis(50), move |update| {
+        let _ = sender.send(update);
+    })
+    .expect("watch");
+
+    // Reading files (as every reload, and many tools, do) changes nothing.
+    for _ in 0..5 {
+        for file in ["jig.yaml", "tools/a.tool.yaml"] {
+            std::fs::read_to_string(project.path(file)).expect("read");
+        }
+    }
+    assert!(
+        updates.recv_timeout(Duration::from_millis(600)).is_err(),
+        "reading the project reloaded it"
+    );
+
+    // One edit gives one reload, which does not set off another by reading the files.
+    project
+        .file("tools/a.tool.yaml", &toolpack("app.a").replace("timeoutMs: 1000", "timeoutMs: 9"));
+    wait_for(&updates, "the edit", |u| {
+        u.result.as_ref().is_ok_and(|s| s.get("app.a").is_some_and(|t| t.timeout_ms == 9))
+    });
+    let echoes = std::iter::from_fn(|| updates.recv_timeout(Duration::from_millis(600)).ok())
+        .take(5)
+        .count();
+    assert_eq!(echoes, 0, "reloads kept coming after one edit");
+}

@@ -9,9 +9,11 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::{Person, Role};
 use crate::error::ApiError;
 use crate::state::AppState;
+use jig_model::envelope::ErrorMessage;
 
 /// Which approvals.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct Filter {
     /// All of them, not only those pending.
     #[serde(default)]
@@ -19,8 +21,8 @@ pub struct Filter {
 }
 
 /// Approvals, newest first: the full arguments, the rule that asked, and who asked.
-#[utoipa::path(get, path = "/api/approvals", tag = "approvals", params(Filter),
-    responses((status = 200, body = Vec<Object>)))]
+#[utoipa::path(get, path = "/api/approvals", operation_id = "listApprovals", tag = "approvals", params(Filter),
+    responses((status = 200, body = Vec<jig_engine::ApprovalRecord>)))]
 pub async fn list(
     State(state): State<AppState>,
     Query(filter): Query<Filter>,
@@ -39,10 +41,10 @@ pub struct Approved {
 
 /// Approve as the person behind the token (`approvals.self_approval` decides whether one may
 /// approve one's own request).
-#[utoipa::path(post, path = "/api/approvals/{id}/approve", tag = "approvals",
+#[utoipa::path(post, path = "/api/approvals/{id}/approve", operation_id = "approve", tag = "approvals",
     params(("id" = String, Path)),
-    responses((status = 200, body = Approved), (status = 403, body = Object),
-        (status = 404, body = Object), (status = 409, body = Object)))]
+    responses((status = 200, body = Approved), (status = 403, body = ErrorMessage),
+        (status = 404, body = ErrorMessage), (status = 409, body = ErrorMessage)))]
 pub async fn approve(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
@@ -54,10 +56,10 @@ pub async fn approve(
 }
 
 /// Deny as the person behind the token.
-#[utoipa::path(post, path = "/api/approvals/{id}/deny", tag = "approvals",
+#[utoipa::path(post, path = "/api/approvals/{id}/deny", operation_id = "deny", tag = "approvals",
     params(("id" = String, Path)),
-    responses((status = 204), (status = 403, body = Object), (status = 404, body = Object),
-        (status = 409, body = Object)))]
+    responses((status = 204), (status = 403, body = ErrorMessage), (status = 404, body = ErrorMessage),
+        (status = 409, body = ErrorMessage)))]
 pub async fn deny(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,

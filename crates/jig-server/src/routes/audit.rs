@@ -9,9 +9,11 @@ use utoipa::IntoParams;
 
 use crate::error::ApiError;
 use crate::state::AppState;
+use jig_model::envelope::ErrorMessage;
 
 /// Filters of the timeline.
 #[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RunFilter {
     /// Only this tool.
     pub tool: Option<String>,
@@ -34,9 +36,8 @@ pub struct RunFilter {
 }
 
 /// A page of runs, newest first.
-#[utoipa::path(get, path = "/api/audit/runs", tag = "audit", params(RunFilter),
-    responses((status = 200, body = Object, description = "runs and the next cursor"),
-        (status = 400, body = Object)))]
+#[utoipa::path(get, path = "/api/audit/runs", operation_id = "listRuns", tag = "audit", params(RunFilter),
+    responses((status = 200, body = RunPage), (status = 400, body = ErrorMessage)))]
 pub async fn runs(
     State(state): State<AppState>,
     Query(filter): Query<RunFilter>,
@@ -64,8 +65,8 @@ pub async fn runs(
 }
 
 /// One run (by request id or run id, or a unique prefix) with its packets.
-#[utoipa::path(get, path = "/api/audit/runs/{id}", tag = "audit", params(("id" = String, Path)),
-    responses((status = 200, body = Object, description = "run and packets"), (status = 404, body = Object)))]
+#[utoipa::path(get, path = "/api/audit/runs/{id}", operation_id = "showRun", tag = "audit", params(("id" = String, Path)),
+    responses((status = 200, body = jig_engine::RunDetail), (status = 404, body = ErrorMessage)))]
 pub async fn run(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -76,8 +77,8 @@ pub async fn run(
 }
 
 /// Verify the chain and say what was checked.
-#[utoipa::path(get, path = "/api/audit/verify", tag = "audit",
-    responses((status = 200, body = Object, description = "status ok with what was checked, or broken with where and why")))]
+#[utoipa::path(get, path = "/api/audit/verify", operation_id = "verifyChain", tag = "audit",
+    responses((status = 200, body = ChainStatus)))]
 pub async fn verify(State(state): State<AppState>) -> Result<Json<ChainStatus>, ApiError> {
     Ok(Json(state.engine.history().verify(None, None).await?))
 }

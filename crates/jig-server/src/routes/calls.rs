@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 use crate::auth::{Person, Role};
 use crate::error::ApiError;
 use crate::state::AppState;
+use jig_model::envelope::ErrorMessage;
 
 /// A call to start.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -43,8 +44,8 @@ pub struct Started {
 }
 
 /// Start a call as the person behind the token.
-#[utoipa::path(post, path = "/api/calls", tag = "calls", request_body = CallRequest,
-    responses((status = 202, body = Started), (status = 403, body = Object), (status = 404, body = Object)))]
+#[utoipa::path(post, path = "/api/calls", operation_id = "startCall", tag = "calls", request_body = CallRequest,
+    responses((status = 202, body = Started), (status = 403, body = ErrorMessage), (status = 404, body = ErrorMessage)))]
 pub async fn start(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
@@ -83,14 +84,14 @@ pub struct CallState {
     /// `running` while it runs here; then the run's state (`succeeded`, `failed`, …).
     pub state: String,
     /// The response as recorded (redacted), once there is one.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<jig_model::envelope::ToolResponse>)]
     pub response: Option<Value>,
 }
 
 /// Where a call is.
-#[utoipa::path(get, path = "/api/calls/{request_id}", tag = "calls",
+#[utoipa::path(get, path = "/api/calls/{request_id}", operation_id = "readCall", tag = "calls",
     params(("request_id" = String, Path)),
-    responses((status = 200, body = CallState), (status = 404, body = Object)))]
+    responses((status = 200, body = CallState), (status = 404, body = ErrorMessage)))]
 pub async fn read(
     State(state): State<AppState>,
     Path(request_id): Path<String>,
@@ -116,9 +117,9 @@ pub struct Cancelled {
 }
 
 /// Stop a running call; it ends as cancelled, with its record.
-#[utoipa::path(post, path = "/api/calls/{request_id}/cancel", tag = "calls",
+#[utoipa::path(post, path = "/api/calls/{request_id}/cancel", operation_id = "cancelCall", tag = "calls",
     params(("request_id" = String, Path)),
-    responses((status = 200, body = Cancelled), (status = 403, body = Object)))]
+    responses((status = 200, body = Cancelled), (status = 403, body = ErrorMessage)))]
 pub async fn cancel(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,

@@ -9,7 +9,7 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::state::AppState;
 
 /// Upgrade to the event stream.
-#[utoipa::path(get, path = "/api/events", tag = "events",
+#[utoipa::path(get, path = "/api/events", operation_id = "events", tag = "events",
     responses((status = 101, description = "WebSocket of JSON events")))]
 pub async fn stream(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
     let events = state.engine.subscribe();

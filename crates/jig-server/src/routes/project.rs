@@ -24,7 +24,7 @@ pub struct Session {
 }
 
 /// Who you are.
-#[utoipa::path(get, path = "/api/session", tag = "project", responses((status = 200, body = Session)))]
+#[utoipa::path(get, path = "/api/session", operation_id = "session", tag = "project", responses((status = 200, body = Session)))]
 pub async fn session(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
@@ -39,26 +39,36 @@ pub async fn session(
 }
 
 /// The watcher's diagnostics: empty while the project loads.
-#[utoipa::path(get, path = "/api/problems", tag = "project",
-    responses((status = 200, body = Vec<Object>)))]
+#[utoipa::path(get, path = "/api/problems", operation_id = "problems", tag = "project",
+    responses((status = 200, body = Vec<jig_model::Diagnostic>)))]
 pub async fn problems(State(state): State<AppState>) -> Json<Vec<jig_model::Diagnostic>> {
     Json(state.engine.problems())
 }
 
+/// The effective policy.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PolicyView {
+    /// `policy_hash`: recorded with every run, part of its run id.
+    pub hash: String,
+    /// The policy as compiled from the manifest, defaults filled in.
+    #[schema(value_type = Object)]
+    pub config: Value,
+}
+
 /// The effective policy, as compiled from the manifest.
-#[utoipa::path(get, path = "/api/policy", tag = "project",
-    responses((status = 200, body = Object)))]
-pub async fn policy(State(state): State<AppState>) -> Json<Value> {
+#[utoipa::path(get, path = "/api/policy", operation_id = "policy", tag = "project",
+    responses((status = 200, body = PolicyView)))]
+pub async fn policy(State(state): State<AppState>) -> Json<PolicyView> {
     let policy = state.engine.policy();
-    Json(serde_json::json!({
-        "hash": policy.hash(),
-        "config": serde_json::to_value(policy.config()).unwrap_or_default(),
-    }))
+    Json(PolicyView {
+        hash: policy.hash().to_owned(),
+        config: serde_json::to_value(policy.config()).unwrap_or_default(),
+    })
 }
 
 /// The engine's counters and latency summaries.
-#[utoipa::path(get, path = "/api/metrics", tag = "project",
-    responses((status = 200, body = Object)))]
+#[utoipa::path(get, path = "/api/metrics", operation_id = "metrics", tag = "project",
+    responses((status = 200, body = jig_engine::MetricsSnapshot)))]
 pub async fn metrics(State(state): State<AppState>) -> Json<jig_engine::MetricsSnapshot> {
     Json(state.engine.metrics())
 }

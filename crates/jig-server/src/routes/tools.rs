@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::state::AppState;
+use jig_model::envelope::ErrorMessage;
 
 /// A tool as the list shows it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -87,7 +88,7 @@ fn summary(policy: &jig_policy::Policy, tool: &jig_model::ToolDef) -> ToolSummar
 }
 
 /// Every tool, sorted by id.
-#[utoipa::path(get, path = "/api/tools", tag = "tools",
+#[utoipa::path(get, path = "/api/tools", operation_id = "listTools", tag = "tools",
     responses((status = 200, body = Vec<ToolSummary>)))]
 pub async fn list(State(state): State<AppState>) -> Json<Vec<ToolSummary>> {
     let policy = state.engine.policy();
@@ -95,9 +96,9 @@ pub async fn list(State(state): State<AppState>) -> Json<Vec<ToolSummary>> {
 }
 
 /// One tool with its resolved schemas.
-#[utoipa::path(get, path = "/api/tools/{id}", tag = "tools",
+#[utoipa::path(get, path = "/api/tools/{id}", operation_id = "showTool", tag = "tools",
     params(("id" = String, Path, description = "Registry id")),
-    responses((status = 200, body = ToolDetail), (status = 404, body = Object)))]
+    responses((status = 200, body = ToolDetail), (status = 404, body = ErrorMessage)))]
 pub async fn show(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -126,11 +127,10 @@ pub struct PreviewRequest {
 }
 
 /// Check arguments and say what the policy would decide; nothing runs, nothing is audited.
-#[utoipa::path(post, path = "/api/tools/{id}/preview", tag = "tools",
+#[utoipa::path(post, path = "/api/tools/{id}/preview", operation_id = "previewCall", tag = "tools",
     params(("id" = String, Path, description = "Registry id")),
     request_body = PreviewRequest,
-    responses((status = 200, body = Object, description = "valid, problems, decision (action, rule, reason), self_approval"),
-        (status = 404, body = Object)))]
+    responses((status = 200, body = jig_engine::Preview), (status = 404, body = ErrorMessage)))]
 pub async fn preview(
     State(state): State<AppState>,
     Path(id): Path<String>,

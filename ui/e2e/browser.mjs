@@ -1,0 +1,31 @@
+// Debian's chromium, headless, with the flags this machine needs (shared/PLATFORM.md): no
+// sandbox as root, and no background networking on a closed network.
+import { chromium } from "playwright-core";
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** A person's own browser context (their own cookie), at 1280×800. */
+export async function person(browser, colorScheme = "light") {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  return { context, page, problems };
+}

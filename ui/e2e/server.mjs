@@ -1,0 +1,81 @@
+// A real `jig serve` on a scratch copy of the example project, with one token per person.
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** The jig binary the tests drive (built by scripts/test before the UI suites). */
+export function jigBinary() {
+  if (process.env.JIG_BIN) return process.env.JIG_BIN;
+  const target = process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/jig-target");
+  return join(target, "debug/jig");
+}
+
+/** The people of the `--users` file: name → token. */
+export const people = {
+  alice: { role: "runner", token: "alice-token-0123456789abcdef0123" },
+  bob: { role: "approver", token: "bob-token-0123456789abcdef0123456" },
+  vera: { role: "viewer", token: "vera-token-0123456789abcdef012345" },
+  ada: { role: "admin", token: "ada-token-0123456789abcdef0123456" },
+};
+
+/** Start `jig serve`; resolves once it printed its URL. */
+export async function startServer() {
+  const scratch = mkdtempSync(join(tmpdir(), "jig-e2e-"));
+  const project = join(scratch, "acme");
+  cpSync(join(repo, "toolpacks/examples"), project, { recursive: true });
+  const users = join(scratch, "users.yaml");
+  writeFileSync(
+    users,
+    "users:\n" +
+      Object.entries(people)
+        .map(([name, p]) => `  - { name: ${name}, role: ${p.role}, token: ${p.token} }\n`)
+        .join(""),
+  );
+  const child = spawn(
+    jigBinary(),
+    ["--project", project, "serve", "--addr", "127.0.0.1:0", "--users", users],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const url = await new Promise((resolveUrl, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`jig serve printed no URL: ${stderr}`)), 20000);
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = /http:\/\/[^\s]+/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolveUrl(match[0]);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`jig serve exited ${code}: ${stderr}`)));
+  });
+  return {
+    url: new URL(url).origin,
+    project,
+    /** The URL that signs `name` in. */
+    signIn: (name) => `${new URL(url).origin}/?token=${people[name].token}`,
+    /** Call the API as `name` (for setting up state quickly; the UI is what is tested). */
+    api: async (name, method, path, body) => {
+      const response = await fetch(new URL(path, url), {
+        method,
+        headers: {
+          authorization: `Bearer ${people[name].token}`,
+          "content-type": "application/json",
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    stop: () => {
+      child.kill("SIGTERM");
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,250 @@
+// The workbench end to end: a real `jig serve` on a scratch copy of the example project, Debian's
+// chromium through Playwright, one browser context per person.
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { launch, person } from "./browser.mjs";
+import { look } from "./look.mjs";
+import { startServer } from "./server.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+async function signIn(name) {
+  const who = await person(browser);
+  await who.page.goto(server.signIn(name));
+  await who.page.getByRole("listbox", { name: "Tools" }).waitFor();
+  return who;
+}
+
+test("a runner finds a tool by search, fills its $ref/oneOf form, previews and runs it", async () => {
+  const { page, context, problems } = await signIn("alice");
+  await look(page, "tools");
+  await page.getByRole("combobox", { name: "Search tools" }).fill("maint window");
+  const first = page.getByRole("listbox", { name: "Tools" }).getByRole("option").first();
+  await first.getByText("acme.maintenance_window").waitFor();
+  await page.getByRole("combobox", { name: "Search tools" }).press("Enter");
+  await page.getByRole("heading", { name: "acme.maintenance_window" }).waitFor();
+  await look(page, "tool-page");
+
+  // oneOf: choose the second option, then its field appears.
+  await page
+    .getByRole("combobox", { name: /start/ })
+    .first()
+    .selectOption({ label: "After a delay from the reference time" });
+  await page.getByLabel(/^after_minutes/).fill("30");
+  // An array of objects ($ref to $defs/service, minItems 1): its first item is there to fill.
+  await page.getByLabel(/^name/).fill("checkout-api");
+  await page.getByLabel(/^environment/).selectOption("staging");
+  // A constraint broken shows inline as you type; fixing it clears it.
+  await page.getByLabel("ticket", { exact: true }).fill("ops 12");
+  await page
+    .getByRole("alert")
+    .filter({ hasText: /pattern/ })
+    .waitFor();
+  await page.getByLabel("ticket", { exact: true }).fill("OPS-12");
+
+  const preview = page.getByRole("status", { name: "Preview" });
+  await preview.getByText("allow").waitFor();
+  await preview.getByText("rules[1]").waitFor();
+
+  // Watch for the progress bar while the call runs (it may be brief).
+  await page.evaluate(() => {
+    window.__sawProgress = false;
+    new MutationObserver(() => {
+      if (document.querySelector('[role="progressbar"][aria-label="Progress"]'))
+        window.__sawProgress = true;
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+  await page.getByRole("button", { name: "Run" }).click();
+  const call = page.getByRole("region", { name: "Call" });
+  await call.getByRole("heading", { name: "Succeeded" }).waitFor();
+  assert.equal(await page.evaluate(() => window.__sawProgress), true, "the progress bar showed");
+  await call.getByText('"2026-01-05T09:30:00.000Z"').first().waitFor();
+  await call.getByText("matches the output schema").waitFor();
+  await look(page, "tool-run-result");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("an approval round trip between two people: alice asks, bob approves, alice's call runs", async () => {
+  const alice = await signIn("alice");
+  await alice.page.goto(`${server.url}/#/tools/file_write`);
+  await alice.page.getByRole("heading", { name: "file_write" }).waitFor();
+  await alice.page.getByRole("radio", { name: "JSON" }).click();
+  await alice.page
+    .getByLabel("Arguments (JSON)")
+    .fill(JSON.stringify({ path: "review.txt", content: "approved by bob\n" }));
+  const preview = alice.page.getByRole("status", { name: "Preview" });
+  await preview.getByText("needs approval").waitFor();
+  await preview.getByText(/Someone else must approve/).waitFor();
+  await alice.page.getByRole("button", { name: "Run" }).click();
+  await alice.page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
+
+  const bob = await signIn("bob");
+  await bob.page.goto(`${server.url}/#/approvals`);
+  const item = bob.page.getByRole("listitem", { name: /file_write/ });
+  await item.getByText("asked by").waitFor();
+  await item.getByText("alice").first().waitFor();
+  await item.getByText('"review.txt"').waitFor();
+  await look(bob.page, "approvals");
+  await item.getByRole("button", { name: "Approve and run" }).click();
+
+  // Alice's panel follows the resumed call to its result, with no reload.
+  await alice.page.getByRole("heading", { name: "Succeeded" }).waitFor({ timeout: 15000 });
+  assert.equal(readFileSync(join(server.project, "review.txt"), "utf8"), "approved by bob\n");
+  const approvals = await server.api("ada", "GET", "/api/approvals?all=true");
+  const decided = approvals.body.find((a) => a.tool === "file_write");
+  assert.equal(decided.principal, "alice");
+  assert.equal(decided.decided_by, "bob");
+  assert.deepEqual([...alice.problems, ...bob.problems], []);
+  await alice.context.close();
+  await bob.context.close();
+});
+
+test("alice cannot approve her own request: the policy refuses self-approval", async () => {
+  const started = await server.api("alice", "POST", "/api/calls", {
+    tool: "file_write",
+    args: { path: "self.txt", content: "x" },
+  });
+  assert.equal(started.status, 202);
+  // Alice is a runner, so the UI offers no decision; ada (an admin) asks for her own call and
+  // cannot approve it either.
+  const mine = await server.api("ada", "POST", "/api/calls", {
+    tool: "file_write",
+    args: { path: "own.txt", content: "x" },
+  });
+  assert.equal(mine.status, 202);
+  const ada = await signIn("ada");
+  await ada.page.goto(`${server.url}/#/approvals`);
+  const own = ada.page.getByRole("listitem", { name: /file_write/ }).filter({ hasText: "(you)" });
+  await own.getByRole("button", { name: "Approve and run" }).click();
+  await own.getByRole("alert").getByText("E_POLICY").waitFor();
+  assert.equal(existsSync(join(server.project, "own.txt")), false);
+  await ada.context.close();
+});
+
+test("a viewer can look but not run", async () => {
+  const vera = await signIn("vera");
+  await vera.page.goto(`${server.url}/#/tools/acme.slugify`);
+  await vera.page.getByRole("heading", { name: "acme.slugify" }).waitFor();
+  await vera.page.getByLabel("title").fill("Hello");
+  await vera.page
+    .getByRole("note")
+    .getByText(/may look but not run/)
+    .waitFor();
+  assert.equal(await vera.page.getByRole("button", { name: "Run" }).isDisabled(), true);
+  const refused = await server.api("vera", "POST", "/api/calls", {
+    tool: "acme.slugify",
+    args: { title: "x" },
+  });
+  assert.equal(refused.status, 403);
+  await vera.context.close();
+});
+
+test("a denied call shows the rule that denies it", async () => {
+  const alice = await signIn("alice");
+  await alice.page.goto(`${server.url}/#/tools/shell_exec`);
+  await alice.page.getByRole("heading", { name: "shell_exec" }).waitFor();
+  await alice.page.getByLabel("cmd").fill("curl http://example.com");
+  const preview = alice.page.getByRole("status", { name: "Preview" });
+  await preview.getByText("deny").waitFor();
+  await preview.getByText("sec.shell.allowlist").waitFor();
+  assert.equal(await alice.page.getByRole("button", { name: "Run" }).isDisabled(), true);
+  await look(alice.page, "tool-denied");
+  await alice.context.close();
+});
+
+test("the audit timeline filters, shows a run, and diffs two runs", async () => {
+  for (const title of ["Release 1.2", "Release 1.3"]) {
+    const started = await server.api("alice", "POST", "/api/calls", {
+      tool: "acme.slugify",
+      args: { title },
+    });
+    assert.equal(started.status, 202);
+  }
+  const ada = await signIn("ada");
+  await ada.page.goto(`${server.url}/#/audit`);
+  await ada.page.getByRole("table", { name: "Runs" }).waitFor();
+  await ada.page.getByRole("textbox", { name: "Tool" }).fill("acme.slugify");
+  const rows = ada.page.getByRole("row").filter({ hasText: "acme.slugify" });
+  for (let i = 0; i < 50 && (await rows.count()) !== 2; i++) await ada.page.waitForTimeout(100);
+  assert.equal(await rows.count(), 2, "two slugify runs after filtering");
+  await look(ada.page, "audit");
+  await rows.first().getByRole("link").click();
+  await ada.page.getByRole("complementary").getByText("tool.call.request").waitFor();
+  await look(ada.page, "audit-run");
+  await rows.nth(0).getByRole("checkbox").check();
+  await rows.nth(1).getByRole("checkbox").check();
+  await ada.page.getByRole("button", { name: /Compare 2\/2/ }).click();
+  const args = ada.page.getByRole("region", { name: "Arguments" });
+  await args.getByText("/title").waitFor();
+  await args.getByText('"Release 1.2"').waitFor();
+  await args.getByText('"Release 1.3"').waitFor();
+  await ada.page.getByRole("region", { name: "Decision" }).getByText("identical").waitFor();
+  await look(ada.page, "audit-diff");
+  await ada.page.goto(`${server.url}/#/audit`);
+  await ada.page.getByRole("button", { name: "Verify the chain" }).click();
+  await ada.page.getByText("intact").waitFor();
+  await ada.context.close();
+});
+
+test("the tool list follows the files on disk; a broken save shows its problem", async () => {
+  const ada = await signIn("ada");
+  const before = await ada.page
+    .getByRole("combobox", { name: "Search tools" })
+    .getAttribute("placeholder");
+  const source = readFileSync(join(server.project, "tools/slugify.tool.yaml"), "utf8");
+  writeFileSync(
+    join(server.project, "tools/kebab.tool.yaml"),
+    source
+      .replace("id: acme.slugify", "id: acme.kebab")
+      .replace("Turn a release", "Kebab-case a release"),
+  );
+  await ada.page.getByRole("option", { name: /acme\.kebab/ }).waitFor({ timeout: 15000 });
+  const afterAdd = await ada.page
+    .getByRole("combobox", { name: "Search tools" })
+    .getAttribute("placeholder");
+  assert.notEqual(afterAdd, before);
+
+  writeFileSync(join(server.project, "tools/kebab.tool.yaml"), "id: acme.kebab\nversion: [oops\n");
+  await ada.page
+    .getByRole("link", { name: /Problems/ })
+    .getByLabel(/problems/)
+    .waitFor({ timeout: 15000 });
+  await ada.page.goto(`${server.url}/#/problems`);
+  await ada.page
+    .getByRole("table", { name: "Problems" })
+    .getByText("tools/kebab.tool.yaml")
+    .first()
+    .waitFor();
+  await look(ada.page, "problems");
+  // The last valid registry keeps serving.
+  await ada.page.goto(`${server.url}/#/tools/acme.kebab`);
+  await ada.page.getByRole("heading", { name: "acme.kebab" }).waitFor();
+  await ada.context.close();
+});
+
+test("every other view passes axe and is captured", async () => {
+  const ada = await signIn("ada");
+  for (const view of ["policy", "metrics", "runbooks"]) {
+    await ada.page.goto(`${server.url}/#/${view}`);
+    await ada.page.getByRole("heading", { level: 1 }).first().waitFor();
+    await look(ada.page, view);
+  }
+  await ada.page.keyboard.press("Control+k");
+  await ada.page.getByRole("dialog").waitFor();
+  await look(ada.page, "palette");
+  await ada.context.close();
+});

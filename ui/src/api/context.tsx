@@ -1,0 +1,124 @@
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from "react";
+import { QueryClient, QueryClientProvider, useQueryClient } from "@tanstack/react-query";
+import type { Platform } from "../platform";
+import { apiClient, type Api } from "./client";
+import { EventHub } from "./events";
+
+interface Backend {
+  platform: Platform;
+  api: Api;
+  events: EventHub;
+}
+
+const BackendContext = createContext<Backend | null>(null);
+
+/** Provides the API, the event hub and the query cache to every view. */
+export function BackendProvider({
+  platform,
+  children,
+  client,
+}: {
+  platform: Platform;
+  children: ReactNode;
+  client?: QueryClient;
+}) {
+  const queryClient = useMemo(
+    () =>
+      client ??
+      new QueryClient({
+        defaultOptions: { queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: false } },
+      }),
+    [client],
+  );
+  const backend = useMemo<Backend>(
+    () => ({ platform, api: apiClient(platform), events: new EventHub() }),
+    [platform],
+  );
+  return (
+    <QueryClientProvider client={queryClient}>
+      <BackendContext.Provider value={backend}>
+        <EventBridge backend={backend} />
+        {children}
+      </BackendContext.Provider>
+    </QueryClientProvider>
+  );
+}
+
+/** Subscribes once to the platform's stream, fans events out, and refreshes what they change. */
+function EventBridge({ backend }: { backend: Backend }) {
+  const queries = useQueryClient();
+  useEffect(
+    () =>
+      backend.platform.subscribe(
+        (event) => {
+          backend.events.dispatch(event);
+          for (const key of staleAfter(event)) void queries.invalidateQueries({ queryKey: [key] });
+        },
+        (connected) => {
+          backend.events.setConnected(connected);
+        },
+      ),
+    [backend, queries],
+  );
+  return null;
+}
+
+/** Which cached queries an event makes stale. */
+function staleAfter(event: unknown): string[] {
+  const name = (event as { event?: unknown }).event;
+  switch (name) {
+    case "RegistryReloaded":
+      return ["tools", "tool", "session", "problems", "policy"];
+    case "RegistryRejected":
+      return ["problems"];
+    case "ApprovalDecided":
+      return ["approvals", "runs"];
+    case "EventsLost":
+      return ["approvals", "runs", "tools", "problems"];
+    default:
+      if ((event as { type?: unknown }).type === "ToolResponse") return ["runs", "approvals"];
+      return [];
+  }
+}
+
+export function useBackend(): Backend {
+  const backend = useContext(BackendContext);
+  if (!backend) throw new Error("useBackend outside BackendProvider");
+  return backend;
+}
+
+export function useApi(): Api {
+  return useBackend().api;
+}
+
+/** Whether the event stream is connected now. */
+export function useConnected(): boolean {
+  const { events } = useBackend();
+  const [connected, setConnected] = useState(events.connected);
+  useEffect(() => events.onConnected(setConnected), [events]);
+  return connected;
+}
+
+/** Call `listener` with every event while the component is mounted. */
+export function useEvents(listener: (event: unknown) => void): void {
+  const { events } = useBackend();
+  const latest = useRef(listener);
+  useEffect(() => {
+    latest.current = listener;
+  });
+  useEffect(
+    () =>
+      events.listen((event) => {
+        latest.current(event);
+      }),
+    [events],
+  );
+}

@@ -1,0 +1,125 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { unwrap, type RunPage } from "./client";
+import { useApi } from "./context";
+
+/** Filters of the audit timeline, as the API takes them. */
+export interface RunFilters {
+  q?: string;
+  tool?: string;
+  state?: string;
+  session?: string;
+  principal?: string;
+  since_us?: number;
+  until_us?: number;
+}
+
+export function useSession() {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["session"],
+    queryFn: async () => unwrap(await api.GET("/api/session")),
+  });
+}
+
+export function useTools() {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["tools"],
+    queryFn: async () => unwrap(await api.GET("/api/tools")),
+  });
+}
+
+export function useTool(id: string) {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["tool", id],
+    queryFn: async () => unwrap(await api.GET("/api/tools/{id}", { params: { path: { id } } })),
+  });
+}
+
+export function useApprovals(all: boolean) {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["approvals", all],
+    queryFn: async () => unwrap(await api.GET("/api/approvals", { params: { query: { all } } })),
+  });
+}
+
+export function useDecide() {
+  const api = useApi();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ id, verdict }: { id: string; verdict: "approve" | "deny" }) => {
+      const path = { params: { path: { id } } };
+      if (verdict === "approve") return unwrap(await api.POST("/api/approvals/{id}/approve", path));
+      unwrap(await api.POST("/api/approvals/{id}/deny", path));
+      return null;
+    },
+    onSettled: () => queries.invalidateQueries({ queryKey: ["approvals"] }),
+  });
+}
+
+/** The timeline, page by page (keyset cursors; newest first). */
+export function useRuns(filters: RunFilters, limit = 200) {
+  const api = useApi();
+  return useInfiniteQuery({
+    queryKey: ["runs", filters],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }): Promise<RunPage> =>
+      unwrap(
+        await api.GET("/api/audit/runs", {
+          params: { query: { ...clean(filters), limit, after: pageParam } },
+        }),
+      ),
+    getNextPageParam: (page) => page.next ?? undefined,
+  });
+}
+
+export function useRun(id: string | undefined) {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["run", id],
+    enabled: id !== undefined,
+    queryFn: async () =>
+      unwrap(await api.GET("/api/audit/runs/{id}", { params: { path: { id: id ?? "" } } })),
+  });
+}
+
+export function useVerify() {
+  const api = useApi();
+  return useMutation({
+    mutationFn: async () => unwrap(await api.GET("/api/audit/verify")),
+  });
+}
+
+export function useProblems() {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["problems"],
+    queryFn: async () => unwrap(await api.GET("/api/problems")),
+  });
+}
+
+export function usePolicy() {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["policy"],
+    queryFn: async () => unwrap(await api.GET("/api/policy")),
+  });
+}
+
+export function useMetrics() {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["metrics"],
+    refetchInterval: 5_000,
+    queryFn: async () => unwrap(await api.GET("/api/metrics")),
+  });
+}
+
+/** Drop empty filters so the URL carries only what narrows. */
+function clean(filters: RunFilters): RunFilters {
+  return Object.fromEntries(
+    Object.entries(filters).filter(([, value]) => value !== undefined && value !== ""),
+  );
+}

@@ -1,0 +1,42 @@
+/** A time in µs since the epoch, as a local date and time to the second. */
+export function formatTime(us: number): string {
+  return new Date(us / 1000).toLocaleString(undefined, {
+    year: "numeric",
+    month: "short",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  });
+}
+
+/** A time in µs, compact for a table row: the time today, the date and time otherwise. */
+export function formatShortTime(us: number, now: Date = new Date()): string {
+  const date = new Date(us / 1000);
+  const time = date.toLocaleTimeString(undefined, {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  });
+  if (date.toDateString() === now.toDateString()) return time;
+  return `${date.toLocaleDateString(undefined, { month: "short", day: "2-digit" })} ${time}`;
+}
+
+/** A duration in ms, short (`12 ms`, `1.4 s`, `2 min 5 s`). */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return "–";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** A short prefix of an id, enough to tell ids apart on screen. */
+export function shortId(id: string): string {
+  return id.length > 8 ? id.slice(0, 8) : id;
+}
+
+/** Pretty JSON. */
+export function pretty(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}

@@ -1,0 +1,35 @@
+import { useEffect, useState } from "react";
+
+/** Where the UI is: the hash path, split (`#/tools/acme.slugify` → ["tools", "acme.slugify"]). */
+export type Route = string[];
+
+/** The hash route, parsed; hash routing works the same in the browser and in the desktop app. */
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#\/?/, "").split("?")[0] ?? "";
+  return path.split("/").filter(Boolean).map(decodeURIComponent);
+}
+
+/** The current route, following `hashchange`. */
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(window.location.hash));
+  useEffect(() => {
+    const update = () => {
+      setRoute(parseRoute(window.location.hash));
+    };
+    window.addEventListener("hashchange", update);
+    return () => {
+      window.removeEventListener("hashchange", update);
+    };
+  }, []);
+  return route;
+}
+
+/** The href of a route (`href("tools", id)`). */
+export function href(...parts: string[]): string {
+  return "#/" + parts.map(encodeURIComponent).join("/");
+}
+
+/** Go to a route. */
+export function navigate(...parts: string[]): void {
+  window.location.hash = href(...parts);
+}

@@ -1,0 +1,69 @@
+import { useEffect } from "react";
+import { navigate } from "./route";
+
+/** The `g` chords: `g t` → Tools and so on (as GitHub and Gmail do). */
+export const chords: Record<string, string> = {
+  t: "tools",
+  a: "approvals",
+  u: "audit",
+  r: "runbooks",
+  p: "problems",
+  o: "policy",
+  m: "metrics",
+};
+
+/** Whether a key event is typing into a field (shortcuts stay out of its way). */
+function typing(event: KeyboardEvent): boolean {
+  const target = event.target as HTMLElement | null;
+  if (!target) return false;
+  return (
+    target.isContentEditable ||
+    target.tagName === "INPUT" ||
+    target.tagName === "TEXTAREA" ||
+    target.tagName === "SELECT"
+  );
+}
+
+/** Global keys: Ctrl/⌘+K the palette, `g` chords, `/` the search field of the view. */
+export function useShortcuts({ openPalette }: { openPalette: () => void }): void {
+  useEffect(() => {
+    let chord = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
+        event.preventDefault();
+        openPalette();
+        return;
+      }
+      if (typing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (chord) {
+        chord = false;
+        const place = chords[event.key];
+        if (place) {
+          event.preventDefault();
+          navigate(place);
+        }
+        return;
+      }
+      if (event.key === "g") {
+        chord = true;
+        clearTimeout(timer);
+        timer = setTimeout(() => (chord = false), 1200);
+      } else if (event.key === "/") {
+        const search = document.querySelector<HTMLInputElement>("[data-search]");
+        if (search) {
+          event.preventDefault();
+          search.focus();
+          search.select();
+        }
+      } else if (event.key === "?") {
+        openPalette();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => {
+      window.removeEventListener("keydown", onKey);
+      clearTimeout(timer);
+    };
+  }, [openPalette]);
+}

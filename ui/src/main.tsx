@@ -1,0 +1,19 @@
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { BackendProvider } from "./api/context";
+import { App } from "./App";
+import { detectPlatform } from "./platform";
+import "./styles/app.css";
+
+const root = document.getElementById("root");
+if (root) {
+  void detectPlatform().then((platform) => {
+    createRoot(root).render(
+      <StrictMode>
+        <BackendProvider platform={platform}>
+          <App />
+        </BackendProvider>
+      </StrictMode>,
+    );
+  });
+}

@@ -1,0 +1,41 @@
+import type { EventListener, Platform } from "./platform";
+
+/** Answers for component tests: a handler per request, and events pushed by the test. */
+export interface MockPlatform extends Platform {
+  /** Deliver an event to every subscriber. */
+  emit(event: unknown): void;
+  /** Every request made, in order. */
+  readonly requests: Request[];
+}
+
+/** A platform whose API is `handle` (a test's function of the request). */
+export function mockPlatform(
+  handle: (request: Request) => Response | Promise<Response>,
+): MockPlatform {
+  const listeners = new Set<EventListener>();
+  const requests: Request[] = [];
+  return {
+    kind: "web",
+    requests,
+    fetch: async (request) => {
+      requests.push(request.clone());
+      return handle(request);
+    },
+    subscribe: (listener, status) => {
+      listeners.add(listener);
+      status?.(true);
+      return () => listeners.delete(listener);
+    },
+    emit: (event) => {
+      for (const listener of listeners) listener(event);
+    },
+  };
+}
+
+/** A JSON answer. */
+export function json(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}

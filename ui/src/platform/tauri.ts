@@ -1,0 +1,49 @@
+import { invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
+import type { Platform } from "./platform";
+
+/** What the desktop app's `api` command answers: the Router's response, whole. */
+interface Answer {
+  status: number;
+  headers: [string, string][];
+  body: string;
+}
+
+/**
+ * The desktop app: each request goes to the same Router in process through the `api` command
+ * (no TCP port), and the engine's events arrive as `jig://event` window events.
+ */
+export function tauriPlatform(): Platform {
+  return {
+    kind: "desktop",
+    fetch: async (request) => {
+      const url = new URL(request.url);
+      const answer = await invoke<Answer>("api", {
+        method: request.method,
+        path: url.pathname + url.search,
+        body: request.method === "GET" || request.method === "HEAD" ? null : await request.text(),
+      });
+      return new Response(answer.status === 204 ? null : answer.body, {
+        status: answer.status,
+        headers: answer.headers,
+      });
+    },
+    subscribe: (listener, status) => {
+      let stop: (() => void) | undefined;
+      let stopped = false;
+      void listen<unknown>("jig://event", (event) => {
+        listener(event.payload);
+      }).then((unlisten) => {
+        if (stopped) unlisten();
+        else {
+          stop = unlisten;
+          status?.(true);
+        }
+      });
+      return () => {
+        stopped = true;
+        stop?.();
+      };
+    },
+  };
+}

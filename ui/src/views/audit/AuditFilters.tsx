@@ -1,0 +1,111 @@
+import { useEffect, useState } from "react";
+import type { RunFilters } from "../../api/queries";
+
+const states = [
+  "succeeded",
+  "failed",
+  "denied",
+  "pending_approval",
+  "cancelled",
+  "running",
+  "queued",
+  "created",
+];
+
+/** The filters that match a field exactly. */
+const exact = [
+  { key: "tool", label: "Tool", placeholder: "tool", size: 14 },
+  { key: "principal", label: "Principal", placeholder: "who", size: 10 },
+  { key: "session", label: "Session", placeholder: "session", size: 10 },
+] as const;
+
+/** Text, tool, state, person, session and time range; text applies as you pause typing. */
+export function AuditFilters({
+  filters,
+  onChange,
+}: {
+  filters: RunFilters;
+  onChange: (f: RunFilters) => void;
+}) {
+  const [text, setText] = useState(filters.q ?? "");
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      if ((filters.q ?? "") !== text) onChange({ ...filters, q: text });
+    }, 200);
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [text, filters, onChange]);
+  const set = (key: keyof RunFilters, value: string | number | undefined) => {
+    onChange({ ...filters, [key]: value === "" ? undefined : value });
+  };
+  const toUs = (value: string) => (value ? new Date(value).getTime() * 1000 : undefined);
+  return (
+    <form
+      className="row audit-filters"
+      role="search"
+      aria-label="Filter runs"
+      onSubmit={(e) => {
+        e.preventDefault();
+      }}
+    >
+      <input
+        type="search"
+        data-search
+        aria-label="Search runs"
+        placeholder="Search ids, tools, people, rules, errors, arguments"
+        value={text}
+        onChange={(e) => {
+          setText(e.target.value);
+        }}
+        className="grow"
+      />
+      {exact.map(({ key, label, placeholder, size }) => (
+        <input
+          key={key}
+          aria-label={label}
+          placeholder={placeholder}
+          value={filters[key] ?? ""}
+          onChange={(e) => {
+            set(key, e.target.value);
+          }}
+          size={size}
+        />
+      ))}
+      <select
+        aria-label="State"
+        value={filters.state ?? ""}
+        onChange={(e) => {
+          set("state", e.target.value);
+        }}
+      >
+        <option value="">any state</option>
+        {states.map((s) => (
+          <option key={s} value={s}>
+            {s.replace("_", " ")}
+          </option>
+        ))}
+      </select>
+      <label className="row">
+        from
+        <input
+          type="datetime-local"
+          aria-label="From"
+          onChange={(e) => {
+            set("since_us", toUs(e.target.value));
+          }}
+        />
+      </label>
+      <label className="row">
+        to
+        <input
+          type="datetime-local"
+          aria-label="To"
+          onChange={(e) => {
+            set("until_us", toUs(e.target.value));
+          }}
+        />
+      </label>
+    </form>
+  );
+}

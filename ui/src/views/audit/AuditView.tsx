@@ -1,0 +1,59 @@
+import { lazy, Suspense, useState } from "react";
+import type { RunFilters } from "../../api/queries";
+import { navigate } from "../../lib/route";
+import { AuditFilters } from "./AuditFilters";
+import { ChainBar } from "./ChainBar";
+import { Timeline } from "./Timeline";
+
+const RunDetailPane = lazy(() => import("./RunDetailPane"));
+const RunDiff = lazy(() => import("./RunDiff"));
+
+/** The record: a virtualized timeline of runs with filters, one run's detail, two runs' diff. */
+export default function AuditView({ rest }: { rest: string[] }) {
+  const [filters, setFilters] = useState<RunFilters>({});
+  const [marked, setMarked] = useState<string[]>([]);
+  if (rest[0] === "diff" && rest[1] && rest[2])
+    return (
+      <Suspense fallback={null}>
+        <RunDiff left={rest[1]} right={rest[2]} />
+      </Suspense>
+    );
+  const selected = rest[0];
+  const toggleMark = (id: string) => {
+    setMarked((current) =>
+      current.includes(id) ? current.filter((x) => x !== id) : [...current, id].slice(-2),
+    );
+  };
+  return (
+    <div className="audit">
+      <div className="audit-head">
+        <div className="page-head">
+          <h1>Audit</h1>
+          <span className="sub">Every call: request, decision, result, in one hash chain.</span>
+          <span className="grow" />
+          <button
+            type="button"
+            disabled={marked.length !== 2}
+            onClick={() => {
+              const [a, b] = marked;
+              if (a && b) navigate("audit", "diff", a, b);
+            }}
+            title="Mark two runs with their checkboxes, then compare them"
+          >
+            Compare {marked.length}/2 marked
+          </button>
+        </div>
+        <ChainBar />
+        <AuditFilters filters={filters} onChange={setFilters} />
+      </div>
+      <div className={selected ? "audit-body with-detail" : "audit-body"}>
+        <Timeline filters={filters} selected={selected} marked={marked} onToggleMark={toggleMark} />
+        {selected && (
+          <Suspense fallback={null}>
+            <RunDetailPane id={selected} />
+          </Suspense>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,117 @@
+import { useMemo } from "react";
+import { JsonTree } from "../../components/JsonTree";
+import { StateBadge } from "../../components/Verdict";
+import { Failure } from "../../components/Failure";
+import { formatDuration, pretty } from "../../lib/format";
+import { href } from "../../lib/route";
+import { check } from "../../lib/schema";
+import type { CallView } from "./useCall";
+
+/** A call's progress, streamed output and result (checked against the output schema). */
+export function CallOutcome({ view, outputSchema }: { view: CallView; outputSchema: unknown }) {
+  const response = view.response;
+  const schemaProblems = useMemo(
+    () =>
+      response?.ok && outputSchema && typeof outputSchema === "object"
+        ? check(outputSchema, response.data)
+        : [],
+    [response, outputSchema],
+  );
+  if (view.phase === "idle") return null;
+  if (view.error) return <Failure error={view.error} />;
+  const running = view.phase === "starting" || view.phase === "running";
+  return (
+    <section className="card outcome" aria-label="Call" aria-live="polite">
+      <div className="row">
+        <h2>
+          {running
+            ? "Running"
+            : view.phase === "waiting"
+              ? "Waiting for approval"
+              : response?.ok
+                ? "Succeeded"
+                : "Finished"}
+        </h2>
+        {response && !running && (
+          <StateBadge
+            state={
+              response.ok ? "succeeded" : view.phase === "waiting" ? "pending_approval" : "failed"
+            }
+          />
+        )}
+        {response && <span className="muted">{formatDuration(response.duration_ms)}</span>}
+        {response?.replayed && <span className="badge">replayed from the audit record</span>}
+        <span className="grow" />
+        {view.requestId && (
+          <a href={href("audit", view.requestId)} className="mono">
+            {view.requestId.slice(0, 8)} in Audit
+          </a>
+        )}
+      </div>
+      {running && (
+        <div
+          className={`progress${view.percent === null ? " indeterminate" : ""}`}
+          role="progressbar"
+          aria-label="Progress"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={view.percent ?? undefined}
+        >
+          <div style={view.percent === null ? undefined : { width: `${view.percent}%` }} />
+        </div>
+      )}
+      {view.message && <div className="muted">{view.message}</div>}
+      {view.output.length > 0 && (
+        <pre className="output" aria-label="Output">
+          {view.output.join("")}
+        </pre>
+      )}
+      {view.phase === "waiting" && (
+        <div className="callout warn" role="status">
+          This call needs approval (<code>{view.approvalId}</code>). It runs as soon as an approver
+          approves it in <a href={href("approvals")}>Approvals</a>; this panel follows it.
+        </div>
+      )}
+      {response && !response.ok && view.phase !== "waiting" && (
+        <div className="callout bad" role="alert">
+          {(response.errors ?? []).map((error) => {
+            const rule = (error.details as { rule?: unknown } | null | undefined)?.rule;
+            return (
+              <div key={error.code + error.message}>
+                <strong className="mono">{error.code}</strong> {error.message}
+                {typeof rule === "string" && (
+                  <div>
+                    rule <code>{rule}</code>
+                  </div>
+                )}
+              </div>
+            );
+          })}
+        </div>
+      )}
+      {response?.ok && (
+        <>
+          <div className="row">
+            <h3>Result</h3>
+            {schemaProblems.length === 0 ? (
+              <span className="badge ok">matches the output schema</span>
+            ) : (
+              <span className="badge bad" title={schemaProblems.join("\n")}>
+                {schemaProblems.length} output schema problems
+              </span>
+            )}
+            <span className="grow" />
+            <button
+              type="button"
+              className="ghost"
+              onClick={() => void navigator.clipboard.writeText(pretty(response.data))}
+            >
+              Copy JSON
+            </button>
+          </div>
+          <JsonTree value={response.data} label="Result" />
+        </>
+      )}
+    </section>
+  );
+}

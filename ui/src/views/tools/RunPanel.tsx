@@ -1,0 +1,159 @@
+import { useMemo, useState } from "react";
+import Form from "@rjsf/core";
+import type { RJSFSchema } from "@rjsf/utils";
+import type { ToolDetail } from "../../api/client";
+import { useSession } from "../../api/queries";
+import { Icon } from "../../components/Icon";
+import { formValidator } from "../../lib/schema";
+import { jigCallCommand } from "../../lib/shell";
+import { CallOutcome } from "./CallOutcome";
+import { FieldTemplate } from "./FieldTemplate";
+import { PreviewBox } from "./PreviewBox";
+import { useCall } from "./useCall";
+
+type Mode = "form" | "json";
+
+const uiSchema = { "ui:submitButtonOptions": { norender: true } };
+const templates = { FieldTemplate };
+
+/** The run form: fields from the input schema (or raw JSON, kept in sync), preview, Run. */
+export function RunPanel({ tool }: { tool: ToolDetail }) {
+  const [args, setArgs] = useState<Record<string, unknown>>({});
+  const [mode, setMode] = useState<Mode>("form");
+  const [text, setText] = useState("{}");
+  const [textError, setTextError] = useState<string | null>(null);
+  const [formErrors, setFormErrors] = useState(0);
+  const [previewValid, setPreviewValid] = useState(false);
+  const call = useCall();
+  const role = useSession().data?.person.role;
+  const mayRun = role !== undefined && role !== "viewer";
+  const schema = useMemo(() => tool.input_schema as RJSFSchema, [tool.input_schema]);
+
+  const running = call.view.phase === "starting" || call.view.phase === "running";
+  const invalid = formErrors > 0 || textError !== null || !previewValid || !mayRun;
+
+  const run = () => {
+    if (!running && !invalid) void call.start(tool.id, args);
+  };
+
+  return (
+    <div
+      className="run-panel"
+      onKeyDown={(event) => {
+        if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
+          event.preventDefault();
+          run();
+        }
+      }}
+    >
+      <div className="row">
+        <div className="segmented" role="radiogroup" aria-label="Arguments as">
+          {(["form", "json"] as const).map((m) => (
+            <button
+              key={m}
+              type="button"
+              role="radio"
+              aria-checked={mode === m}
+              onClick={() => {
+                // The JSON text starts from the form's values; the form reads back what parses.
+                if (m === "json" && mode !== "json") setText(JSON.stringify(args, null, 2));
+                setMode(m);
+              }}
+            >
+              {m === "form" ? "Form" : "JSON"}
+            </button>
+          ))}
+        </div>
+      </div>
+      {mode === "form" ? (
+        <div className="rjsf-host">
+          <Form
+            schema={schema}
+            uiSchema={uiSchema}
+            templates={templates}
+            formData={args}
+            validator={formValidator}
+            liveValidate="onChange"
+            showErrorList={false}
+            noHtml5Validate
+            onChange={(event) => {
+              setArgs((event.formData ?? {}) as Record<string, unknown>);
+              setFormErrors(event.errors.length);
+            }}
+          />
+        </div>
+      ) : (
+        <div>
+          <label htmlFor="raw-args">Arguments (JSON)</label>
+          <textarea
+            id="raw-args"
+            rows={Math.min(24, Math.max(6, text.split("\n").length + 1))}
+            value={text}
+            spellCheck={false}
+            aria-invalid={textError !== null}
+            aria-describedby="raw-args-error"
+            onChange={(e) => {
+              setText(e.target.value);
+              try {
+                const parsed: unknown = JSON.parse(e.target.value);
+                if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+                  throw new Error("the arguments are one JSON object");
+                setArgs(parsed as Record<string, unknown>);
+                setTextError(null);
+              } catch (error) {
+                setTextError(error instanceof Error ? error.message : String(error));
+              }
+            }}
+          />
+          <div
+            id="raw-args-error"
+            role="status"
+            className={textError ? "field-error" : "visually-hidden"}
+          >
+            {textError ?? "valid JSON"}
+          </div>
+        </div>
+      )}
+      <PreviewBox
+        tool={tool.id}
+        args={args}
+        disabled={textError !== null}
+        onValid={setPreviewValid}
+      />
+      <div className="row">
+        <button
+          type="button"
+          className="primary"
+          onClick={run}
+          disabled={running || invalid}
+          aria-keyshortcuts="Control+Enter"
+        >
+          <Icon name="play" /> Run
+        </button>
+        {running && (
+          <button type="button" className="danger" onClick={() => void call.cancel()}>
+            <Icon name="stop" /> Cancel
+          </button>
+        )}
+        <button
+          type="button"
+          className="ghost"
+          onClick={() => void navigator.clipboard.writeText(jigCallCommand(tool.id, args))}
+          title={jigCallCommand(tool.id, args)}
+        >
+          <Icon name="copy" /> Copy as <code>jig call</code>
+        </button>
+        {mayRun ? (
+          <span className="muted">
+            <kbd>Ctrl</kbd> <kbd>Enter</kbd> runs
+          </span>
+        ) : (
+          <span className="muted" role="note">
+            Your role ({role ?? "unknown"}) may look but not run; ask an admin for the runner role.
+          </span>
+        )}
+      </div>
+      <CallOutcome view={call.view} outputSchema={tool.output_schema} />
+    </div>
+  );
+}

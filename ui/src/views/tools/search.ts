@@ -1,0 +1,94 @@
+import Fuse from "fuse.js";
+import type { ToolSummary } from "../../api/client";
+
+/** What narrows the tool list besides the text: each set empty means "any". */
+export interface ToolFilters {
+  tags: Set<string>;
+  sideEffects: Set<string>;
+  risks: Set<string>;
+  packages: Set<string>;
+  kinds: Set<string>;
+}
+
+export function noFilters(): ToolFilters {
+  return {
+    tags: new Set(),
+    sideEffects: new Set(),
+    risks: new Set(),
+    packages: new Set(),
+    kinds: new Set(),
+  };
+}
+
+/** A fuzzy index over the registry (id first, then tags, package and description). */
+export function toolIndex(tools: readonly ToolSummary[]): Fuse<ToolSummary> {
+  return new Fuse(tools, {
+    keys: [
+      { name: "id", weight: 3 },
+      { name: "tags", weight: 1.5 },
+      { name: "package", weight: 1 },
+      { name: "description", weight: 1 },
+    ],
+    threshold: 0.35,
+    ignoreLocation: true,
+    includeScore: false,
+  });
+}
+
+function passes(tool: ToolSummary, filters: ToolFilters): boolean {
+  const any = (set: Set<string>, values: readonly string[]) =>
+    set.size === 0 || values.some((value) => set.has(value));
+  return (
+    any(filters.tags, tool.tags) &&
+    any(filters.sideEffects, tool.side_effects) &&
+    any(filters.risks, [tool.risk]) &&
+    any(filters.packages, [tool.package]) &&
+    any(filters.kinds, [tool.kind])
+  );
+}
+
+/** The tools matching the text (best first) and the filters; all of them for empty text. */
+export function searchTools(
+  tools: readonly ToolSummary[],
+  index: Fuse<ToolSummary>,
+  text: string,
+  filters: ToolFilters,
+): ToolSummary[] {
+  const query = text.trim();
+  const found = query === "" ? tools : index.search(query).map((hit) => hit.item);
+  return found.filter((tool) => passes(tool, filters));
+}
+
+/** Each filter's values across the registry, sorted, for the filter menus. */
+export function facets(tools: readonly ToolSummary[]) {
+  const collect = (pick: (tool: ToolSummary) => readonly string[]) =>
+    [...new Set(tools.flatMap(pick))].sort();
+  return {
+    tags: collect((t) => t.tags),
+    sideEffects: collect((t) => t.side_effects),
+    risks: collect((t) => [t.risk]),
+    packages: collect((t) => [t.package]),
+    kinds: collect((t) => [t.kind]),
+  };
+}
+
+/** Rows of the list: a heading per package (in registry order), then its tools. */
+export type Row =
+  { kind: "package"; name: string; count: number } | { kind: "tool"; tool: ToolSummary };
+
+/** Group by package when listing everything; keep the ranking when searching. */
+export function rows(found: readonly ToolSummary[], grouped: boolean): Row[] {
+  if (!grouped) return found.map((tool) => ({ kind: "tool", tool }));
+  const byPackage = new Map<string, ToolSummary[]>();
+  for (const tool of found) {
+    const list = byPackage.get(tool.package) ?? [];
+    list.push(tool);
+    byPackage.set(tool.package, list);
+  }
+  const out: Row[] = [];
+  for (const [name, list] of [...byPackage].sort(([a], [b]) => a.localeCompare(b))) {
+    out.push({ kind: "package", name, count: list.length });
+    for (const tool of list) out.push({ kind: "tool", tool });
+  }
+  return out;
+}

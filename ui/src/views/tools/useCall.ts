@@ -1,0 +1,136 @@
+import { useCallback, useRef, useState } from "react";
+import { unwrap, type ToolResponse } from "../../api/client";
+import { useApi, useEvents } from "../../api/context";
+
+/** Where a call started from the UI is. */
+export interface CallView {
+  /** The request being followed (a new one after an approval resumes the call). */
+  requestId: string | null;
+  phase: "idle" | "starting" | "running" | "waiting" | "done";
+  /** Percent, when the tool reports it. */
+  percent: number | null;
+  /** The tool's latest progress message. */
+  message: string | null;
+  /** Output chunks, in order. */
+  output: string[];
+  response: ToolResponse | null;
+  /** The approval this call waits for, when it needs one. */
+  approvalId: string | null;
+  error: unknown;
+}
+
+const idle: CallView = {
+  requestId: null,
+  phase: "idle",
+  percent: null,
+  message: null,
+  output: [],
+  response: null,
+  approvalId: null,
+  error: null,
+};
+
+interface Message {
+  type?: string;
+  event?: string;
+  request_id?: string;
+  progress?: { pct?: number; message?: string };
+  data?: unknown;
+  approval_id?: string;
+  verdict?: string;
+  by?: string;
+  resumed_as?: string | null;
+  ok?: boolean;
+  errors?: { code: string; details?: { approval_id?: string } }[];
+}
+
+/** Start a call and follow it on the event stream to its response (through an approval). */
+export function useCall() {
+  const api = useApi();
+  const [view, setView] = useState<CallView>(idle);
+  // Events that arrive while the start request is in flight: a quick call can answer on the
+  // stream before its request id does over HTTP.
+  const early = useRef<Message[] | null>(null);
+
+  useEvents((raw) => {
+    const event = raw as Message;
+    early.current?.push(event);
+    setView((current) => follow(current, event));
+  });
+
+  const start = useCallback(
+    async (tool: string, args: unknown) => {
+      setView({ ...idle, phase: "starting" });
+      early.current = [];
+      try {
+        const started = unwrap(
+          await api.POST("/api/calls", { body: { tool, args: args as Record<string, never> } }),
+        );
+        const missed = early.current;
+        setView((current) =>
+          current.phase === "starting"
+            ? missed.reduce(follow, { ...current, phase: "running", requestId: started.request_id })
+            : current,
+        );
+      } catch (error) {
+        setView({ ...idle, phase: "done", error });
+      } finally {
+        early.current = null;
+      }
+    },
+    [api],
+  );
+
+  const cancel = useCallback(async () => {
+    if (!view.requestId) return;
+    await api.POST("/api/calls/{request_id}/cancel", {
+      params: { path: { request_id: view.requestId } },
+    });
+  }, [api, view.requestId]);
+
+  const reset = useCallback(() => {
+    setView(idle);
+  }, []);
+
+  return { view, start, cancel, reset };
+}
+
+/** The next view of a call after one event. */
+export function follow(current: CallView, event: Message): CallView {
+  if (current.phase === "waiting" && event.event === "ApprovalDecided") {
+    if (event.approval_id !== current.approvalId) return current;
+    if (event.verdict === "approved" && event.resumed_as)
+      return {
+        ...current,
+        phase: "running",
+        requestId: event.resumed_as,
+        message: `approved by ${event.by ?? "a reviewer"}`,
+      };
+    return {
+      ...current,
+      phase: "done",
+      message: `${event.verdict ?? "decided"} by ${event.by ?? "a reviewer"}`,
+    };
+  }
+  if (!current.requestId || event.request_id !== current.requestId) return current;
+  if (event.type === "EventMessage") {
+    if (event.event === "TaskProgress")
+      return {
+        ...current,
+        percent: event.progress?.pct ?? current.percent,
+        message: event.progress?.message ?? current.message,
+      };
+    if (event.event === "OutputChunk") {
+      const text = typeof event.data === "string" ? event.data : JSON.stringify(event.data);
+      return { ...current, output: [...current.output, text] };
+    }
+    return current;
+  }
+  if (event.type === "ToolResponse") {
+    const response = event as unknown as ToolResponse;
+    const approvalId = event.errors?.[0]?.details?.approval_id ?? null;
+    if (!response.ok && approvalId) return { ...current, phase: "waiting", response, approvalId };
+    return { ...current, phase: "done", response, percent: 100 };
+  }
+  return current;
+}
