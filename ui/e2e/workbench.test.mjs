@@ -78,6 +78,29 @@ test("a runner finds a tool by search, fills its $ref/oneOf form, previews and r
   await context.close();
 });
 
+test("a preset is saved beside the tool and loads back into the form", async () => {
+  const { page, context } = await signIn("alice");
+  await page.goto(`${server.url}/#/tools/acme.slugify`);
+  await page.getByRole("heading", { name: "acme.slugify" }).waitFor();
+  await page.getByLabel(/^title/).fill("Release 2.0: presets");
+  await page.getByRole("button", { name: "Save as preset" }).click();
+  await page.getByLabel("Preset name").fill("release-two");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page
+    .getByRole("combobox", { name: "Load a preset" })
+    .getByRole("option", { name: "release-two" })
+    .waitFor({ state: "attached" });
+  const file = join(server.project, "tools/acme.slugify.release-two.preset.json");
+  assert.equal(JSON.parse(readFileSync(file, "utf8")).args.title, "Release 2.0: presets");
+
+  await page.reload();
+  await page.getByLabel(/^title/).waitFor();
+  assert.equal(await page.getByLabel(/^title/).inputValue(), "");
+  await page.getByRole("combobox", { name: "Load a preset" }).selectOption("release-two");
+  assert.equal(await page.getByLabel(/^title/).inputValue(), "Release 2.0: presets");
+  await context.close();
+});
+
 test("an approval round trip between two people: alice asks, bob approves, alice's call runs", async () => {
   const alice = await signIn("alice");
   await alice.page.goto(`${server.url}/#/tools/file_write`);
@@ -195,6 +218,11 @@ test("the audit timeline filters, shows a run, and diffs two runs", async () => 
   await ada.page.getByRole("region", { name: "Decision" }).getByText("identical").waitFor();
   await look(ada.page, "audit-diff");
   await ada.page.goto(`${server.url}/#/audit`);
+  const download = ada.page.waitForEvent("download");
+  await ada.page.getByRole("button", { name: "Export the filtered runs as CSV" }).click();
+  const csv = readFileSync(await (await download).path(), "utf8");
+  assert.match(csv, /^created_us,request_id,run_id,tool/);
+  assert.ok(csv.includes("acme.slugify"));
   await ada.page.getByRole("button", { name: "Verify the chain" }).click();
   await ada.page.getByText("intact").waitFor();
   await ada.context.close();
@@ -233,6 +261,34 @@ test("the tool list follows the files on disk; a broken save shows its problem",
   // The last valid registry keeps serving.
   await ada.page.goto(`${server.url}/#/tools/acme.kebab`);
   await ada.page.getByRole("heading", { name: "acme.kebab" }).waitFor();
+  await ada.context.close();
+});
+
+test("what-if replays a draft policy against the calls made so far", async () => {
+  const ada = await signIn("ada");
+  await ada.page.goto(`${server.url}/#/policy`);
+  // The effective rules, in order, as the manifest has them.
+  const rules = ada.page.getByRole("table", { name: "Rules" });
+  await rules
+    .getByRole("row")
+    .filter({ hasText: "rules[0]" })
+    .getByText("effects write/exec")
+    .waitFor();
+  const draft = ada.page.getByLabel("Draft policy");
+  const current = JSON.parse(await draft.inputValue());
+  current.rules = [
+    { effects: ["write"], action: "allow" },
+    { risk: "low", action: "deny" },
+  ];
+  await draft.fill(JSON.stringify(current, null, 2));
+  await ada.page.getByRole("button", { name: "Replay" }).click();
+  const calls = ada.page.getByRole("table", { name: "Replayed calls" });
+  // The slugify calls made earlier were allowed; the draft denies low-risk tools.
+  const slugify = calls.getByRole("row").filter({ hasText: "acme.slugify" }).first();
+  await slugify.getByText("rules[1]").waitFor();
+  assert.match(await slugify.textContent(), /allow.*deny/s);
+  await ada.page.getByRole("status").filter({ hasText: "would be decided differently" }).waitFor();
+  await look(ada.page, "policy-what-if");
   await ada.context.close();
 });
 

@@ -29,7 +29,7 @@ mod writer;
 pub use error::AuditError;
 pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};
 pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
-pub use query::{MAX_PAGE, RunPage, RunQuery};
+pub use query::{MAX_PAGE, RunPage, RunQuery, RunTotal};
 pub use records::{
     ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, SessionUsage,
 };

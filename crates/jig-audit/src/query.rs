@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::records::{RunRecord, RunState};
 use crate::rows::run_from_row;
 use crate::{AuditError, Store};
+use sqlx::Row;
 
 /// The most rows one page holds.
 pub const MAX_PAGE: i64 = 1000;
@@ -154,6 +155,45 @@ impl Store {
             None
         };
         Ok(RunPage { runs, next })
+    }
+}
+
+/// How many runs a tool has in one state, and their summed execution time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunTotal {
+    /// The tool.
+    pub tool: String,
+    /// The state.
+    pub state: RunState,
+    /// How many runs.
+    pub count: i64,
+    /// Their execution time, summed (ms).
+    pub duration_ms: i64,
+}
+
+impl Store {
+    /// Runs counted by tool and state, over the whole store (for dashboards: `/metrics`).
+    pub async fn run_totals(&self) -> Result<Vec<RunTotal>, AuditError> {
+        // SUM over a BIGINT is NUMERIC on PostgreSQL: cast it back.
+        let rows = sqlx::query(
+            "SELECT tool, state, COUNT(*) AS n, CAST(COALESCE(SUM(duration_ms), 0) AS BIGINT) AS ms \
+             FROM runs GROUP BY tool, state ORDER BY tool, state",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let state: String = row.try_get("state")?;
+                Ok(RunTotal {
+                    tool: row.try_get("tool")?,
+                    state: RunState::parse(&state).ok_or_else(|| {
+                        AuditError::BadQuery(format!("stored state `{state}` is unknown"))
+                    })?,
+                    count: row.try_get("n")?,
+                    duration_ms: row.try_get("ms")?,
+                })
+            })
+            .collect()
     }
 }
 

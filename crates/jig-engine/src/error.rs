@@ -49,6 +49,23 @@ pub enum EngineError {
     /// The project's files cannot be watched.
     #[error(transparent)]
     Watch(#[from] jig_load::watch::WatchError),
+    /// A preset is not valid (its name, or its arguments).
+    #[error("preset {0}")]
+    BadPreset(String),
+    /// No preset by that name.
+    #[error("no preset `{0}`")]
+    NoPreset(String),
+    /// A preset file cannot be read or written.
+    #[error("preset file `{path}`: {source}")]
+    PresetIo {
+        /// The file, relative to the project root.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A draft policy cannot be read.
+    #[error("draft policy: {0}")]
+    BadDraft(String),
     /// A registration clashes with an existing tool.
     #[error("a tool `{0}` is already registered")]
     Duplicate(String),
@@ -65,12 +82,14 @@ impl EngineError {
     /// so none maps errors by itself.
     pub fn code(&self) -> ErrorCode {
         match self {
-            Self::Invalid(_) => ErrorCode::ValidationFail,
+            Self::Invalid(_) | Self::BadPreset(_) | Self::BadDraft(_) => ErrorCode::ValidationFail,
             Self::Audit(jig_audit::AuditError::BadQuery(_)) => ErrorCode::ValidationFail,
             Self::Audit(_) | Self::Watch(_) => ErrorCode::Internal,
             Self::Policy(_) | Self::SelfApproval { .. } => ErrorCode::Policy,
-            Self::Workspace(_) => ErrorCode::FileIo,
-            Self::NoTool(_) | Self::NoApproval(_) | Self::NoSelection(_) => ErrorCode::NotFound,
+            Self::Workspace(_) | Self::PresetIo { .. } => ErrorCode::FileIo,
+            Self::NoTool(_) | Self::NoApproval(_) | Self::NoSelection(_) | Self::NoPreset(_) => {
+                ErrorCode::NotFound
+            }
             Self::AlreadyDecided { .. } | Self::Duplicate(_) => ErrorCode::Conflict,
         }
     }
@@ -104,6 +123,8 @@ mod tests {
             (EngineError::SelfApproval { principal: "alice".into() }, ErrorCode::Policy),
             (EngineError::NoSelection("x".into()), ErrorCode::NotFound),
             (EngineError::Duplicate("t".into()), ErrorCode::Conflict),
+            (EngineError::BadPreset("name".into()), ErrorCode::ValidationFail),
+            (EngineError::NoPreset("t/p".into()), ErrorCode::NotFound),
         ];
         for (error, code) in cases {
             assert_eq!(error.code(), code, "{error}");

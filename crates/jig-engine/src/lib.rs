@@ -16,10 +16,12 @@ mod events;
 pub mod history;
 mod identity;
 mod metrics;
+mod presets;
 mod preview;
 mod reload;
 mod select;
 mod validation;
+mod what_if;
 
 pub use decode::{decode_request, parse_json_strict};
 pub use engine::{CallContext, Engine, EngineOptions, default_db};
@@ -27,9 +29,11 @@ pub use error::EngineError;
 pub use events::{ApprovalEvent, Event, EventBus, RegistryEvent};
 pub use identity::{idempotency_key, request_hash};
 pub use metrics::{LatencySummary, MetricsSnapshot};
+pub use presets::{MAX_PRESET_BYTES, Preset, Presets};
 pub use preview::Preview;
 pub use select::{Candidate, Intent, ToolSelection};
 pub use validation::{Problem, ValidationResult};
+pub use what_if::{MAX_WHAT_IF, WhatIf, WhatIfCall, parse_draft};
 
 pub use history::{History, RunDetail};
 /// Time as the audit records it (microseconds since the epoch) and as people read it.

@@ -21,7 +21,7 @@ use utoipa_axum::routes;
 
 pub use state::AppState;
 
-use routes::{approvals, audit, calls, events, project, tools};
+use routes::{approvals, audit, calls, events, export, presets, project, prometheus, tools};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -44,6 +44,8 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(tools::list))
         .routes(routes!(tools::show))
         .routes(routes!(tools::preview))
+        .routes(routes!(presets::list))
+        .routes(routes!(presets::save, presets::delete))
         .routes(routes!(calls::start))
         .routes(routes!(calls::read))
         .routes(routes!(calls::cancel))
@@ -53,11 +55,14 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(audit::runs))
         .routes(routes!(audit::run))
         .routes(routes!(audit::verify))
+        .routes(routes!(export::export))
         .routes(routes!(project::session))
         .routes(routes!(project::problems))
         .routes(routes!(project::policy))
+        .routes(routes!(project::what_if))
         .routes(routes!(project::metrics))
         .routes(routes!(events::stream))
+        .routes(routes!(prometheus::metrics))
 }
 
 /// The OpenAPI 3.1 document of the API.

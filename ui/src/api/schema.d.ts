@@ -58,6 +58,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every run the filters select, newest first (their responses left out, as in the timeline). */
+        get: operations["exportRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/runs": {
         parameters: {
             query?: never;
@@ -211,6 +228,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/policy/what-if": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Which past calls a draft policy would now allow, ask about or deny, and by which rule;
+         *     nothing runs and nothing is recorded.
+         */
+        post: operations["whatIf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/problems": {
         parameters: {
             query?: never;
@@ -279,6 +316,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tools/{id}/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tool's presets, and the files beside it that are not valid presets. */
+        get: operations["listPresets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tools/{id}/presets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Save (or replace) a preset, as a runner or above. */
+        put: operations["savePreset"];
+        post?: never;
+        /** Delete a preset, as a runner or above. */
+        delete: operations["deletePreset"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tools/{id}/preview": {
         parameters: {
             query?: never;
@@ -290,6 +362,23 @@ export interface paths {
         put?: never;
         /** Check arguments and say what the policy would decide; nothing runs, nothing is audited. */
         post: operations["previewCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus' text format (version 0.0.4). */
+        get: operations["prometheus"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -629,6 +718,33 @@ export interface components {
             /** @description The policy as compiled from the manifest, defaults filled in. */
             config: Record<string, never>;
         };
+        /** @description One preset. */
+        Preset: {
+            /** @description The tool it is for. */
+            tool: string;
+            /** @description Its name (`[a-z0-9][a-z0-9_-]*`, up to 64 characters). */
+            name: string;
+            /** @description What it is for, for people. */
+            description?: string | null;
+            /** @description The arguments. */
+            args: Record<string, never>;
+        };
+        /** @description A preset to save. */
+        PresetBody: {
+            /** @description What it is for. */
+            description?: string | null;
+            /** @description The arguments (a JSON object; they may be partial). */
+            args: Record<string, never>;
+        };
+        /** @description The presets of a tool, and the files that could not be read as presets. */
+        Presets: {
+            /** @description Where they are kept (relative to the project root). */
+            dir: string;
+            /** @description The presets, by name. */
+            presets: components["schemas"]["Preset"][];
+            /** @description `file: problem` for each file that is not a valid preset of this tool. */
+            problems: string[];
+        };
         /** @description The answer of [`Engine::preview`]. */
         Preview: {
             /** @description The tool. */
@@ -869,6 +985,61 @@ export interface components {
             /** @description Why. */
             reason: string;
         };
+        /** @description The draft's verdicts on the history. */
+        WhatIf: {
+            /** @description The draft's `policy_hash`. */
+            draft_hash: string;
+            /** @description Every replayed call, newest first. */
+            calls: components["schemas"]["WhatIfCall"][];
+            /**
+             * @description Calls that could not be replayed, with why (a tool no longer in the registry, a call
+             *     with no recorded arguments).
+             */
+            skipped: string[];
+        };
+        /** @description What a past call met then, and what it would meet under the draft. */
+        WhatIfCall: {
+            /** @description The request. */
+            request_id: string;
+            /** @description The tool. */
+            tool: string;
+            /** @description Who called. */
+            principal?: string | null;
+            /**
+             * Format: int64
+             * @description When (µs since the epoch).
+             */
+            created_us: number;
+            /** @description The action then (`allow`, `require-approval`, `deny`), as recorded. */
+            was: string;
+            /** @description The rule that decided then. */
+            was_rule?: string | null;
+            /** @description What the draft decides. */
+            now: components["schemas"]["Decision"];
+            /** @description Whether the action differs. */
+            changed: boolean;
+        };
+        /** @description A draft policy to replay against the history. */
+        WhatIfRequest: {
+            /** @description The draft: the `policy:` section as YAML or JSON. */
+            draft: string;
+            /** @description How many of the latest calls to replay (1–1000, default 200). */
+            last?: number | null;
+            /** @description Only calls of this tool. */
+            tool?: string | null;
+            /** @description Only calls by this principal. */
+            principal?: string | null;
+            /**
+             * Format: int64
+             * @description Only calls at or after (µs since the epoch).
+             */
+            since_us?: number | null;
+            /**
+             * Format: int64
+             * @description Only calls before (µs since the epoch).
+             */
+            until_us?: number | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -979,6 +1150,55 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    exportRuns: {
+        parameters: {
+            query?: {
+                /** @description Only this tool. */
+                tool?: string;
+                /** @description Only this state (`succeeded`, `failed`, `denied`, `pending_approval`, …). */
+                state?: string;
+                /** @description Only this session. */
+                session?: string;
+                /** @description Only this principal. */
+                principal?: string;
+                /** @description Created at or after (µs since the epoch). */
+                since_us?: number;
+                /** @description Created before (µs since the epoch). */
+                until_us?: number;
+                /** @description Text in ids, tool, principal, session, rule, error or arguments. */
+                q?: string;
+                /** @description The `next` cursor of the previous page. */
+                after?: string;
+                /** @description Rows per page (1–1000, default 100). */
+                limit?: number;
+                /** @description `jsonl` (default) or `csv`. */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON Lines, or CSV with format=csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": unknown;
+                };
+            };
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1235,6 +1455,37 @@ export interface operations {
             };
         };
     };
+    whatIf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhatIfRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhatIf"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
     problems: {
         parameters: {
             query?: never;
@@ -1322,6 +1573,126 @@ export interface operations {
             };
         };
     };
+    listPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Registry id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Presets"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    savePreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Registry id */
+                id: string;
+                /** @description Preset name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PresetBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preset"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    deletePreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Registry id */
+                id: string;
+                /** @description Preset name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
     previewCall: {
         parameters: {
             query?: never;
@@ -1352,6 +1723,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    prometheus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4": unknown;
                 };
             };
         };

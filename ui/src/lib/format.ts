@@ -1,25 +1,31 @@
+// Formatters are built once: `toLocaleString` builds one per call, which a timeline drawing
+// dozens of rows per frame cannot afford.
+const full = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "short",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+const clock = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+const day = new Intl.DateTimeFormat(undefined, { month: "short", day: "2-digit" });
+
 /** A time in µs since the epoch, as a local date and time to the second. */
 export function formatTime(us: number): string {
-  return new Date(us / 1000).toLocaleString(undefined, {
-    year: "numeric",
-    month: "short",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  });
+  return full.format(us / 1000);
 }
 
 /** A time in µs, compact for a table row: the time today, the date and time otherwise. */
 export function formatShortTime(us: number, now: Date = new Date()): string {
   const date = new Date(us / 1000);
-  const time = date.toLocaleTimeString(undefined, {
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  });
+  const time = clock.format(date);
   if (date.toDateString() === now.toDateString()) return time;
-  return `${date.toLocaleDateString(undefined, { month: "short", day: "2-digit" })} ${time}`;
+  return `${day.format(date)} ${time}`;
 }
 
 /** A duration in ms, short (`12 ms`, `1.4 s`, `2 min 5 s`). */

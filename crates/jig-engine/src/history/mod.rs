@@ -7,7 +7,7 @@
 mod verify;
 
 use jig_audit::{ApprovalRecord, ApprovalState, Packet, RunRecord, Store};
-pub use jig_audit::{MAX_PAGE, RunPage, RunQuery};
+pub use jig_audit::{MAX_PAGE, RunPage, RunQuery, RunTotal};
 use serde::Serialize;
 
 use crate::EngineError;
@@ -74,6 +74,11 @@ impl History {
     pub async fn approvals(&self, pending_only: bool) -> Result<Vec<ApprovalRecord>, EngineError> {
         let state = pending_only.then_some(ApprovalState::Pending);
         Ok(self.store.approvals(state).await?)
+    }
+
+    /// Runs counted by tool and state, with their summed execution time.
+    pub async fn run_totals(&self) -> Result<Vec<RunTotal>, EngineError> {
+        Ok(self.store.run_totals().await?)
     }
 
     /// The chain's head: the last seq and its hash.

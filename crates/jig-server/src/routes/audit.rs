@@ -35,6 +35,31 @@ pub struct RunFilter {
     pub limit: Option<i64>,
 }
 
+impl RunFilter {
+    /// The store's query for these filters (the `state` spelled as a run state).
+    pub fn query(self) -> Result<RunQuery, ApiError> {
+        let state = self
+            .state
+            .as_deref()
+            .map(|s| {
+                jig_engine::RunState::parse(s)
+                    .ok_or_else(|| ApiError::bad_request(format!("state `{s}` is not a run state")))
+            })
+            .transpose()?;
+        Ok(RunQuery {
+            tool: self.tool,
+            state,
+            session: self.session,
+            principal: self.principal,
+            since_us: self.since_us,
+            until_us: self.until_us,
+            text: self.q,
+            after: self.after,
+            limit: self.limit.unwrap_or(100),
+        })
+    }
+}
+
 /// A page of runs, newest first.
 #[utoipa::path(get, path = "/api/audit/runs", operation_id = "listRuns", tag = "audit", params(RunFilter),
     responses((status = 200, body = RunPage), (status = 400, body = ErrorMessage)))]
@@ -42,25 +67,7 @@ pub async fn runs(
     State(state): State<AppState>,
     Query(filter): Query<RunFilter>,
 ) -> Result<Json<RunPage>, ApiError> {
-    let run_state = filter
-        .state
-        .as_deref()
-        .map(|s| {
-            jig_engine::RunState::parse(s)
-                .ok_or_else(|| ApiError::bad_request(format!("state `{s}` is not a run state")))
-        })
-        .transpose()?;
-    let query = RunQuery {
-        tool: filter.tool,
-        state: run_state,
-        session: filter.session,
-        principal: filter.principal,
-        since_us: filter.since_us,
-        until_us: filter.until_us,
-        text: filter.q,
-        after: filter.after,
-        limit: filter.limit.unwrap_or(100),
-    };
+    let query = filter.query()?;
     Ok(Json(state.engine.history().runs(&query).await?))
 }
 

@@ -4,5 +4,8 @@ pub mod approvals;
 pub mod audit;
 pub mod calls;
 pub mod events;
+pub mod export;
+pub mod presets;
 pub mod project;
+pub mod prometheus;
 pub mod tools;

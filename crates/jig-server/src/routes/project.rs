@@ -3,12 +3,14 @@
 
 use axum::extract::State;
 use axum::{Extension, Json};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::auth::Person;
+use crate::error::ApiError;
 use crate::state::AppState;
+use jig_model::envelope::ErrorMessage;
 
 /// Who is acting, where.
 #[derive(Debug, Serialize, ToSchema)]
@@ -71,4 +73,48 @@ pub async fn policy(State(state): State<AppState>) -> Json<PolicyView> {
     responses((status = 200, body = jig_engine::MetricsSnapshot)))]
 pub async fn metrics(State(state): State<AppState>) -> Json<jig_engine::MetricsSnapshot> {
     Json(state.engine.metrics())
+}
+
+/// A draft policy to replay against the history.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WhatIfRequest {
+    /// The draft: the `policy:` section as YAML or JSON.
+    pub draft: String,
+    /// How many of the latest calls to replay (1–1000, default 200).
+    #[serde(default)]
+    pub last: Option<usize>,
+    /// Only calls of this tool.
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// Only calls by this principal.
+    #[serde(default)]
+    pub principal: Option<String>,
+    /// Only calls at or after (µs since the epoch).
+    #[serde(default)]
+    pub since_us: Option<i64>,
+    /// Only calls before (µs since the epoch).
+    #[serde(default)]
+    pub until_us: Option<i64>,
+}
+
+/// Which past calls a draft policy would now allow, ask about or deny, and by which rule;
+/// nothing runs and nothing is recorded.
+#[utoipa::path(post, path = "/api/policy/what-if", operation_id = "whatIf", tag = "project",
+    request_body = WhatIfRequest,
+    responses((status = 200, body = jig_engine::WhatIf), (status = 400, body = ErrorMessage)))]
+pub async fn what_if(
+    State(state): State<AppState>,
+    Json(request): Json<WhatIfRequest>,
+) -> Result<Json<jig_engine::WhatIf>, ApiError> {
+    let draft = jig_engine::parse_draft(&request.draft)?;
+    let query = jig_engine::history::RunQuery {
+        tool: request.tool,
+        principal: request.principal,
+        since_us: request.since_us,
+        until_us: request.until_us,
+        ..Default::default()
+    };
+    let last = request.last.unwrap_or(200);
+    Ok(Json(state.engine.what_if(draft, query, last).await?))
 }

@@ -4,4 +4,5 @@
 mod access;
 mod calls;
 mod openapi;
+mod records;
 mod support;

@@ -88,6 +88,17 @@ impl Served {
         self.http.get(format!("{}{path}", self.base))
     }
 
+    pub fn put(&self, path: &str, body: &Value) -> reqwest::RequestBuilder {
+        self.http
+            .put(format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+    }
+
+    pub fn delete(&self, path: &str) -> reqwest::RequestBuilder {
+        self.http.delete(format!("{}{path}", self.base))
+    }
+
     pub fn post(&self, path: &str, body: &Value) -> reqwest::RequestBuilder {
         self.http
             .post(format!("{}{path}", self.base))

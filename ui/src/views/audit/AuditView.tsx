@@ -1,8 +1,9 @@
-import { lazy, Suspense, useState } from "react";
+import { lazy, Suspense, useCallback, useState } from "react";
 import type { RunFilters } from "../../api/queries";
 import { navigate } from "../../lib/route";
 import { AuditFilters } from "./AuditFilters";
 import { ChainBar } from "./ChainBar";
+import { ExportButtons } from "./ExportButtons";
 import { Timeline } from "./Timeline";
 
 const RunDetailPane = lazy(() => import("./RunDetailPane"));
@@ -12,6 +13,12 @@ const RunDiff = lazy(() => import("./RunDiff"));
 export default function AuditView({ rest }: { rest: string[] }) {
   const [filters, setFilters] = useState<RunFilters>({});
   const [marked, setMarked] = useState<string[]>([]);
+  // Stable, so the timeline's memoized rows do not all redraw on every change.
+  const toggleMark = useCallback((id: string) => {
+    setMarked((current) =>
+      current.includes(id) ? current.filter((x) => x !== id) : [...current, id].slice(-2),
+    );
+  }, []);
   if (rest[0] === "diff" && rest[1] && rest[2])
     return (
       <Suspense fallback={null}>
@@ -19,11 +26,6 @@ export default function AuditView({ rest }: { rest: string[] }) {
       </Suspense>
     );
   const selected = rest[0];
-  const toggleMark = (id: string) => {
-    setMarked((current) =>
-      current.includes(id) ? current.filter((x) => x !== id) : [...current, id].slice(-2),
-    );
-  };
   return (
     <div className="audit">
       <div className="audit-head">
@@ -31,6 +33,7 @@ export default function AuditView({ rest }: { rest: string[] }) {
           <h1>Audit</h1>
           <span className="sub">Every call: request, decision, result, in one hash chain.</span>
           <span className="grow" />
+          <ExportButtons filters={filters} />
           <button
             type="button"
             disabled={marked.length !== 2}

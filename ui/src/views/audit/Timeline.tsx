@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useRef } from "react";
+import { memo, useEffect, useMemo, useRef } from "react";
+import type { RunRecord } from "../../api/client";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useRuns, type RunFilters } from "../../api/queries";
 import { EmptyState } from "../../components/EmptyState";
@@ -104,60 +105,16 @@ export function Timeline({
             {items.map((item) => {
               const run = rows[item.index];
               if (!run) return null;
-              const isMarked = marked.includes(run.request_id);
               return (
-                <div
+                <TimelineRow
                   key={run.request_id}
-                  role="row"
-                  aria-rowindex={item.index + 2}
-                  aria-selected={run.request_id === selected}
-                  className="timeline-row"
-                  style={{
-                    position: "absolute",
-                    top: 0,
-                    left: 0,
-                    right: 0,
-                    height: ROW,
-                    transform: `translateY(${item.start}px)`,
-                  }}
-                >
-                  <span role="cell">
-                    <input
-                      type="checkbox"
-                      checked={isMarked}
-                      aria-label={`Mark run ${shortId(run.request_id)} to compare`}
-                      onChange={() => {
-                        onToggleMark(run.request_id);
-                      }}
-                    />
-                  </span>
-                  <span role="cell" className="muted" title={formatTime(run.created_us)}>
-                    {formatShortTime(run.created_us)}
-                  </span>
-                  <span role="cell" className="mono ellipsis">
-                    <a href={href("audit", run.request_id)}>{run.tool}</a>
-                  </span>
-                  <span role="cell">
-                    <StateBadge state={run.state} />
-                    {run.replayed_from && (
-                      <span className="badge" title={`replayed ${run.replayed_from}`}>
-                        replay
-                      </span>
-                    )}
-                  </span>
-                  <span role="cell" className="ellipsis">
-                    {run.principal ?? "–"}
-                  </span>
-                  <span role="cell" className="mono ellipsis muted">
-                    {run.rule ?? ""}
-                  </span>
-                  <span role="cell" className="muted">
-                    {formatDuration(run.duration_ms)}
-                  </span>
-                  <span role="cell" className="mono muted">
-                    {shortId(run.request_id)}
-                  </span>
-                </div>
+                  run={run}
+                  index={item.index}
+                  start={item.start}
+                  selected={run.request_id === selected}
+                  marked={marked.includes(run.request_id)}
+                  onToggleMark={onToggleMark}
+                />
               );
             })}
           </div>
@@ -169,3 +126,74 @@ export function Timeline({
     </div>
   );
 }
+
+/** One row; memoized, so a scroll draws only the rows that came into view. */
+const TimelineRow = memo(function TimelineRow({
+  run,
+  index,
+  start,
+  selected,
+  marked,
+  onToggleMark,
+}: {
+  run: RunRecord;
+  index: number;
+  start: number;
+  selected: boolean;
+  marked: boolean;
+  onToggleMark: (id: string) => void;
+}) {
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      className="timeline-row"
+      style={{
+        position: "absolute",
+        top: 0,
+        left: 0,
+        right: 0,
+        height: ROW,
+        transform: `translateY(${start}px)`,
+      }}
+    >
+      <span role="cell">
+        <input
+          type="checkbox"
+          checked={marked}
+          aria-label={`Mark run ${shortId(run.request_id)} to compare`}
+          onChange={() => {
+            onToggleMark(run.request_id);
+          }}
+        />
+      </span>
+      <span role="cell" className="muted" title={formatTime(run.created_us)}>
+        {formatShortTime(run.created_us)}
+      </span>
+      <span role="cell" className="mono ellipsis">
+        <a href={href("audit", run.request_id)}>{run.tool}</a>
+      </span>
+      <span role="cell">
+        <StateBadge state={run.state} />
+        {run.replayed_from && (
+          <span className="badge" title={`replayed ${run.replayed_from}`}>
+            replay
+          </span>
+        )}
+      </span>
+      <span role="cell" className="ellipsis">
+        {run.principal ?? "–"}
+      </span>
+      <span role="cell" className="mono ellipsis muted">
+        {run.rule ?? ""}
+      </span>
+      <span role="cell" className="muted">
+        {formatDuration(run.duration_ms)}
+      </span>
+      <span role="cell" className="mono muted">
+        {shortId(run.request_id)}
+      </span>
+    </div>
+  );
+});

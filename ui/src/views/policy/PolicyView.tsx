@@ -1,11 +1,29 @@
 import { usePolicy } from "../../api/queries";
 import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
+import { VerdictBadge } from "../../components/Verdict";
+import { WhatIf } from "./WhatIf";
 
 interface Rule {
-  match?: unknown;
   action?: string;
-  reason?: string;
+  risk?: string;
+  effects?: string[];
+  tools?: string[];
+  contract?: unknown;
+  min_approvers?: number;
+  default?: boolean;
+}
+
+/** What a rule matches, in words. */
+function matches(rule: Rule): string {
+  const parts = [
+    rule.risk && `risk ${rule.risk}`,
+    rule.effects?.length && `effects ${rule.effects.join("/")}`,
+    rule.tools?.length && `tools ${rule.tools.join(", ")}`,
+    rule.contract !== undefined && `contract ${JSON.stringify(rule.contract)}`,
+    rule.default && "every call (default)",
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join("; ") : "every call";
 }
 
 /** The effective policy: its hash, its governance rules in order, and every setting. */
@@ -19,8 +37,8 @@ export default function PolicyView() {
     );
   const data = policy.data;
   if (!data) return <div className="page" aria-busy="true" />;
-  const config = data.config as { governance?: { rules?: Rule[] } } & Record<string, unknown>;
-  const rules = config.governance?.rules ?? [];
+  const config = data.config as { rules?: Rule[] };
+  const rules = config.rules ?? [];
   return (
     <div className="page">
       <header className="page-head">
@@ -41,22 +59,25 @@ export default function PolicyView() {
                 <th scope="col">Rule</th>
                 <th scope="col">Matches</th>
                 <th scope="col">Action</th>
-                <th scope="col">Why</th>
+                <th scope="col">Approvers</th>
               </tr>
             </thead>
             <tbody>
               {rules.map((rule, i) => (
                 <tr key={i}>
-                  <td className="mono">rules[{i}]</td>
-                  <td className="mono">{JSON.stringify(rule.match ?? {})}</td>
-                  <td>{rule.action}</td>
-                  <td>{rule.reason ?? ""}</td>
+                  <td className="mono" title="in jig.yaml, under policy.rules">
+                    rules[{i}]
+                  </td>
+                  <td>{matches(rule)}</td>
+                  <td>{rule.action && <VerdictBadge action={rule.action} />}</td>
+                  <td>{rule.min_approvers ?? ""}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         )}
       </section>
+      <WhatIf current={data.config} />
       <section className="card" aria-labelledby="settings-title">
         <h2 id="settings-title">Every setting</h2>
         <JsonTree value={data.config} label="Policy settings" />

@@ -8,6 +8,7 @@ import { formValidator } from "../../lib/schema";
 import { jigCallCommand } from "../../lib/shell";
 import { CallOutcome } from "./CallOutcome";
 import { FieldTemplate } from "./FieldTemplate";
+import { Presets } from "./Presets";
 import { PreviewBox } from "./PreviewBox";
 import { useCall } from "./useCall";
 
@@ -64,6 +65,17 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
             </button>
           ))}
         </div>
+        <span className="grow" />
+        <Presets
+          tool={tool.id}
+          args={args}
+          canSave={mayRun}
+          onLoad={(loaded) => {
+            setArgs(loaded);
+            setText(JSON.stringify(loaded, null, 2));
+            setTextError(null);
+          }}
+        />
       </div>
       {mode === "form" ? (
         <div className="rjsf-host">

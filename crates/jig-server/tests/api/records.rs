@@ -1,0 +1,197 @@
+//! Presets on disk, the streamed export, and `/metrics`.
+
+use serde_json::{Value, json};
+
+use crate::support::{ALICE, BOB, Served, VIC, send};
+
+#[tokio::test]
+async fn presets_are_files_beside_the_tool_that_a_runner_saves_lists_and_deletes() {
+    let served = Served::start().await;
+    let path = "/api/tools/acme.slugify/presets/release-title";
+    let body =
+        json!({ "description": "a release", "args": { "title": "Release 1.2", "max_length": 40 } });
+    assert_eq!(send(served.put(path, &body), Some(VIC)).await.0, 403, "a viewer may not save");
+    let (status, saved) = send(served.put(path, &body), Some(ALICE)).await;
+    assert_eq!(status, 200, "{saved}");
+    // The file sits beside the tool's definition, for git.
+    let file = served.dir.path().join("tools/acme.slugify.release-title.preset.json");
+    let on_disk: Value =
+        serde_json::from_str(&fs_err::read_to_string(&file).expect("preset file")).expect("json");
+    assert_eq!(on_disk["args"]["title"], "Release 1.2");
+    assert_eq!(on_disk["tool"], "acme.slugify");
+
+    // A file that is not a valid preset is reported, not served.
+    fs_err::write(served.dir.path().join("tools/acme.slugify.broken.preset.json"), "{nope")
+        .expect("write");
+    let (status, listed) = send(served.get("/api/tools/acme.slugify/presets"), Some(VIC)).await;
+    assert_eq!(status, 200);
+    assert_eq!(listed["dir"], "tools");
+    let names: Vec<&str> = listed["presets"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(names, ["release-title"]);
+    assert!(
+        listed["problems"][0]
+            .as_str()
+            .expect("problem")
+            .contains("acme.slugify.broken.preset.json")
+    );
+
+    // A built-in's presets live in presets/.
+    let (status, _) = send(
+        served.put(
+            "/api/tools/file_read/presets/manifest",
+            &json!({ "args": { "path": "jig.yaml" } }),
+        ),
+        Some(ALICE),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(served.dir.path().join("presets/file_read.manifest.preset.json").is_file());
+
+    // Names become file names: anything else is refused, and nothing is written.
+    for bad in ["..%2F..%2Fjig", "UPPER", "-dash", "a.b"] {
+        let (status, error) =
+            send(served.put(&format!("/api/tools/acme.slugify/presets/{bad}"), &body), Some(ALICE))
+                .await;
+        assert_eq!(status, 400, "{bad}: {error}");
+        assert_eq!(error["code"], "E_VALIDATION_FAIL");
+    }
+    let (status, error) = send(
+        served.put("/api/tools/acme.slugify/presets/list", &json!({ "args": [1, 2] })),
+        Some(ALICE),
+    )
+    .await;
+    assert_eq!(status, 400, "{error}");
+    assert!(error["message"].as_str().expect("message").contains("args"));
+    assert_eq!(send(served.put("/api/tools/nope/presets/x", &body), Some(ALICE)).await.0, 404);
+
+    assert_eq!(send(served.delete(path), Some(ALICE)).await.0, 204);
+    assert!(!file.exists());
+    assert_eq!(send(served.delete(path), Some(ALICE)).await.0, 404);
+}
+
+async fn record(served: &Served, title: &str) {
+    let request = jig_engine::ToolRequest {
+        kind: Default::default(),
+        tool: "acme.slugify".to_owned(),
+        args: json!({ "title": title }),
+        request_id: uuid::Uuid::new_v4().to_string(),
+        session_id: Some("export".to_owned()),
+        timestamp: None,
+    };
+    let context = jig_engine::CallContext {
+        session_id: "export".to_owned(),
+        thread_id: None,
+        principal: "=cmd|' /C calc'!A0".to_owned(),
+        asserted_by: None,
+        approval_token: None,
+        cancel: jig_engine::Cancel::new(),
+    };
+    let response = served.engine.dispatch(request, context).await;
+    assert!(response.ok, "{response:?}");
+}
+
+#[tokio::test]
+async fn the_export_streams_every_filtered_run_as_json_lines_or_csv() {
+    let served = Served::start().await;
+    for i in 0..3 {
+        record(&served, &format!("Release {i}")).await;
+    }
+    let (status, jsonl) =
+        send(served.get("/api/audit/export?tool=acme.slugify&session=export"), Some(VIC)).await;
+    assert_eq!(status, 200);
+    let lines: Vec<Value> = jsonl
+        .as_str()
+        .expect("text")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON object per line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|run| run["tool"] == "acme.slugify" && run["state"] == "succeeded"));
+
+    let (status, csv) =
+        send(served.get("/api/audit/export?format=csv&session=export"), Some(VIC)).await;
+    assert_eq!(status, 200);
+    let csv = csv.as_str().expect("text");
+    let rows: Vec<&str> = csv.split("\r\n").filter(|r| !r.is_empty()).collect();
+    assert_eq!(rows.len(), 4, "{csv}");
+    assert!(rows[0].starts_with("created_us,request_id,run_id,tool"));
+    // The principal reads as a formula to a spreadsheet: it is defused.
+    assert!(rows[1].contains("'=cmd|' /C calc'!A0"), "{}", rows[1]);
+
+    assert_eq!(send(served.get("/api/audit/export?after=bogus"), Some(VIC)).await.0, 400);
+    assert_eq!(send(served.get("/api/audit/export"), None).await.0, 401);
+}
+
+#[tokio::test]
+async fn metrics_speak_prometheus_behind_the_token() {
+    let served = Served::start().await;
+    record(&served, "Release").await;
+    assert_eq!(send(served.get("/metrics"), None).await.0, 401);
+    let (status, text) = send(served.get("/metrics"), Some(BOB)).await;
+    assert_eq!(status, 200);
+    let text = text.as_str().expect("text");
+    assert!(text.contains("# TYPE jig_runs gauge"), "{text}");
+    assert!(text.contains("jig_runs{tool=\"acme.slugify\",state=\"succeeded\"} 1"), "{text}");
+    assert!(text.contains("jig_calls_total 1"), "{text}");
+    // Every sample line is NAME{LABELS} VALUE or NAME VALUE.
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let value = line.rsplit(' ').next().expect("value");
+        assert!(value.parse::<f64>().is_ok(), "{line}");
+    }
+}
+
+#[tokio::test]
+async fn what_if_replays_a_draft_policy_against_the_history_and_records_nothing() {
+    let served = Served::start().await;
+    record(&served, "Release").await;
+    let ask = json!({ "tool": "file_write", "args": { "path": "w.txt", "content": "x" } });
+    assert_eq!(send(served.post("/api/calls", &ask), Some(ALICE)).await.0, 202);
+    // Wait for the write to be recorded as waiting for approval.
+    for _ in 0..100 {
+        let (_, page) = send(served.get("/api/audit/runs?tool=file_write"), Some(VIC)).await;
+        if page["runs"][0]["state"] == "pending_approval" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let head = served.engine.history().head().await.expect("head");
+
+    // The draft: the current policy with writes allowed and low-risk tools denied.
+    let (_, current) = send(served.get("/api/policy"), Some(VIC)).await;
+    let mut draft = current["config"].clone();
+    draft["rules"] = json!([
+        { "effects": ["write"], "action": "allow" },
+        { "risk": "low", "action": "deny" }
+    ]);
+    let (status, answer) = send(
+        served.post("/api/policy/what-if", &json!({ "draft": draft.to_string(), "last": 10 })),
+        Some(VIC),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let calls = answer["calls"].as_array().expect("calls");
+    let by_tool = |tool: &str| calls.iter().find(|c| c["tool"] == tool).expect(tool).clone();
+    let write = by_tool("file_write");
+    assert_eq!(write["was"], "require-approval");
+    assert_eq!(write["now"]["action"], "allow");
+    assert_eq!(write["now"]["rule"], "rules[0]");
+    assert_eq!(write["changed"], true);
+    let slug = by_tool("acme.slugify");
+    assert_eq!(
+        (slug["was"].as_str(), slug["now"]["action"].as_str()),
+        (Some("allow"), Some("deny"))
+    );
+    assert_ne!(answer["draft_hash"], current["hash"]);
+    assert_eq!(served.engine.history().head().await.expect("head"), head, "nothing recorded");
+
+    // A draft with a misspelt key is refused, naming it.
+    let (status, error) =
+        send(served.post("/api/policy/what-if", &json!({ "draft": "rulez: []" })), Some(VIC)).await;
+    assert_eq!(status, 400);
+    assert!(error["message"].as_str().expect("message").contains("rulez"), "{error}");
+}

@@ -1,0 +1,53 @@
+import { useState } from "react";
+import { useBackend } from "../../api/context";
+import type { RunFilters } from "../../api/queries";
+import { Icon } from "../../components/Icon";
+
+/** Download the filtered runs as JSON Lines or CSV (streamed by the server, saved as a file). */
+export function ExportButtons({ filters }: { filters: RunFilters }) {
+  const { platform } = useBackend();
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const download = async (format: "jsonl" | "csv") => {
+    setBusy(format);
+    setError(null);
+    try {
+      const query = new URLSearchParams({ format });
+      for (const [key, value] of Object.entries(filters))
+        if (value !== undefined && value !== "") query.set(key, String(value));
+      const url = new URL(`/api/audit/export?${query.toString()}`, window.location.href);
+      const response = await platform.fetch(new Request(url));
+      if (!response.ok) throw new Error(`export failed: HTTP ${response.status}`);
+      const blob = await response.blob();
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = `jig-runs.${format}`;
+      link.click();
+      URL.revokeObjectURL(link.href);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+  return (
+    <span className="row">
+      {(["jsonl", "csv"] as const).map((format) => (
+        <button
+          key={format}
+          type="button"
+          disabled={busy !== null}
+          onClick={() => void download(format)}
+          aria-label={`Export the filtered runs as ${format === "csv" ? "CSV" : "JSON Lines"}`}
+        >
+          <Icon name="download" /> {format === "csv" ? "CSV" : "JSONL"}
+        </button>
+      ))}
+      {error && (
+        <span className="field-error" role="alert">
+          {error}
+        </span>
+      )}
+    </span>
+  );
+}
