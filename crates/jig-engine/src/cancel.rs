@@ -6,11 +6,11 @@ use std::sync::Mutex;
 
 use jig_exec::Cancel;
 
-use crate::Engine;
+use crate::{Engine, EngineError};
 
-/// The cancel tokens of the calls running now.
+/// The calls running now: each one's cancel token and who made it.
 #[derive(Debug, Default)]
-pub(crate) struct Running(Mutex<HashMap<String, Cancel>>);
+pub(crate) struct Running(Mutex<HashMap<String, (Cancel, String)>>);
 
 /// Removes its call from [`Running`] when the call ends, however it ends.
 pub(crate) struct Tracked<'e> {
@@ -19,9 +19,9 @@ pub(crate) struct Tracked<'e> {
 }
 
 impl Running {
-    pub(crate) fn track(&self, request_id: &str, cancel: &Cancel) -> Tracked<'_> {
+    pub(crate) fn track(&self, request_id: &str, cancel: &Cancel, principal: &str) -> Tracked<'_> {
         if let Ok(mut map) = self.0.lock() {
-            map.insert(request_id.to_owned(), cancel.clone());
+            map.insert(request_id.to_owned(), (cancel.clone(), principal.to_owned()));
         }
         Tracked { running: self, request_id: request_id.to_owned() }
     }
@@ -37,10 +37,20 @@ impl Drop for Tracked<'_> {
 
 impl Engine {
     /// Stop the call with this request id, if it is running here. The call then ends as
-    /// cancelled, with its record. Returns whether such a call was running.
-    pub fn cancel(&self, request_id: &str) -> bool {
-        let cancel = self.running.0.lock().ok().and_then(|map| map.get(request_id).cloned());
-        cancel.inspect(Cancel::cancel).is_some()
+    /// cancelled, with its record. `by` is who asks: only the principal who made the call may
+    /// stop it (`None` stops anyone's, for an administrator). Returns whether such a call was
+    /// running.
+    pub fn cancel(&self, request_id: &str, by: Option<&str>) -> Result<bool, EngineError> {
+        let running = self.running.0.lock().ok().and_then(|map| map.get(request_id).cloned());
+        let Some((cancel, principal)) = running else { return Ok(false) };
+        if let Some(by) = by.filter(|by| *by != principal) {
+            return Err(EngineError::NotYours {
+                request_id: request_id.to_owned(),
+                by: by.to_owned(),
+            });
+        }
+        cancel.cancel();
+        Ok(true)
     }
 
     /// Whether the call with this request id is running here now.

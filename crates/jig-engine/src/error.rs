@@ -63,6 +63,14 @@ pub enum EngineError {
         /// The cause.
         source: std::io::Error,
     },
+    /// Someone asked to stop a call another person made.
+    #[error("`{by}` may not stop `{request_id}`: only who made a call (or an admin) may stop it")]
+    NotYours {
+        /// The call.
+        request_id: String,
+        /// Who asked.
+        by: String,
+    },
     /// A draft policy cannot be read.
     #[error("draft policy: {0}")]
     BadDraft(String),
@@ -85,7 +93,9 @@ impl EngineError {
             Self::Invalid(_) | Self::BadPreset(_) | Self::BadDraft(_) => ErrorCode::ValidationFail,
             Self::Audit(jig_audit::AuditError::BadQuery(_)) => ErrorCode::ValidationFail,
             Self::Audit(_) | Self::Watch(_) => ErrorCode::Internal,
-            Self::Policy(_) | Self::SelfApproval { .. } => ErrorCode::Policy,
+            Self::Policy(_) | Self::SelfApproval { .. } | Self::NotYours { .. } => {
+                ErrorCode::Policy
+            }
             Self::Workspace(_) | Self::PresetIo { .. } => ErrorCode::FileIo,
             Self::NoTool(_) | Self::NoApproval(_) | Self::NoSelection(_) | Self::NoPreset(_) => {
                 ErrorCode::NotFound

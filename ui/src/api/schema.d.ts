@@ -169,7 +169,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop a running call; it ends as cancelled, with its record. */
+        /** Stop a running call you made (an admin: anyone's); it ends as cancelled, with its record. */
         post: operations["cancelCall"];
         delete?: never;
         options?: never;

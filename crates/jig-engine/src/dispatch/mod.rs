@@ -53,7 +53,7 @@ impl Engine {
         let session = request.session_id.clone().unwrap_or_else(|| context.session_id.clone());
         tracing::info!(name: "tools.dispatch.started", tool = %request.tool, request_id = %request.request_id, session = %session, "tools.dispatch.started");
         self.enter(&session);
-        let _tracked = self.running.track(&request.request_id, &context.cancel);
+        let _tracked = self.running.track(&request.request_id, &context.cancel, &context.principal);
         let mut call = Call::new(self, &request, &context, session.clone(), started);
         let mut response = call.run().await;
         if call.repeated

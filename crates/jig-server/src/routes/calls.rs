@@ -116,7 +116,7 @@ pub struct Cancelled {
     pub cancelled: bool,
 }
 
-/// Stop a running call; it ends as cancelled, with its record.
+/// Stop a running call you made (an admin: anyone's); it ends as cancelled, with its record.
 #[utoipa::path(post, path = "/api/calls/{request_id}/cancel", operation_id = "cancelCall", tag = "calls",
     params(("request_id" = String, Path)),
     responses((status = 200, body = Cancelled), (status = 403, body = ErrorMessage)))]
@@ -126,5 +126,7 @@ pub async fn cancel(
     Path(request_id): Path<String>,
 ) -> Result<Json<Cancelled>, ApiError> {
     person.require(Role::Runner)?;
-    Ok(Json(Cancelled { cancelled: state.engine.cancel(&request_id) }))
+    // An admin may stop anyone's call; anyone else only their own.
+    let by = (person.role < Role::Admin).then_some(person.name.as_str());
+    Ok(Json(Cancelled { cancelled: state.engine.cancel(&request_id, by)? }))
 }

@@ -202,3 +202,43 @@ async fn the_timeline_pages_by_cursor_and_filters() {
     let (_, verified) = send(served.get("/api/audit/verify"), Some(ALICE)).await;
     assert_eq!(verified["status"], "ok", "{verified}");
 }
+
+/// A low-risk tool that takes its time (allowed by the example's `risk: low` rule).
+const SLOW_TOOL: &str = "id: acme.slow\nversion: 1.0.0\ndescription: Wait.\ndeterministic: false\nsideEffects: [none]\nrisk: low\nlimits: { maxInputBytes: 1024, maxOutputBytes: 1024 }\ntimeoutMs: 60000\ninputSchema: { type: object }\noutputSchema: { type: object }\nexecution:\n  kind: node\n  script: scripts/slow.mjs\n";
+
+#[tokio::test]
+async fn only_who_made_a_call_may_stop_it() {
+    let served = Served::start_with(&[
+        ("tools/slow.tool.yaml", SLOW_TOOL),
+        ("tools/scripts/slow.mjs", "setTimeout(() => process.stdout.write('{}'), 30000);\n"),
+    ])
+    .await;
+    let mut socket = events(&served, ALICE).await;
+    let (status, started) =
+        send(served.post("/api/calls", &json!({ "tool": "acme.slow", "args": {} })), Some(ALICE))
+            .await;
+    assert_eq!(status, 202, "{started}");
+    let request_id = started["request_id"].as_str().expect("id").to_owned();
+    next_event(&mut socket, |e| {
+        e["request_id"] == request_id.as_str() && e["data"]["state"] == "running"
+    })
+    .await;
+
+    // Bob may approve calls, but he did not make this one: he may not stop it.
+    let path = format!("/api/calls/{request_id}/cancel");
+    let (status, refused) = send(served.post(&path, &json!({})), Some(BOB)).await;
+    assert_eq!(status, 403, "{refused}");
+    assert_eq!(refused["code"], "E_POLICY");
+    assert!(served.engine.is_running(&request_id), "bob's cancel did not stop it");
+
+    let (status, cancelled) = send(served.post(&path, &json!({})), Some(ALICE)).await;
+    assert_eq!(status, 200, "{cancelled}");
+    assert_eq!(cancelled["cancelled"], true);
+    let done = next_event(&mut socket, |e| {
+        e["type"] == "ToolResponse" && e["request_id"] == request_id.as_str()
+    })
+    .await;
+    assert_eq!(done["ok"], false, "{done}");
+    let (_, state) = send(served.get(&format!("/api/calls/{request_id}")), Some(ALICE)).await;
+    assert_eq!(state["state"], "cancelled", "{state}");
+}

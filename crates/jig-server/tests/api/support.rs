@@ -42,10 +42,18 @@ fn copy(from: &Path, to: &Path) {
 
 impl Served {
     pub async fn start() -> Self {
+        Self::start_with(&[]).await
+    }
+
+    /// Serve a copy of the example project with these files added (path, content).
+    pub async fn start_with(extra: &[(&str, &str)]) -> Self {
         // reqwest is built without a TLS provider of its own; these requests are plain HTTP.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let dir = tempfile::tempdir().expect("tmp");
         copy(&repo().join("toolpacks/examples"), dir.path());
+        for (path, content) in extra {
+            fs_err::write(dir.path().join(path), content).expect("extra file");
+        }
         let users_file = dir.path().join("users.yaml");
         fs_err::write(
             &users_file,
