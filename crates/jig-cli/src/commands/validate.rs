@@ -13,18 +13,14 @@ use crate::output::{Settings, plural, summary_of_failure};
 pub fn run(settings: &Settings, args: &ValidateArgs, out: &mut impl Write) -> anyhow::Result<Code> {
     let mut loader = settings.loader(&args.files);
     let result = loader.load();
-    let code = report(settings, args.json, &result, out)?;
     if !args.watch {
-        return Ok(code);
+        return Ok(report(settings, args.json, &result, out)?);
     }
     let json = args.json;
-    let settings = settings.clone();
-    if !json {
-        eprintln!(
-            "watching {} for changes (Ctrl-C to stop)",
-            loader.root().map_or_else(String::new, |r| r.display().to_string())
-        );
-    }
+    let root = loader.root().map_or_else(String::new, |r| r.display().to_string());
+    let reporting = settings.clone();
+    // Watch before the first report: a change made once the first report is out (an editor, a
+    // test) must reach the watcher.
     let _handle =
         jig_load::watch::watch(loader, jig_load::watch::DEFAULT_DEBOUNCE, move |update| {
             if !json {
@@ -36,8 +32,13 @@ pub fn run(settings: &Settings, args: &ValidateArgs, out: &mut impl Write) -> an
                 );
             }
             // Watch mode prints from the watcher's thread, to its own handle on stdout.
-            let _ = report(&settings, json, &update.result, &mut std::io::stdout().lock());
+            let _ = report(&reporting, json, &update.result, &mut std::io::stdout().lock());
         })?;
+    report(settings, json, &result, out)?;
+    out.flush()?;
+    if !json {
+        eprintln!("watching {root} for changes (Ctrl-C to stop)");
+    }
     loop {
         std::thread::park();
     }

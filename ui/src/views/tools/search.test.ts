@@ -31,6 +31,15 @@ describe("tool search", () => {
       "acme.slugify",
     ]);
     expect(searchTools(tools, index, "", noFilters())).toHaveLength(3);
+    // One letter: the tools with a word of the id starting with it.
+    expect(searchTools(tools, index, "s", noFilters()).map((t) => t.id)).toEqual([
+      "acme.slugify",
+      "acme.deploy_status",
+      "std.file_write",
+    ]);
+    expect(searchTools(tools, index, "w", noFilters()).map((t) => t.id)).toEqual([
+      "std.file_write",
+    ]);
   });
 
   it("narrows by side effects, risk and kind together", () => {

@@ -28,12 +28,21 @@ export function noFilters(): ToolFilters {
  */
 export interface ToolIndex {
   haystack: string[];
+  /** The first letters of the words of each id (`acme.deploy_status` → `ads`). */
+  initials: string[];
   fuzzy: uFuzzy;
 }
 
 export function toolIndex(tools: readonly ToolSummary[]): ToolIndex {
   return {
     haystack: tools.map((t) => `${t.id} ${t.tags.join(" ")} ${t.package} ${t.description}`),
+    initials: tools.map((t) =>
+      t.id
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .map((word) => word.charAt(0))
+        .join(""),
+    ),
     // IntraMode.SingleError, one typo per term: the library's enum is a declared const enum,
     // which isolated modules cannot read, so its value is written here.
     // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment
@@ -44,6 +53,12 @@ export function toolIndex(tools: readonly ToolSummary[]): ToolIndex {
 /** The matching tools, best first (ranked when few enough to rank; else ids that contain the
  * query first, then the rest in registry order). */
 function matching(tools: readonly ToolSummary[], index: ToolIndex, query: string): ToolSummary[] {
+  // One letter matches almost everything fuzzily: take the tools with a word of the id starting
+  // with it instead, which is what a person typing one letter is after, and cheap.
+  if (query.length === 1) {
+    const letter = query.toLowerCase();
+    return tools.filter((_, i) => index.initials[i]?.includes(letter));
+  }
   const [idxs, info, order] = index.fuzzy.search(index.haystack, query, 1, 1000);
   const pick = (i: number | undefined) => (i === undefined ? undefined : tools[i]);
   if (info) return order.flatMap((o) => pick(info.idx[o]) ?? []);
