@@ -118,7 +118,7 @@ export function useMetrics() {
 }
 
 /** Drop empty filters so the URL carries only what narrows. */
-function clean(filters: RunFilters): RunFilters {
+export function clean(filters: RunFilters): RunFilters {
   return Object.fromEntries(
     Object.entries(filters).filter(([, value]) => value !== undefined && value !== ""),
   );

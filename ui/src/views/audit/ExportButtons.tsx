@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useBackend } from "../../api/context";
-import type { RunFilters } from "../../api/queries";
+import { clean, type RunFilters } from "../../api/queries";
 import { Icon } from "../../components/Icon";
 
 /** Download the filtered runs as JSON Lines or CSV (streamed by the server, saved as a file). */
@@ -13,8 +13,7 @@ export function ExportButtons({ filters }: { filters: RunFilters }) {
     setError(null);
     try {
       const query = new URLSearchParams({ format });
-      for (const [key, value] of Object.entries(filters))
-        if (value !== undefined && value !== "") query.set(key, String(value));
+      for (const [key, value] of Object.entries(clean(filters))) query.set(key, String(value));
       const url = new URL(`/api/audit/export?${query.toString()}`, window.location.href);
       const response = await platform.fetch(new Request(url));
       if (!response.ok) throw new Error(`export failed: HTTP ${response.status}`);
