@@ -7,6 +7,7 @@ import { places } from "./lib/places";
 import { href, useRoute } from "./lib/route";
 import { useShortcuts } from "./lib/shortcuts";
 import { useTheme } from "./lib/theme";
+import { ProjectMenu } from "./views/project/ProjectMenu";
 
 const ToolsView = lazy(() => import("./views/tools/ToolsView"));
 const ApprovalsView = lazy(() => import("./views/approvals/ApprovalsView"));
@@ -133,7 +134,7 @@ function ProjectName() {
   if (!session.data) return null;
   return (
     <span className="row muted">
-      <span className="mono">{session.data.project}</span>
+      <ProjectMenu />
       <span className="badge">{session.data.tools} tools</span>
       {!connected && (
         <span className="badge warn" role="status">

@@ -3,6 +3,7 @@ import { createRoot } from "react-dom/client";
 import { BackendProvider } from "./api/context";
 import { App } from "./App";
 import { detectPlatform } from "./platform";
+import { ProjectGate } from "./views/project/Welcome";
 import "./styles/app.css";
 
 const root = document.getElementById("root");
@@ -11,7 +12,9 @@ if (root) {
     createRoot(root).render(
       <StrictMode>
         <BackendProvider platform={platform}>
-          <App />
+          <ProjectGate>
+            <App />
+          </ProjectGate>
         </BackendProvider>
       </StrictMode>,
     );

@@ -20,6 +20,7 @@ mod query;
 mod records;
 mod rollup;
 mod rows;
+mod series;
 pub mod signed_head;
 mod statement;
 mod store;
@@ -34,4 +35,5 @@ pub use records::{
     ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, SessionUsage,
 };
 pub use rollup::Rollup;
+pub use series::{Count, Line, MAX_BUCKETS, Series, SeriesQuery, ToolLine};
 pub use store::{Dialect, Integrity, Recovery, Store, Verification};

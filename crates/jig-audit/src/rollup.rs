@@ -27,8 +27,7 @@ pub struct Rollup {
 impl Rollup {
     /// The `q` quantile of the durations.
     pub fn quantile(&self, q: f64) -> Option<f64> {
-        let at = ((self.durations_ms.len() as f64 * q).ceil() as usize).checked_sub(1)?;
-        self.durations_ms.get(at).copied()
+        crate::series::quantile(&self.durations_ms, q)
     }
 
     /// The mean duration.

@@ -37,7 +37,7 @@ impl Settings {
                 std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
             }
         };
-        let os_user = os_user();
+        let os_user = jig_engine::os_user();
         let named = args
             .principal
             .clone()
@@ -172,24 +172,4 @@ pub fn print_json(
     }
     writeln!(buffered)?;
     buffered.flush()
-}
-
-/// The name of the user this process runs as (from the owner of `/proc/self` and
-/// `/etc/passwd`), never an environment variable anyone can set.
-fn os_user() -> String {
-    use std::os::unix::fs::MetadataExt as _;
-    let Ok(uid) = fs_err::metadata("/proc/self").map(|m| m.uid()) else {
-        return "unknown".to_owned();
-    };
-    let passwd = fs_err::read_to_string("/etc/passwd").unwrap_or_default();
-    passwd
-        .lines()
-        .filter_map(|line| {
-            let mut fields = line.split(':');
-            let name = fields.next()?;
-            let id = fields.nth(1)?.parse::<u32>().ok()?;
-            (id == uid).then(|| name.to_owned())
-        })
-        .next()
-        .unwrap_or_else(|| format!("uid-{uid}"))
 }

@@ -16,6 +16,7 @@ mod events;
 pub mod history;
 mod identity;
 mod metrics;
+mod os_user;
 mod presets;
 mod preview;
 mod reload;
@@ -29,6 +30,7 @@ pub use error::EngineError;
 pub use events::{ApprovalEvent, Event, EventBus, RegistryEvent};
 pub use identity::{idempotency_key, request_hash};
 pub use metrics::{LatencySummary, MetricsSnapshot};
+pub use os_user::os_user;
 pub use presets::{MAX_PRESET_BYTES, Preset, Presets};
 pub use preview::Preview;
 pub use select::{Candidate, Intent, ToolSelection};
@@ -40,5 +42,7 @@ pub use history::{History, RunDetail};
 pub use jig_audit::time;
 /// The record types the history hands out.
 pub use jig_audit::{ApprovalRecord, ApprovalState, Packet, PacketKind, RunRecord, RunState};
+/// Calls over time (the metrics charts).
+pub use jig_audit::{Count, Line, Series, SeriesQuery, ToolLine};
 pub use jig_exec::Cancel;
 pub use jig_model::envelope::{ToolRequest, ToolResponse};

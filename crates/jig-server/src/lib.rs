@@ -8,6 +8,7 @@
 
 pub mod auth;
 pub mod error;
+pub mod local;
 mod pages;
 pub mod routes;
 pub mod serve;
@@ -21,7 +22,9 @@ use utoipa_axum::routes;
 
 pub use state::AppState;
 
-use routes::{approvals, audit, calls, events, export, presets, project, prometheus, tools};
+use routes::{
+    approvals, audit, calls, events, export, presets, project, prometheus, series, tools,
+};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -61,6 +64,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(project::policy))
         .routes(routes!(project::what_if))
         .routes(routes!(project::metrics))
+        .routes(routes!(series::series))
         .routes(routes!(events::stream))
         .routes(routes!(prometheus::metrics))
 }

@@ -24,7 +24,7 @@ export type ErrorMessage = Schemas["ErrorMessage"];
 /** The typed client over whichever platform the UI runs on. */
 export function apiClient(platform: Platform) {
   return createClient<paths>({
-    baseUrl: new URL("/", window.location.href).origin,
+    baseUrl: platform.baseUrl,
     fetch: (request) => platform.fetch(request),
   });
 }

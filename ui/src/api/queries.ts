@@ -117,6 +117,37 @@ export function useMetrics() {
   });
 }
 
+/** The windows the metrics view offers: how far back, cut into how many buckets. */
+export const WINDOWS = {
+  "1h": { label: "Last hour", ms: 3_600_000, buckets: 60 },
+  "6h": { label: "Last 6 hours", ms: 6 * 3_600_000, buckets: 72 },
+  "24h": { label: "Last 24 hours", ms: 24 * 3_600_000, buckets: 96 },
+  "7d": { label: "Last 7 days", ms: 7 * 24 * 3_600_000, buckets: 84 },
+} as const;
+
+export type WindowKey = keyof typeof WINDOWS;
+
+/** Calls over a window ending now, from the audit store; refreshed every 10 s. */
+export function useSeries(key: WindowKey) {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["series", key],
+    refetchInterval: 10_000,
+    placeholderData: (previous) => previous,
+    queryFn: async () => {
+      const { ms, buckets } = WINDOWS[key];
+      // The window ends at the next bucket boundary, so buckets stay put between refreshes.
+      const bucketUs = (ms * 1000) / buckets;
+      const until = Math.ceil((Date.now() * 1000) / bucketUs) * bucketUs;
+      return unwrap(
+        await api.GET("/api/metrics/series", {
+          params: { query: { since_us: until - ms * 1000, until_us: until, buckets } },
+        }),
+      );
+    },
+  });
+}
+
 /** Drop empty filters so the URL carries only what narrows. */
 export function clean(filters: RunFilters): RunFilters {
   return Object.fromEntries(

@@ -211,6 +211,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/metrics/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Calls over a window, per tool and bucket. */
+        get: operations["metricsSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/policy": {
         parameters: {
             query?: never;
@@ -508,6 +525,16 @@ export interface components {
             /** @enum {string} */
             status: "broken";
         };
+        /** @description Something counted over the window: a rule, a session. */
+        Count: {
+            /** @description What is counted. */
+            name: string;
+            /**
+             * Format: int64
+             * @description How often.
+             */
+            count: number;
+        };
         /** @description The policy's answer for one call: its action, the rule that decided, and a sentence. */
         Decision: {
             /** @description `allow`, `require-approval` or `deny`. */
@@ -611,6 +638,21 @@ export interface components {
              * @description 99th percentile of the recent window.
              */
             p99?: number | null;
+        };
+        /** @description One line of charts: a value per bucket. */
+        Line: {
+            /** @description Calls that got a run. */
+            calls: number[];
+            /** @description Runs that failed (tool errors, timeouts, crashes). */
+            failed: number[];
+            /** @description Runs the policy refused. */
+            denied: number[];
+            /** @description Median execution time (ms); `null` where the bucket has none. */
+            p50: (number | null)[];
+            /** @description 95th percentile (ms). */
+            p95: (number | null)[];
+            /** @description 99th percentile (ms). */
+            p99: (number | null)[];
         };
         /** @description Seed 003's metrics, named as it names them. */
         MetricsSnapshot: {
@@ -895,6 +937,27 @@ export interface components {
          * @enum {string}
          */
         RunState: "created" | "queued" | "running" | "succeeded" | "failed" | "denied" | "pending_approval" | "cancelled";
+        /** @description Calls over a window. */
+        Series: {
+            /**
+             * Format: int64
+             * @description Where the first bucket starts (µs since the epoch).
+             */
+            start_us: number;
+            /**
+             * Format: int64
+             * @description How long each bucket is (µs).
+             */
+            bucket_us: number;
+            /** @description Every tool together. */
+            overall: components["schemas"]["Line"];
+            /** @description Each tool with calls in the window, busiest first. */
+            tools: components["schemas"]["ToolLine"][];
+            /** @description Denied runs by the rule that denied them, most first. */
+            denials: components["schemas"]["Count"][];
+            /** @description The sessions with the most calls, most first. */
+            sessions: components["schemas"]["Count"][];
+        };
         /** @description Who is acting, where. */
         Session: {
             /** @description The person behind the token. */
@@ -926,6 +989,23 @@ export interface components {
             output_schema: Record<string, never>;
             /** @description The definition as loaded (execution, caps, limits, templating, outputs). */
             definition: Record<string, never>;
+        };
+        /** @description One tool's line and its totals over the window. */
+        ToolLine: {
+            /** @description The tool. */
+            tool: string;
+            /**
+             * Format: int64
+             * @description Its calls in the window.
+             */
+            calls: number;
+            /**
+             * Format: int64
+             * @description Its failures in the window.
+             */
+            failed: number;
+            /** @description Per bucket. */
+            line: components["schemas"]["Line"];
         };
         /** @description The outcome of one tool call. */
         ToolResponse: {
@@ -1432,6 +1512,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MetricsSnapshot"];
+                };
+            };
+        };
+    };
+    metricsSeries: {
+        parameters: {
+            query?: {
+                /** @description The window's start (µs since the epoch; default: an hour before `until_us`). */
+                since_us?: number;
+                /** @description Its end (µs since the epoch; default: now). */
+                until_us?: number;
+                /** @description How many buckets (1–240, default 60). */
+                buckets?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Series"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
         };

@@ -1,7 +1,7 @@
 import type { Platform } from "./platform";
 import { webPlatform } from "./web";
 
-export type { Platform, EventListener, StatusListener } from "./platform";
+export type { Platform, EventListener, StatusListener, Projects, ProjectInfo } from "./platform";
 
 /** The platform this build runs on: the desktop app injects its own before the UI starts. */
 export async function detectPlatform(): Promise<Platform> {

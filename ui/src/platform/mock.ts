@@ -16,6 +16,7 @@ export function mockPlatform(
   const requests: Request[] = [];
   return {
     kind: "web",
+    baseUrl: "http://jig.test",
     requests,
     fetch: async (request) => {
       requests.push(request.clone());
@@ -26,6 +27,8 @@ export function mockPlatform(
       status?.(true);
       return () => listeners.delete(listener);
     },
+    save: () => Promise.resolve(true),
+    ready: () => undefined,
     emit: (event) => {
       for (const listener of listeners) listener(event);
     },

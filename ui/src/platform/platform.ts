@@ -6,10 +6,18 @@
 export interface Platform {
   /** `web` (a browser on `jig serve`) or `desktop` (the Tauri app). */
   readonly kind: "web" | "desktop";
+  /** The origin API requests are addressed to (the desktop app's is never dialled). */
+  readonly baseUrl: string;
   /** Call the API: the same requests and answers as `fetch` against `jig serve`. */
   fetch(request: Request): Promise<Response>;
   /** Hear every engine event (one JSON object each); returns the unsubscribe. */
   subscribe(listener: EventListener, status?: StatusListener): () => void;
+  /** Save `text` as a file the person names or downloads; `false` when they cancel. */
+  save(name: string, text: string): Promise<boolean>;
+  /** The tool list is on screen and answers keys (the desktop app's cold-start measure). */
+  ready(): void;
+  /** Opening projects: only the desktop app has more than one. */
+  readonly projects?: Projects;
 }
 
 /** One event off the stream, parsed. */
@@ -17,3 +25,20 @@ export type EventListener = (event: unknown) => void;
 
 /** Whether the event stream is connected (the UI says so when it is not). */
 export type StatusListener = (connected: boolean) => void;
+
+/** The desktop app's projects. */
+export interface Projects {
+  /** The open project, why the last one failed to open, and the recent ones. */
+  current(): Promise<ProjectInfo>;
+  /** Open the project at `path`; rejects with the loader's diagnostics when it cannot. */
+  open(path: string): Promise<ProjectInfo>;
+  /** Ask for a folder with the system's picker and open it; `null` when cancelled. */
+  pick(): Promise<ProjectInfo | null>;
+}
+
+/** What the desktop app knows about projects. */
+export interface ProjectInfo {
+  path: string | null;
+  failure: string | null;
+  recent: string[];
+}

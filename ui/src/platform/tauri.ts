@@ -1,6 +1,6 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
-import type { Platform } from "./platform";
+import type { Platform, ProjectInfo } from "./platform";
 
 /** What the desktop app's `api` command answers: the Router's response, whole. */
 interface Answer {
@@ -16,6 +16,8 @@ interface Answer {
 export function tauriPlatform(): Platform {
   return {
     kind: "desktop",
+    // Only the path and query are sent; the origin is a placeholder a URL can be built on.
+    baseUrl: "http://jig.desktop",
     fetch: async (request) => {
       const url = new URL(request.url);
       const answer = await invoke<Answer>("api", {
@@ -44,6 +46,15 @@ export function tauriPlatform(): Platform {
         stopped = true;
         stop?.();
       };
+    },
+    save: (name, text) => invoke<boolean>("save_file", { name, text }),
+    ready: () => {
+      void invoke("ready");
+    },
+    projects: {
+      current: () => invoke<ProjectInfo>("project"),
+      open: (path) => invoke<ProjectInfo>("open_project", { path }),
+      pick: () => invoke<ProjectInfo | null>("pick_project"),
     },
   };
 }

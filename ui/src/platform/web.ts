@@ -4,8 +4,20 @@ import type { EventListener, Platform, StatusListener } from "./platform";
 export function webPlatform(base: URL = new URL(window.location.href)): Platform {
   return {
     kind: "web",
+    baseUrl: base.origin,
     fetch: (request) => fetch(request, { credentials: "same-origin" }),
     subscribe: (listener, status) => connect(eventsUrl(base), listener, status),
+    save: (name, text) => {
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([text]));
+      link.download = name;
+      link.click();
+      URL.revokeObjectURL(link.href);
+      return Promise.resolve(true);
+    },
+    ready: () => {
+      performance.mark("jig:tools-ready");
+    },
   };
 }
 

@@ -81,6 +81,14 @@ impl History {
         Ok(self.store.run_totals().await?)
     }
 
+    /// Calls over a window, per tool and bucket (the metrics charts).
+    pub async fn series(
+        &self,
+        query: jig_audit::SeriesQuery,
+    ) -> Result<jig_audit::Series, EngineError> {
+        Ok(self.store.series(query).await?)
+    }
+
     /// The chain's head: the last seq and its hash.
     pub async fn head(&self) -> Result<(i64, String), EngineError> {
         Ok(self.store.head().await?)

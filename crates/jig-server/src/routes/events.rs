@@ -4,6 +4,8 @@
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
+use serde::Serialize;
+use tokio::sync::broadcast::Receiver;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::state::AppState;
@@ -16,28 +18,41 @@ pub async fn stream(State(state): State<AppState>, upgrade: WebSocketUpgrade) ->
     upgrade.on_upgrade(move |socket| forward(socket, events))
 }
 
-async fn forward(
-    mut socket: WebSocket,
-    mut events: tokio::sync::broadcast::Receiver<jig_engine::Event>,
-) {
+/// What the stream carries: an engine event, or word that some were lost. The WebSocket and the
+/// desktop app's window events send the same.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Outgoing {
+    /// One engine event.
+    Event(jig_engine::Event),
+    /// A slow listener lost events: it should re-read what it shows.
+    Lost {
+        /// Always `EventsLost`.
+        event: &'static str,
+        /// How many.
+        missed: u64,
+    },
+}
+
+/// The next thing to send, or `None` when the engine has gone.
+pub async fn next(events: &mut Receiver<jig_engine::Event>) -> Option<Outgoing> {
+    match events.recv().await {
+        Ok(event) => Some(Outgoing::Event(event)),
+        Err(RecvError::Lagged(missed)) => Some(Outgoing::Lost { event: "EventsLost", missed }),
+        Err(RecvError::Closed) => None,
+    }
+}
+
+async fn forward(mut socket: WebSocket, mut events: Receiver<jig_engine::Event>) {
     loop {
         tokio::select! {
-            event = events.recv() => match event {
-                Ok(event) => {
-                    let Ok(text) = serde_json::to_string(&event) else { continue };
-                    if socket.send(Message::Text(text.into())).await.is_err() {
-                        return;
-                    }
+            outgoing = next(&mut events) => {
+                let Some(outgoing) = outgoing else { return };
+                let Ok(text) = serde_json::to_string(&outgoing) else { continue };
+                if socket.send(Message::Text(text.into())).await.is_err() {
+                    return;
                 }
-                // A slow client lost events: tell it, so it re-reads what it shows.
-                Err(RecvError::Lagged(missed)) => {
-                    let text = format!("{{\"event\":\"EventsLost\",\"missed\":{missed}}}");
-                    if socket.send(Message::Text(text.into())).await.is_err() {
-                        return;
-                    }
-                }
-                Err(RecvError::Closed) => return,
-            },
+            }
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Close(_)) | Err(_)) | None => return,
                 Some(Ok(_)) => {}

@@ -8,4 +8,5 @@ pub mod export;
 pub mod presets;
 pub mod project;
 pub mod prometheus;
+pub mod series;
 pub mod tools;

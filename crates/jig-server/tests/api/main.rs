@@ -3,6 +3,7 @@
 
 mod access;
 mod calls;
+mod local;
 mod openapi;
 mod records;
 mod support;

@@ -195,3 +195,78 @@ async fn what_if_replays_a_draft_policy_against_the_history_and_records_nothing(
     assert_eq!(status, 400);
     assert!(error["message"].as_str().expect("message").contains("rulez"), "{error}");
 }
+
+async fn dispatch(served: &Served, tool: &str, args: Value, session: &str) -> bool {
+    let request = jig_engine::ToolRequest {
+        kind: Default::default(),
+        tool: tool.to_owned(),
+        args,
+        request_id: uuid::Uuid::new_v4().to_string(),
+        session_id: Some(session.to_owned()),
+        timestamp: None,
+    };
+    let context = jig_engine::CallContext {
+        session_id: session.to_owned(),
+        principal: "alice".to_owned(),
+        ..jig_engine::CallContext::default()
+    };
+    served.engine.dispatch(request, context).await.ok
+}
+
+#[tokio::test]
+async fn the_series_counts_calls_per_tool_and_bucket_from_the_store() {
+    let served = Served::start().await;
+    for title in ["One", "Two", "Three"] {
+        assert!(dispatch(&served, "acme.slugify", json!({ "title": title }), "series-a").await);
+    }
+    // A network tool of medium risk: no rule allows it, so the default decides.
+    let deploy = json!({ "service": "checkout", "environment": "staging" });
+    let deploy_ok = dispatch(&served, "acme.deploy_status", deploy, "series-b").await;
+    let (_, page) = send(served.get("/api/audit/runs?tool=acme.deploy_status"), Some(VIC)).await;
+    let deploy_run = page["runs"][0].clone();
+
+    let (status, series) = send(served.get("/api/metrics/series?buckets=12"), Some(VIC)).await;
+    assert_eq!(status, 200, "{series}");
+    let calls: Vec<u64> =
+        serde_json::from_value(series["overall"]["calls"].clone()).expect("calls");
+    assert_eq!(calls.len(), 12);
+    assert_eq!(calls.iter().sum::<u64>(), 4, "every call of the hour, in some bucket: {series}");
+    // The window ends now: the calls just made fall in the last bucket.
+    assert_eq!(calls[11], 4);
+    assert!(series["overall"]["p50"][11].is_number(), "a latency where runs finished");
+    assert!(series["overall"]["p50"][0].is_null(), "none where nothing ran");
+
+    let slugify = &series["tools"][0];
+    assert_eq!(slugify["tool"], "acme.slugify", "busiest first: {series}");
+    assert_eq!(slugify["calls"], 3);
+    assert_eq!(slugify["failed"], 0);
+    assert_eq!(series["sessions"][0], json!({ "name": "series-a", "count": 3 }));
+    assert_eq!(series["sessions"][1], json!({ "name": "series-b", "count": 1 }));
+    let denied_total: u64 = serde_json::from_value::<Vec<u64>>(series["overall"]["denied"].clone())
+        .expect("denied")
+        .iter()
+        .sum();
+    if deploy_run["state"] == "denied" {
+        assert!(!deploy_ok);
+        assert_eq!(denied_total, 1);
+        assert_eq!(
+            series["denials"][0]["name"],
+            deploy_run["rule"].as_str().unwrap_or("(no rule)")
+        );
+    } else {
+        assert_eq!(denied_total, 0, "{deploy_run}");
+    }
+
+    // A window before any call is empty.
+    let (_, old) =
+        send(served.get("/api/metrics/series?since_us=1000&until_us=2000&buckets=2"), Some(VIC))
+            .await;
+    assert_eq!(old["tools"], json!([]));
+    assert_eq!(old["overall"]["calls"], json!([0, 0]));
+
+    for bad in ["buckets=0", "buckets=241", "since_us=2000&until_us=1000", "buckets=x"] {
+        let (status, error) =
+            send(served.get(&format!("/api/metrics/series?{bad}")), Some(VIC)).await;
+        assert_eq!(status, 400, "{bad}: {error}");
+    }
+}

@@ -14,15 +14,10 @@ export function ExportButtons({ filters }: { filters: RunFilters }) {
     try {
       const query = new URLSearchParams({ format });
       for (const [key, value] of Object.entries(clean(filters))) query.set(key, String(value));
-      const url = new URL(`/api/audit/export?${query.toString()}`, window.location.href);
+      const url = new URL(`/api/audit/export?${query.toString()}`, platform.baseUrl);
       const response = await platform.fetch(new Request(url));
       if (!response.ok) throw new Error(`export failed: HTTP ${response.status}`);
-      const blob = await response.blob();
-      const link = document.createElement("a");
-      link.href = URL.createObjectURL(blob);
-      link.download = `jig-runs.${format}`;
-      link.click();
-      URL.revokeObjectURL(link.href);
+      await platform.save(`jig-runs.${format}`, await response.text());
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {

@@ -1,4 +1,5 @@
-import { lazy, Suspense } from "react";
+import { lazy, Suspense, useEffect } from "react";
+import { useBackend } from "../../api/context";
 import { useTools } from "../../api/queries";
 import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
@@ -9,6 +10,11 @@ const ToolPage = lazy(() => import("./ToolPage"));
 /** The registry on the left, the chosen tool (its page and run form) on the right. */
 export default function ToolsView({ selected }: { selected: string | undefined }) {
   const tools = useTools();
+  const { platform } = useBackend();
+  const loaded = tools.data !== undefined;
+  useEffect(() => {
+    if (loaded) platform.ready();
+  }, [loaded, platform]);
   return (
     <div className="split">
       <section aria-label="Tool list" className="list-pane">

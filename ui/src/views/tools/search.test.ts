@@ -42,6 +42,18 @@ describe("tool search", () => {
     ]);
   });
 
+  it("puts the tool whose id holds every word typed first, whatever the descriptions say", () => {
+    const builtins = [
+      tool("ast_generate", { description: "Parse source files and read them into an index" }),
+      tool("file_write", { description: "Write a file" }),
+      tool("file_read", { description: "Read a text file from the workspace" }),
+    ];
+    const ids = searchTools(builtins, toolIndex(builtins), "file read", noFilters()).map(
+      (t) => t.id,
+    );
+    expect(ids[0]).toBe("file_read");
+  });
+
   it("narrows by side effects, risk and kind together", () => {
     const filters = noFilters();
     filters.sideEffects.add("write");

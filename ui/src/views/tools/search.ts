@@ -61,13 +61,20 @@ function matching(tools: readonly ToolSummary[], index: ToolIndex, query: string
   }
   const [idxs, info, order] = index.fuzzy.search(index.haystack, query, 1, 1000);
   const pick = (i: number | undefined) => (i === undefined ? undefined : tools[i]);
-  if (info) return order.flatMap((o) => pick(info.idx[o]) ?? []);
-  const found = (idxs ?? []).flatMap((i) => pick(i) ?? []);
-  const needle = query.toLowerCase();
-  const inId = found.filter((t) => t.id.toLowerCase().includes(needle));
-  return inId.length === 0
-    ? found
-    : [...inId, ...found.filter((t) => !t.id.toLowerCase().includes(needle))];
+  const found = info
+    ? order.flatMap((o) => pick(info.idx[o]) ?? [])
+    : (idxs ?? []).flatMap((i) => pick(i) ?? []);
+  // A tool whose id holds every word typed is what was asked for ("file read" → file_read),
+  // whatever the fuzzy ranking made of the descriptions; the order within each part is kept.
+  const terms = query
+    .toLowerCase()
+    .split(/[\s._-]+/)
+    .filter(Boolean);
+  const inId = (t: ToolSummary) => {
+    const id = t.id.toLowerCase();
+    return terms.every((term) => id.includes(term));
+  };
+  return [...found.filter(inId), ...found.filter((t) => !inId(t))];
 }
 
 function passes(tool: ToolSummary, filters: ToolFilters): boolean {

@@ -1,0 +1,73 @@
+//! The commands the window may call, each granted by its own permission
+//! (`capabilities/main.json`). `api` carries every API request; the rest manage projects and
+//! files, which only a desktop app has.
+
+use std::path::PathBuf;
+
+use jig_server::local::Answer;
+use tauri::{AppHandle, State};
+use tauri_plugin_dialog::DialogExt as _;
+
+use crate::project::{Desktop, ProjectInfo};
+
+/// One API request, answered by the open project's router.
+#[tauri::command]
+pub async fn api(
+    desktop: State<'_, Desktop>,
+    method: String,
+    path: String,
+    body: Option<String>,
+) -> Result<Answer, String> {
+    desktop.api(&method, &path, body).await
+}
+
+/// The open project, the last failure and the recent list.
+#[tauri::command]
+pub async fn project(desktop: State<'_, Desktop>) -> Result<ProjectInfo, String> {
+    Ok(desktop.info().await)
+}
+
+/// Open the project at `path` (a recent one, or one typed in).
+#[tauri::command]
+pub async fn open_project(
+    app: AppHandle,
+    desktop: State<'_, Desktop>,
+    path: PathBuf,
+) -> Result<ProjectInfo, String> {
+    desktop.open(&app, &path).await
+}
+
+/// Ask for a folder with the system's picker and open it; `None` when the person cancels.
+#[tauri::command]
+pub async fn pick_project(
+    app: AppHandle,
+    desktop: State<'_, Desktop>,
+) -> Result<Option<ProjectInfo>, String> {
+    let dialog = app.dialog().file().set_title("Open a Jig project (a folder with a jig.yaml)");
+    let picked = tauri::async_runtime::spawn_blocking(move || dialog.blocking_pick_folder())
+        .await
+        .map_err(|e| e.to_string())?;
+    let Some(picked) = picked else { return Ok(None) };
+    let path = picked.into_path().map_err(|e| e.to_string())?;
+    desktop.open(&app, &path).await.map(Some)
+}
+
+/// Save `text` where the person chooses (the audit export); `false` when they cancel.
+#[tauri::command]
+pub async fn save_file(app: AppHandle, name: String, text: String) -> Result<bool, String> {
+    let dialog = app.dialog().file().set_file_name(&name);
+    let picked = tauri::async_runtime::spawn_blocking(move || dialog.blocking_save_file())
+        .await
+        .map_err(|e| e.to_string())?;
+    let Some(picked) = picked else { return Ok(false) };
+    let path = picked.into_path().map_err(|e| e.to_string())?;
+    fs_err::write(&path, text).map_err(|e| e.to_string())?;
+    Ok(true)
+}
+
+/// The tool list is on screen and interactive.
+#[tauri::command]
+#[expect(clippy::needless_pass_by_value, reason = "Tauri hands a command its state by value")]
+pub fn ready(desktop: State<'_, Desktop>) {
+    desktop.ready();
+}

@@ -1,0 +1,172 @@
+//! The open project: its engine, the in-process API over it, the watcher that keeps its tool
+//! list current, and the task that forwards its events to the window. Opening another project
+//! replaces all four at once; a project that fails to open leaves the current one in place.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use jig_engine::{Engine, EngineError, EngineOptions};
+use jig_load::watch::WatchHandle;
+use jig_server::auth::{Person, Role};
+use jig_server::local::{Answer, Local, next};
+use serde::Serialize;
+use tauri::{AppHandle, Emitter as _, Manager as _};
+use tokio::sync::RwLock;
+
+use crate::recent;
+
+/// The window every event goes to.
+pub const WINDOW: &str = "main";
+
+/// The app's state.
+pub struct Desktop {
+    started: Instant,
+    opened: RwLock<Option<Opened>>,
+    failure: std::sync::Mutex<Option<String>>,
+    reported_ready: AtomicBool,
+}
+
+struct Opened {
+    local: Local,
+    root: PathBuf,
+    _watch: WatchHandle,
+    forward: tauri::async_runtime::JoinHandle<()>,
+}
+
+impl Drop for Opened {
+    fn drop(&mut self) {
+        self.forward.abort();
+    }
+}
+
+/// What the UI shows about projects.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectInfo {
+    /// The open project's root, if one is open.
+    pub path: Option<PathBuf>,
+    /// Why the last attempt to open one failed (the loader's diagnostics, rendered).
+    pub failure: Option<String>,
+    /// Projects opened lately, newest first.
+    pub recent: Vec<PathBuf>,
+}
+
+impl Desktop {
+    /// No project open yet; `started` is when the process began.
+    pub fn new(started: Instant) -> Self {
+        Self {
+            started,
+            opened: RwLock::new(None),
+            failure: std::sync::Mutex::new(None),
+            reported_ready: AtomicBool::new(false),
+        }
+    }
+
+    /// Open the project at `path` (its manifest may be above it) and make it the current one.
+    pub async fn open(&self, app: &AppHandle, path: &Path) -> Result<ProjectInfo, String> {
+        let outcome = match open(app, path).await {
+            Ok(opened) => {
+                if let Err(error) = recent::remember(&opened.root) {
+                    tracing::warn!("recent projects: {error}");
+                }
+                let name = opened.root.file_name().unwrap_or_default().to_string_lossy();
+                let title = format!("{name} · Jig");
+                if let Some(window) = app.get_webview_window(WINDOW) {
+                    let _ = window.set_title(&title);
+                }
+                // The old engine goes once no request holds it; its forwarder stops now.
+                *self.opened.write().await = Some(opened);
+                Ok(())
+            }
+            Err(message) => Err(message),
+        };
+        self.failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone_from(&outcome.clone().err());
+        outcome?;
+        Ok(self.info().await)
+    }
+
+    /// The open project, the last failure and the recent list.
+    pub async fn info(&self) -> ProjectInfo {
+        let path = self.opened.read().await.as_ref().map(|o| o.root.clone());
+        let failure =
+            self.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        ProjectInfo { path, failure, recent: recent::list() }
+    }
+
+    /// Hand one API request to the open project's router.
+    pub async fn api(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<String>,
+    ) -> Result<Answer, String> {
+        let local = self.opened.read().await.as_ref().map(|o| o.local.clone());
+        let Some(local) = local else {
+            return Err("no project is open: open a folder with a jig.yaml".to_owned());
+        };
+        local.handle(method, path, body).await.map_err(|e| e.to_string())
+    }
+
+    /// The UI says the tool list is on screen and answers keys: log the time since start,
+    /// once (the cold-start benchmark reads it).
+    pub fn ready(&self) {
+        if !self.reported_ready.swap(true, Ordering::SeqCst) {
+            let elapsed = self.started.elapsed();
+            tracing::info!(
+                "tool list interactive {} ms after start",
+                elapsed.as_secs_f64() * 1000.0
+            );
+        }
+    }
+}
+
+async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
+    let shown = path.display();
+    if !path.is_dir() {
+        return Err(format!("{shown}: no such folder"));
+    }
+    // A folder without a manifest is not a project: opening it would create `.jig/` in it.
+    let Some(manifest) = jig_load::find_manifest(path) else {
+        return Err(format!(
+            "{shown}: no jig.yaml here or above; a Jig project is a folder with a jig.yaml (see the example project)"
+        ));
+    };
+    let root = manifest.parent().map_or_else(|| path.to_path_buf(), Path::to_path_buf);
+    let engine = Engine::open(EngineOptions { project: root.clone(), ..EngineOptions::default() })
+        .await
+        .map_err(|e| describe(&e))?;
+    let watch = engine.watch().map_err(|e| describe(&e))?;
+    let name = root
+        .file_name()
+        .map_or_else(|| "project".to_owned(), |name| name.to_string_lossy().into_owned());
+    let me = Person { name: jig_engine::os_user(), role: Role::Admin };
+    let local = Local::new(engine, me, name);
+    let mut events = local.events();
+    let app = app.clone();
+    let forward = tauri::async_runtime::spawn(async move {
+        while let Some(outgoing) = next(&mut events).await {
+            if let Err(error) = app.emit_to(WINDOW, "jig://event", &outgoing) {
+                tracing::warn!("event to the window: {error}");
+            }
+        }
+    });
+    Ok(Opened { local, root, _watch: watch, forward })
+}
+
+/// An engine error as the UI shows it: a broken project's diagnostics with file and line.
+fn describe(error: &EngineError) -> String {
+    match error {
+        EngineError::Invalid(failure) => {
+            let errors = failure.errors().count();
+            format!(
+                "{}\nthe project did not load: {errors} error{}",
+                jig_load::render::render(&failure.diagnostics, &failure.root, false).trim_end(),
+                if errors == 1 { "" } else { "s" }
+            )
+        }
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,197 @@
+// The desktop app itself: the built jig-desktop under Xvfb, driven through tauri-driver and
+// WebKitWebDriver. Open the example project, search a tool, run it, see the result and its
+// run in the audit; switch projects from the recent list; a broken one shows its diagnostics.
+import assert from "node:assert/strict";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { ENTER, openApp, startDriver } from "./webdriver.mjs";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const shots = join(repo, "target/desktop-screenshots");
+mkdirSync(shots, { recursive: true });
+
+function desktopBinary() {
+  if (process.env.JIG_DESKTOP_BIN) return process.env.JIG_DESKTOP_BIN;
+  const target = process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/jig-target");
+  return join(target, "debug/jig-desktop");
+}
+
+const scratch = mkdtempSync(join(tmpdir(), "jig-desktop-"));
+const acme = join(scratch, "acme");
+const second = join(scratch, "second");
+const broken = join(scratch, "broken");
+const empty = join(scratch, "empty");
+let driver;
+let brokenFile;
+let app;
+
+/** Run `body` with the app open on `args`; on failure, a screenshot of where it stopped. */
+async function withApp(name, args, body) {
+  app = await openApp(driver, desktopBinary(), args);
+  try {
+    await body();
+  } catch (error) {
+    writeFileSync(join(shots, `FAILED-${name}.png`), await app.screenshot());
+    throw error;
+  } finally {
+    await app.close().catch(() => {});
+    app = undefined;
+  }
+}
+
+before(async () => {
+  for (const dir of [acme, second, broken]) {
+    cpSync(join(repo, "toolpacks/examples"), dir, { recursive: true });
+  }
+  mkdirSync(empty);
+  // The second project has one tool more, so its list is told from the first's.
+  writeFileSync(
+    join(second, "tools/pager.tool.yaml"),
+    readFileSync(join(second, "tools/oncall.tool.yaml"), "utf8").replace(
+      "name: oncall",
+      "name: pager",
+    ),
+  );
+  // A tool file with a field the loader refuses: the project does not open.
+  brokenFile = readdirSync(join(broken, "tools")).find((n) => n.endsWith(".tool.yaml"));
+  const path = join(broken, "tools", brokenFile);
+  writeFileSync(path, readFileSync(path, "utf8") + "\nno_such_field: 1\n");
+  // What the person opened before: the recent list offers these.
+  const config = join(scratch, "config/jig");
+  mkdirSync(config, { recursive: true });
+  writeFileSync(join(config, "recent.json"), JSON.stringify([second, broken]));
+  driver = await startDriver({
+    XDG_CONFIG_HOME: join(scratch, "config"),
+    XDG_DATA_HOME: join(scratch, "data"),
+  });
+});
+
+after(() => {
+  driver?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function shoot(name) {
+  for (const theme of ["light", "dark"]) {
+    await app.execute((t) => {
+      document.documentElement.setAttribute("data-theme", t);
+      return true;
+    }, theme);
+    await new Promise((r) => setTimeout(r, 150));
+    writeFileSync(join(shots, `${name}-${theme}.png`), await app.screenshot());
+  }
+  await app.execute(() => {
+    document.documentElement.removeAttribute("data-theme");
+    return true;
+  });
+}
+
+const TOOLS = '[role="listbox"][aria-label="Tools"] [role="option"]';
+
+test("the app opens a project, finds a tool by search, runs it and shows the result", () =>
+  withApp("run", [acme], async () => {
+    await app.element(TOOLS);
+    await shoot("desktop-tools");
+    const who = await app.waitFor("who", () => document.querySelector(".who")?.textContent ?? "");
+    assert.match(who, /admin/, "the desktop acts as the OS user, with every role");
+
+    await app.type('input[aria-label="Search tools"]', "file read");
+    await app.waitFor("file_read first", () =>
+      document
+        .querySelector('[role="listbox"][aria-label="Tools"] [role="option"]')
+        ?.textContent?.includes("file_read"),
+    );
+    await app.type('input[aria-label="Search tools"]', ENTER);
+    await app.waitFor("the tool page", () =>
+      [...document.querySelectorAll("h1, h2")].some((h) => h.textContent.trim() === "file_read"),
+    );
+    await app.type("#root_path", "jig.yaml");
+    await app.waitFor("the preview", () =>
+      document
+        .querySelector('[role="status"][aria-label="Preview"]')
+        ?.textContent?.includes("allow"),
+    );
+    await app.click('button.primary[aria-keyshortcuts="Control+Enter"]');
+    const outcome = await app.waitFor("the result", () => {
+      const call = document.querySelector('[aria-label="Call"]');
+      return call?.querySelector("h2")?.textContent === "Succeeded" ? call.textContent : "";
+    });
+    assert.match(outcome, /policy/, "the result shows the file's content");
+    await shoot("desktop-result");
+
+    // The call is in the audit, made by the OS user through the in-process API.
+    await app.execute(() => {
+      window.location.hash = "#/audit";
+      return true;
+    });
+    const row = await app.waitFor(
+      "the run in the timeline",
+      () =>
+        [...document.querySelectorAll('[role="row"]')].find((r) =>
+          r.textContent.includes("file_read"),
+        )?.textContent,
+    );
+    assert.match(row, /succeeded/i);
+    await shoot("desktop-audit");
+  }));
+
+test("projects: a recent one opens in place; a broken one shows why and the open one stays", () =>
+  withApp("projects", [acme], async () => {
+    await app.element(TOOLS);
+    await app.click('button[aria-haspopup="dialog"][aria-label^="Project"]');
+    await app.element(`button[aria-label="Open ${broken}"]`);
+    await shoot("desktop-projects");
+
+    await app.click(`button[aria-label="Open ${broken}"]`);
+    const failure = await app.waitFor(
+      "the failure",
+      () => document.querySelector('.project-dialog [role="alert"]')?.textContent ?? "",
+    );
+    assert.ok(failure.includes(brokenFile), `names the file: ${failure}`);
+    assert.match(failure, /no_such_field/, "names the field");
+    const still = await app.execute(() =>
+      document.querySelector('button[aria-label^="Project"]')?.getAttribute("aria-label"),
+    );
+    assert.match(still, /Project acme/, "the open project stays open");
+
+    await app.click(`button[aria-label="Open ${second}"]`);
+    await app.waitFor("the second project", () =>
+      document
+        .querySelector('button[aria-label^="Project"]')
+        ?.getAttribute("aria-label")
+        ?.includes("Project second"),
+    );
+    await app.waitFor("the second project's tools", () =>
+      document
+        .querySelector('[role="listbox"][aria-label="Tools"]')
+        ?.textContent?.includes("pager.who"),
+    );
+    const count = await app.execute(() => document.querySelector(".count-line")?.textContent);
+    assert.equal(count, "46 tools", "the list is the second project's");
+    const recent = JSON.parse(readFileSync(join(scratch, "config/jig/recent.json"), "utf8"));
+    assert.equal(recent[0], second, "the opened project goes first in the recent list");
+    assert.ok(recent.includes(acme));
+  }));
+
+test("a folder that is not a project opens on the welcome page, which teaches and recovers", () =>
+  withApp("welcome", [empty], async () => {
+    const failure = await app.waitFor(
+      "the welcome page",
+      () => document.querySelector('.welcome [role="alert"]')?.textContent ?? "",
+    );
+    assert.match(failure, /no jig\.yaml/);
+    await shoot("desktop-welcome");
+    await app.click(`button[aria-label="Open ${acme}"]`);
+    await app.element(TOOLS);
+  }));

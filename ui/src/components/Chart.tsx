@@ -1,0 +1,126 @@
+import { useEffect, useRef, useState } from "react";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+
+/** One line of a chart. */
+export interface ChartSeries {
+  label: string;
+  values: (number | null)[];
+  /** A CSS colour (the series colours are read from the theme's custom properties). */
+  color: string;
+  dash?: number[];
+}
+
+/**
+ * A time chart drawn by uPlot: `times` in seconds since the epoch, one or more series. The
+ * canvas is described for assistive technology by `summary` (it cannot read the lines).
+ */
+export function Chart({
+  title,
+  summary,
+  times,
+  series,
+  unit,
+  height = 180,
+}: {
+  title: string;
+  summary: string;
+  times: number[];
+  series: ChartSeries[];
+  unit: string;
+  height?: number;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const scheme = useColorScheme();
+  const [width, setWidth] = useState(0);
+
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => {
+      if (entry) setWidth(Math.floor(entry.contentRect.width));
+    });
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+    };
+  }, []);
+
+  useEffect(() => {
+    const element = box.current;
+    if (!element || width === 0) return;
+    const style = getComputedStyle(element);
+    const read = (name: string) => style.getPropertyValue(name).trim() || "currentColor";
+    const axis = {
+      stroke: read("--muted"),
+      grid: { stroke: read("--border"), width: 1 },
+      ticks: { stroke: read("--border"), width: 1 },
+    };
+    const plot = new uPlot(
+      {
+        width,
+        height,
+        legend: { live: true },
+        cursor: { drag: { x: false, y: false } },
+        scales: { x: { time: true } },
+        axes: [
+          axis,
+          { ...axis, size: 56, values: (_u, ticks) => ticks.map((t) => `${t} ${unit}`) },
+        ],
+        series: [
+          {},
+          ...series.map((s) => ({
+            label: s.label,
+            stroke: read(s.color),
+            width: 1.6,
+            dash: s.dash,
+            spanGaps: false,
+            points: { show: false },
+          })),
+        ],
+      },
+      [times, ...series.map((s) => s.values)],
+      element,
+    );
+    return () => {
+      plot.destroy();
+    };
+  }, [width, height, times, series, unit, scheme]);
+
+  return (
+    <figure className="chart card">
+      <figcaption>{title}</figcaption>
+      <div
+        ref={box}
+        role="img"
+        aria-label={`${title}: ${summary}`}
+        style={{ minHeight: height + 40 }}
+      />
+    </figure>
+  );
+}
+
+/** `light` or `dark`, as the page is drawn now (the theme choice or the system's). */
+function useColorScheme(): string {
+  const read = () =>
+    document.documentElement.getAttribute("data-theme") ??
+    (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");
+  const [scheme, setScheme] = useState(read);
+  useEffect(() => {
+    const update = () => {
+      setScheme(read());
+    };
+    const media = matchMedia("(prefers-color-scheme: dark)");
+    media.addEventListener("change", update);
+    const observer = new MutationObserver(update);
+    observer.observe(document.documentElement, {
+      attributes: true,
+      attributeFilter: ["data-theme"],
+    });
+    return () => {
+      media.removeEventListener("change", update);
+      observer.disconnect();
+    };
+  }, []);
+  return scheme;
+}

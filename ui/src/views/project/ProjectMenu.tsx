@@ -1,0 +1,40 @@
+import { useRef } from "react";
+import { useSession } from "../../api/queries";
+import { Icon } from "../../components/Icon";
+import { ProjectChooser } from "./ProjectChooser";
+import { useProjectInfo } from "./useProjects";
+
+/** The open project's name; in the desktop app, a button to open another. */
+export function ProjectMenu() {
+  const session = useSession();
+  const info = useProjectInfo();
+  const dialog = useRef<HTMLDialogElement>(null);
+  if (!session.data) return null;
+  const name = <span className="mono">{session.data.project}</span>;
+  if (!info.data) return name;
+  const close = () => dialog.current?.close();
+  return (
+    <>
+      <button
+        type="button"
+        className="ghost"
+        title={info.data.path ?? undefined}
+        aria-label={`Project ${session.data.project}. Open another project`}
+        aria-haspopup="dialog"
+        onClick={() => dialog.current?.showModal()}
+      >
+        <Icon name="folder" /> {name}
+      </button>
+      <dialog ref={dialog} className="project-dialog" aria-labelledby="project-dialog-title">
+        <header className="row">
+          <h2 id="project-dialog-title">Open a project</h2>
+          <span className="spacer" />
+          <button type="button" className="ghost" aria-label="Close" onClick={close}>
+            <Icon name="cross" />
+          </button>
+        </header>
+        <ProjectChooser info={info.data} onOpened={close} />
+      </dialog>
+    </>
+  );
+}

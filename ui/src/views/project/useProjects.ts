@@ -1,0 +1,48 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useBackend } from "../../api/context";
+import type { ProjectInfo, Projects } from "../../platform";
+
+/** The desktop app's projects, or `undefined` in a browser (which has exactly one). */
+export function useProjects(): Projects | undefined {
+  return useBackend().platform.projects;
+}
+
+/** The open project, the last failure and the recent list. */
+export function useProjectInfo() {
+  const projects = useProjects();
+  return useQuery({
+    queryKey: ["project"],
+    queryFn: () => (projects ? projects.current() : Promise.reject(new Error("no projects"))),
+    enabled: projects !== undefined,
+    staleTime: Infinity,
+  });
+}
+
+/**
+ * Open a project (`path`) or pick one (`null`): on success everything cached belongs to the old
+ * project, so it is all dropped and the tool list shown.
+ */
+export function useOpenProject() {
+  const projects = useProjects();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async (path: string | null): Promise<ProjectInfo | null> => {
+      if (!projects) throw new Error("only the desktop app opens projects");
+      return path === null ? projects.pick() : projects.open(path);
+    },
+    onSuccess: (info) => {
+      if (!info) return;
+      // Every answer cached belongs to the old project: reset them all (what is on screen
+      // refetches from the new one), then record the project itself.
+      void queries.resetQueries({ predicate: (query) => query.queryKey[0] !== "project" });
+      queries.setQueryData(["project"], info);
+      window.location.hash = "#/tools";
+    },
+  });
+}
+
+/** A failure from the desktop app (a string) or from anywhere else, as text. */
+export function failureText(error: unknown): string {
+  if (typeof error === "string") return error;
+  return error instanceof Error ? error.message : String(error);
+}
