@@ -157,9 +157,16 @@ impl Store {
             )));
         }
         let buckets = query.buckets as usize;
-        let span = query.until_us - query.since_us;
+        // In i128: any two i64 instants are a valid span there.
+        let span = i128::from(query.until_us) - i128::from(query.since_us);
         // Rounded up, so the last bucket ends at or after `until`.
-        let bucket_us = (span + i64::from(query.buckets) - 1) / i64::from(query.buckets);
+        let bucket_us =
+            i64::try_from((span + i128::from(query.buckets) - 1) / i128::from(query.buckets))
+                .map_err(|_| {
+                    AuditError::BadQuery(
+                        "the window is too long: use more buckets or a later `since`".to_owned(),
+                    )
+                })?;
         let mut overall = Accumulator::new(buckets);
         let mut tools: HashMap<String, Accumulator> = HashMap::new();
         let mut denials: HashMap<String, u64> = HashMap::new();
@@ -174,9 +181,8 @@ impl Store {
             let state: String = row.try_get("state")?;
             let created: i64 = row.try_get("created_us")?;
             let duration: Option<i64> = row.try_get("duration_ms")?;
-            let bucket = usize::try_from((created - query.since_us) / bucket_us)
-                .unwrap_or(0)
-                .min(buckets - 1);
+            let offset = (i128::from(created) - i128::from(query.since_us)) / i128::from(bucket_us);
+            let bucket = usize::try_from(offset).unwrap_or(0).min(buckets - 1);
             overall.add(bucket, &state, duration);
             tools
                 .entry(tool)

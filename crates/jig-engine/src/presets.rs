@@ -1,5 +1,5 @@
 //! Presets: named arguments for a tool, saved as files beside the tool's definition
-//! (`<tool-id>.<name>.preset.json`) so a team shares them in git like the tool itself. The
+//! (`<tool-id>.<name>.preset.json`, a package's `/` spelt `~`) so a team shares them in git like the tool itself. The
 //! built-in tools have no file in the project; theirs live in `<root>/presets/`.
 //!
 //! A preset is data for a person to load into the run form, never run by itself: loading one
@@ -61,6 +61,12 @@ fn check_name(name: &str) -> Result<(), EngineError> {
     }
 }
 
+/// How a tool's id starts its preset files' names: a package-qualified id (`dnskit/dig.cname`)
+/// has its `/` spelt `~`, which no id contains, so it stays one file name.
+fn file_stem(tool: &str) -> String {
+    tool.replace('/', "~")
+}
+
 impl Engine {
     /// The folder a tool's presets live in: beside its definition, or `<root>/presets/`.
     fn preset_dir(&self, tool: &ToolDef) -> (PathBuf, String) {
@@ -84,7 +90,7 @@ impl Engine {
     pub fn presets(&self, tool: &str) -> Result<Presets, EngineError> {
         let def = self.tool_for_presets(tool)?;
         let (dir, shown) = self.preset_dir(&def);
-        let prefix = format!("{tool}.");
+        let prefix = format!("{}.", file_stem(tool));
         let mut presets = Vec::new();
         let mut problems = Vec::new();
         let entries = match fs_err::read_dir(&dir) {
@@ -127,7 +133,7 @@ impl Engine {
             )));
         }
         let (dir, shown) = self.preset_dir(&def);
-        let file = format!("{}.{}.preset.json", preset.tool, preset.name);
+        let file = format!("{}.{}.preset.json", file_stem(&preset.tool), preset.name);
         let io = |source| EngineError::PresetIo { path: format!("{shown}/{file}"), source };
         std::fs::create_dir_all(&dir).map_err(io)?;
         // Write beside, then rename: a reader (or the watcher) never sees half a file.
@@ -145,7 +151,7 @@ impl Engine {
         let def = self.tool_for_presets(tool)?;
         check_name(name)?;
         let (dir, shown) = self.preset_dir(&def);
-        let file = format!("{tool}.{name}.preset.json");
+        let file = format!("{}.{name}.preset.json", file_stem(tool));
         match std::fs::remove_file(dir.join(&file)) {
             Ok(()) => Ok(()),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {

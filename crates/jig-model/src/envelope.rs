@@ -19,7 +19,7 @@ use crate::ErrorCode;
 pub struct ToolRequest {
     /// Always `"ToolRequest"`.
     #[serde(rename = "type", default)]
-    #[cfg_attr(feature = "openapi", schema(inline))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = tag::ToolRequest::openapi_schema))]
     pub kind: tag::ToolRequest,
     /// The registry id of the tool, e.g. `file_read` or `acme.deploy`.
     pub tool: String,
@@ -61,7 +61,7 @@ pub struct ResponseError {
 pub struct ToolResponse {
     /// Always `"ToolResponse"`.
     #[serde(rename = "type", default)]
-    #[cfg_attr(feature = "openapi", schema(inline))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = tag::ToolResponse::openapi_schema))]
     pub kind: tag::ToolResponse,
     /// `true` when the tool ran and its output passed validation.
     pub ok: bool,
@@ -105,7 +105,7 @@ pub struct Progress {
 pub struct EventMessage {
     /// Always `"EventMessage"`.
     #[serde(rename = "type", default)]
-    #[cfg_attr(feature = "openapi", schema(inline))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = tag::EventMessage::openapi_schema))]
     pub kind: tag::EventMessage,
     /// The event name, e.g. `TaskProgress` or `OutputChunk`.
     pub event: String,
@@ -126,7 +126,7 @@ pub struct EventMessage {
 pub struct ErrorMessage {
     /// Always `"ErrorMessage"`.
     #[serde(rename = "type", default)]
-    #[cfg_attr(feature = "openapi", schema(inline))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = tag::ErrorMessage::openapi_schema))]
     pub kind: tag::ErrorMessage,
     /// The stable code.
     pub code: ErrorCode,
@@ -144,7 +144,7 @@ pub struct ErrorMessage {
 pub struct Heartbeat {
     /// Always `"Heartbeat"`.
     #[serde(rename = "type", default)]
-    #[cfg_attr(feature = "openapi", schema(inline))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = tag::Heartbeat::openapi_schema))]
     pub kind: tag::Heartbeat,
     /// The session that is alive.
     pub session_id: String,
@@ -183,6 +183,19 @@ pub mod tag {
                 #[doc = concat!("`\"", stringify!($name), "\"`.")]
                 #[default]
                 $name,
+            }
+
+            #[cfg(feature = "openapi")]
+            impl $name {
+                /// The field's schema: the one string, described (utoipa's own wraps an inlined
+                /// enum with a description in an `allOf` whose second half says `object`).
+                pub fn openapi_schema() -> utoipa::openapi::Object {
+                    utoipa::openapi::ObjectBuilder::new()
+                        .schema_type(utoipa::openapi::Type::String)
+                        .enum_values(Some([stringify!($name)]))
+                        .description(Some(concat!("Always `\"", stringify!($name), "\"`.")))
+                        .build()
+                }
             }
         )*};
     }

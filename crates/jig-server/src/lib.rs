@@ -8,6 +8,7 @@
 
 pub mod auth;
 pub mod error;
+mod extract;
 pub mod local;
 mod pages;
 pub mod routes;

@@ -502,11 +502,8 @@ export interface components {
         ChainStatus: {
             /** @description What was checked, one sentence each. */
             checked: string[];
-            /** @description The head: last seq and hash. */
-            head: [
-                number,
-                string
-            ];
+            /** @description The head: the last packet. */
+            head: components["schemas"]["Head"];
             /** @enum {string} */
             status: "ok";
         } | {
@@ -579,7 +576,11 @@ export interface components {
         ErrorCode: "E_FILE_IO" | "E_AST_PARSE" | "E_AST_EDIT" | "E_VALIDATION_FAIL" | "E_GIT" | "E_HTTP" | "E_SHELL" | "E_POLICY" | "E_TIMEOUT" | "E_INTERNAL" | "E_NOT_FOUND" | "E_LIMIT" | "E_CONFLICT";
         /** @description An error not tied to a finished call (a malformed request, a transport problem). */
         ErrorMessage: {
-            type?: "ErrorMessage" & Record<string, never>;
+            /**
+             * @description Always `"ErrorMessage"`.
+             * @enum {string}
+             */
+            type?: "ErrorMessage";
             /** @description The stable code. */
             code: components["schemas"]["ErrorCode"];
             /** @description A sentence for people. */
@@ -591,7 +592,11 @@ export interface components {
         Event: components["schemas"]["EventMessage"] | components["schemas"]["Heartbeat"] | components["schemas"]["RegistryEvent"] | components["schemas"]["ToolResponse"] | components["schemas"]["ApprovalEvent"];
         /** @description An event about a running request: progress, a chunk of output, a state change. */
         EventMessage: {
-            type?: "EventMessage" & Record<string, never>;
+            /**
+             * @description Always `"EventMessage"`.
+             * @enum {string}
+             */
+            type?: "EventMessage";
             /** @description The event name, e.g. `TaskProgress` or `OutputChunk`. */
             event: string;
             /** @description The request the event belongs to. */
@@ -605,9 +610,23 @@ export interface components {
          * @enum {string}
          */
         GovernanceAction: "allow" | "require-approval" | "deny";
+        /** @description The chain's head: its last packet. */
+        Head: {
+            /**
+             * Format: int64
+             * @description The last packet's seq.
+             */
+            seq: number;
+            /** @description Its hash. */
+            hash: string;
+        };
         /** @description Liveness of a session. */
         Heartbeat: {
-            type?: "Heartbeat" & Record<string, never>;
+            /**
+             * @description Always `"Heartbeat"`.
+             * @enum {string}
+             */
+            type?: "Heartbeat";
             /** @description The session that is alive. */
             session_id: string;
             /**
@@ -1009,7 +1028,11 @@ export interface components {
         };
         /** @description The outcome of one tool call. */
         ToolResponse: {
-            type?: "ToolResponse" & Record<string, never>;
+            /**
+             * @description Always `"ToolResponse"`.
+             * @enum {string}
+             */
+            type?: "ToolResponse";
             /** @description `true` when the tool ran and its output passed validation. */
             ok: boolean;
             /** @description The registry id of the tool. */
@@ -1149,6 +1172,14 @@ export interface operations {
                     "application/json": components["schemas"]["ApprovalRecord"][];
                 };
             };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
         };
     };
     approve: {
@@ -1275,7 +1306,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": unknown;
+                    "application/x-ndjson": string;
+                    "text/csv": string;
                 };
             };
             400: {
@@ -1401,6 +1433,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Started"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
             403: {
@@ -1789,6 +1829,14 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1829,6 +1877,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Preview"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
             404: {

@@ -20,14 +20,12 @@ export function Chart({
   summary,
   times,
   series,
-  unit,
   height = 180,
 }: {
   title: string;
   summary: string;
   times: number[];
   series: ChartSeries[];
-  unit: string;
   height?: number;
 }) {
   const box = useRef<HTMLDivElement>(null);
@@ -63,10 +61,7 @@ export function Chart({
         legend: { live: true },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [
-          axis,
-          { ...axis, size: 56, values: (_u, ticks) => ticks.map((t) => `${t} ${unit}`) },
-        ],
+        axes: [axis, { ...axis, size: 48 }],
         series: [
           {},
           ...series.map((s) => ({
@@ -75,7 +70,8 @@ export function Chart({
             width: 1.6,
             dash: s.dash,
             spanGaps: false,
-            points: { show: false },
+            // Shown, so a bucket with data between empty ones is still seen.
+            points: { show: true, size: 4, fill: read(s.color) },
           })),
         ],
       },
@@ -85,7 +81,7 @@ export function Chart({
     return () => {
       plot.destroy();
     };
-  }, [width, height, times, series, unit, scheme]);
+  }, [width, height, times, series, scheme]);
 
   return (
     <figure className="chart card">

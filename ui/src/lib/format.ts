@@ -46,3 +46,12 @@ export function shortId(id: string): string {
 export function pretty(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
+
+/** "minute", "5 minutes", "2 hours": what one bucket spans. */
+export function bucketName(us: number): string {
+  if (us < 60e6) return `${Math.round(us / 1e6)} seconds`;
+  const minutes = Math.round(us / 60e6);
+  if (minutes === 1) return "minute";
+  if (minutes < 120 || minutes % 60 !== 0) return `${minutes} minutes`;
+  return `${minutes / 60} hours`;
+}

@@ -199,8 +199,8 @@ fn compact(value: &Value, max: usize) -> String {
 /// Print what verifying found: `ok: …` naming everything checked, or `broken …`.
 fn report(status: &ChainStatus, out: &mut impl Write) -> anyhow::Result<Code> {
     match status {
-        ChainStatus::Ok { checked, head: (seq, hash) } => {
-            writeln!(out, "ok: {}; head {seq} {hash}", checked.join("; "))?;
+        ChainStatus::Ok { checked, head } => {
+            writeln!(out, "ok: {}; head {} {}", checked.join("; "), head.seq, head.hash)?;
             Ok(Code::Ok)
         }
         ChainStatus::Broken { at: Some(seq), reason, verified } => {

@@ -14,7 +14,7 @@ use crate::EngineError;
 
 pub use jig_audit::GENESIS;
 pub use jig_audit::signed_head::{SignatureError, SignedHead, generate_key};
-pub use verify::{ChainStatus, ExpectedHead, verify_missing};
+pub use verify::{ChainStatus, ExpectedHead, Head, verify_missing};
 
 /// Read access to an audit store.
 #[derive(Debug, Clone)]

@@ -42,6 +42,16 @@ impl ExpectedHead {
     }
 }
 
+/// The chain's head: its last packet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Head {
+    /// The last packet's seq.
+    pub seq: i64,
+    /// Its hash.
+    pub hash: String,
+}
+
 /// What verifying found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
@@ -51,8 +61,8 @@ pub enum ChainStatus {
     Ok {
         /// What was checked, one sentence each.
         checked: Vec<String>,
-        /// The head: last seq and hash.
-        head: (i64, String),
+        /// The head: the last packet.
+        head: Head,
     },
     /// Something does not hold.
     Broken {
@@ -136,7 +146,8 @@ impl History {
                 Some(_) => checked.push(format!("holds the expected packet {seq}")),
             }
         }
-        Ok(ChainStatus::Ok { checked, head: verification.head })
+        let (seq, hash) = verification.head;
+        Ok(ChainStatus::Ok { checked, head: Head { seq, hash } })
     }
 }
 
@@ -150,7 +161,7 @@ pub fn verify_missing(expect: Option<&ExpectedHead>) -> ChainStatus {
         ),
         _ => ChainStatus::Ok {
             checked: vec!["there is no audit store yet: nothing was recorded".to_owned()],
-            head: (0, super::GENESIS.to_owned()),
+            head: Head { seq: 0, hash: super::GENESIS.to_owned() },
         },
     }
 }

@@ -1,13 +1,14 @@
 //! `/api/approvals`: the queue, and deciding in one's own name. Approving a call started here
 //! runs exactly that request, in the name of who asked.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::{Person, Role};
 use crate::error::ApiError;
+use crate::extract::Params;
 use crate::state::AppState;
 use jig_model::envelope::ErrorMessage;
 
@@ -22,10 +23,10 @@ pub struct Filter {
 
 /// Approvals, newest first: the full arguments, the rule that asked, and who asked.
 #[utoipa::path(get, path = "/api/approvals", operation_id = "listApprovals", tag = "approvals", params(Filter),
-    responses((status = 200, body = Vec<jig_engine::ApprovalRecord>)))]
+    responses((status = 200, body = Vec<jig_engine::ApprovalRecord>), (status = 400, body = ErrorMessage)))]
 pub async fn list(
     State(state): State<AppState>,
-    Query(filter): Query<Filter>,
+    Params(filter): Params<Filter>,
 ) -> Result<Json<Vec<jig_engine::ApprovalRecord>>, ApiError> {
     Ok(Json(state.engine.history().approvals(!filter.all).await?))
 }

@@ -2,12 +2,13 @@
 //! head and its verification.
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use jig_engine::history::{ChainStatus, RunPage, RunQuery};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::error::ApiError;
+use crate::extract::Params;
 use crate::state::AppState;
 use jig_model::envelope::ErrorMessage;
 
@@ -65,7 +66,7 @@ impl RunFilter {
     responses((status = 200, body = RunPage), (status = 400, body = ErrorMessage)))]
 pub async fn runs(
     State(state): State<AppState>,
-    Query(filter): Query<RunFilter>,
+    Params(filter): Params<RunFilter>,
 ) -> Result<Json<RunPage>, ApiError> {
     let query = filter.query()?;
     Ok(Json(state.engine.history().runs(&query).await?))

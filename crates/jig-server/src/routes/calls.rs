@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{Person, Role};
 use crate::error::ApiError;
+use crate::extract::Body;
 use crate::state::AppState;
 use jig_model::envelope::ErrorMessage;
 
@@ -45,11 +46,12 @@ pub struct Started {
 
 /// Start a call as the person behind the token.
 #[utoipa::path(post, path = "/api/calls", operation_id = "startCall", tag = "calls", request_body = CallRequest,
-    responses((status = 202, body = Started), (status = 403, body = ErrorMessage), (status = 404, body = ErrorMessage)))]
+    responses((status = 202, body = Started), (status = 400, body = ErrorMessage), (status = 403, body = ErrorMessage),
+        (status = 404, body = ErrorMessage)))]
 pub async fn start(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
-    Json(call): Json<CallRequest>,
+    Body(call): Body<CallRequest>,
 ) -> Result<(StatusCode, Json<Started>), ApiError> {
     person.require(Role::Runner)?;
     if state.engine.get(&call.tool).is_none() {

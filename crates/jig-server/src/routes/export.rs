@@ -2,7 +2,7 @@
 //! or CSV page by page (memory stays flat however long the history).
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use jig_engine::RunRecord;
@@ -13,6 +13,7 @@ use utoipa::IntoParams;
 
 use super::audit::RunFilter;
 use crate::error::ApiError;
+use crate::extract::Params;
 use crate::state::AppState;
 
 /// The format of an export.
@@ -58,12 +59,13 @@ const COLUMNS: &[&str] = &[
 /// Every run the filters select, newest first (their responses left out, as in the timeline).
 #[utoipa::path(get, path = "/api/audit/export", operation_id = "exportRuns", tag = "audit",
     params(RunFilter, ExportFormat),
-    responses((status = 200, content_type = "application/x-ndjson", description = "JSON Lines, or CSV with format=csv"),
+    responses((status = 200, description = "JSON Lines, or CSV with format=csv",
+            content((String = "application/x-ndjson"), (String = "text/csv"))),
         (status = 400, body = ErrorMessage)))]
 pub async fn export(
     State(state): State<AppState>,
-    Query(filter): Query<RunFilter>,
-    Query(format): Query<ExportFormat>,
+    Params(filter): Params<RunFilter>,
+    Params(format): Params<ExportFormat>,
 ) -> Result<Response, ApiError> {
     let mut query = filter.query()?;
     query.limit = MAX_PAGE;

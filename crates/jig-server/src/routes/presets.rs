@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{Person, Role};
 use crate::error::ApiError;
+use crate::extract::Body;
 use crate::state::AppState;
 
 /// A tool's presets, and the files beside it that are not valid presets.
@@ -48,7 +49,7 @@ pub async fn save(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
     Path((id, name)): Path<(String, String)>,
-    Json(body): Json<PresetBody>,
+    Body(body): Body<PresetBody>,
 ) -> Result<Json<Preset>, ApiError> {
     person.require(Role::Runner)?;
     let preset = Preset { tool: id, name, description: body.description, args: body.args };
@@ -58,7 +59,8 @@ pub async fn save(
 /// Delete a preset, as a runner or above.
 #[utoipa::path(delete, path = "/api/tools/{id}/presets/{name}", operation_id = "deletePreset", tag = "tools",
     params(("id" = String, Path, description = "Registry id"), ("name" = String, Path, description = "Preset name")),
-    responses((status = 204), (status = 403, body = ErrorMessage), (status = 404, body = ErrorMessage)))]
+    responses((status = 204), (status = 400, body = ErrorMessage), (status = 403, body = ErrorMessage),
+        (status = 404, body = ErrorMessage)))]
 pub async fn delete(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,

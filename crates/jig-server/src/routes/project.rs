@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 use crate::auth::Person;
 use crate::error::ApiError;
+use crate::extract::Body;
 use crate::state::AppState;
 use jig_model::envelope::ErrorMessage;
 
@@ -105,7 +106,7 @@ pub struct WhatIfRequest {
     responses((status = 200, body = jig_engine::WhatIf), (status = 400, body = ErrorMessage)))]
 pub async fn what_if(
     State(state): State<AppState>,
-    Json(request): Json<WhatIfRequest>,
+    Body(request): Body<WhatIfRequest>,
 ) -> Result<Json<jig_engine::WhatIf>, ApiError> {
     let draft = jig_engine::parse_draft(&request.draft)?;
     let query = jig_engine::history::RunQuery {

@@ -3,11 +3,12 @@
 //! percentiles per bucket, denials by rule, the busiest sessions.
 
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::error::ApiError;
+use crate::extract::Params;
 use crate::state::AppState;
 use jig_model::envelope::ErrorMessage;
 
@@ -31,11 +32,11 @@ const HOUR_US: i64 = 3_600_000_000;
     responses((status = 200, body = jig_engine::Series), (status = 400, body = ErrorMessage)))]
 pub async fn series(
     State(state): State<AppState>,
-    Query(params): Query<SeriesParams>,
+    Params(params): Params<SeriesParams>,
 ) -> Result<Json<jig_engine::Series>, ApiError> {
     let until_us = params.until_us.unwrap_or_else(jig_engine::time::now_us);
     let query = jig_engine::SeriesQuery {
-        since_us: params.since_us.unwrap_or(until_us - HOUR_US),
+        since_us: params.since_us.unwrap_or(until_us.saturating_sub(HOUR_US)),
         until_us,
         buckets: params.buckets.unwrap_or(60),
     };

@@ -8,6 +8,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::error::ApiError;
+use crate::extract::Body;
 use crate::state::AppState;
 use jig_model::envelope::ErrorMessage;
 
@@ -130,11 +131,12 @@ pub struct PreviewRequest {
 #[utoipa::path(post, path = "/api/tools/{id}/preview", operation_id = "previewCall", tag = "tools",
     params(("id" = String, Path, description = "Registry id")),
     request_body = PreviewRequest,
-    responses((status = 200, body = jig_engine::Preview), (status = 404, body = ErrorMessage)))]
+    responses((status = 200, body = jig_engine::Preview), (status = 400, body = ErrorMessage),
+        (status = 404, body = ErrorMessage)))]
 pub async fn preview(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Json(request): Json<PreviewRequest>,
+    Body(request): Body<PreviewRequest>,
 ) -> Result<Json<jig_engine::Preview>, ApiError> {
     let session = request.session.unwrap_or_else(|| "web".to_owned());
     Ok(Json(state.engine.preview(&id, &request.args, &session).await?))

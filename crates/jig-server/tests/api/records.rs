@@ -52,6 +52,23 @@ async fn presets_are_files_beside_the_tool_that_a_runner_saves_lists_and_deletes
     assert_eq!(status, 200);
     assert!(served.dir.path().join("presets/file_read.manifest.preset.json").is_file());
 
+    // A package-qualified id keeps to one file name beside the package's tool (schemathesis
+    // found this one answering 500: the `/` made a folder that did not exist).
+    let (status, saved) = send(
+        served.put("/api/tools/dnskit%2Fdig.cname/presets/mail", &json!({ "args": {} })),
+        Some(ALICE),
+    )
+    .await;
+    assert_eq!(status, 200, "{saved}");
+    let (_, listed) = send(served.get("/api/tools/dnskit%2Fdig.cname/presets"), Some(VIC)).await;
+    assert_eq!(listed["presets"][0]["name"], "mail", "{listed}");
+    let dir = served.dir.path().join(listed["dir"].as_str().expect("dir"));
+    assert!(dir.join("dnskit~dig.cname.mail.preset.json").is_file(), "{listed}");
+    assert_eq!(
+        send(served.delete("/api/tools/dnskit%2Fdig.cname/presets/mail"), Some(ALICE)).await.0,
+        204
+    );
+
     // Names become file names: anything else is refused, and nothing is written.
     for bad in ["..%2F..%2Fjig", "UPPER", "-dash", "a.b"] {
         let (status, error) =
@@ -264,7 +281,27 @@ async fn the_series_counts_calls_per_tool_and_bucket_from_the_store() {
     assert_eq!(old["tools"], json!([]));
     assert_eq!(old["overall"]["calls"], json!([0, 0]));
 
-    for bad in ["buckets=0", "buckets=241", "since_us=2000&until_us=1000", "buckets=x"] {
+    // The widest window there is: answered, not overflowed (schemathesis found the overflow).
+    let (status, widest) = send(
+        served.get(&format!(
+            "/api/metrics/series?since_us={}&until_us={}&buckets=240",
+            i64::MIN,
+            i64::MAX
+        )),
+        Some(VIC),
+    )
+    .await;
+    assert_eq!(status, 200, "{widest}");
+    let until_min = format!("until_us={}", i64::MIN);
+    let too_long = format!("since_us={}&until_us={}&buckets=1", i64::MIN, i64::MAX);
+    for bad in [
+        "buckets=0",
+        "buckets=241",
+        "since_us=2000&until_us=1000",
+        "buckets=x",
+        &until_min,
+        &too_long,
+    ] {
         let (status, error) =
             send(served.get(&format!("/api/metrics/series?{bad}")), Some(VIC)).await;
         assert_eq!(status, 400, "{bad}: {error}");

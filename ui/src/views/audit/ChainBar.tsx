@@ -18,8 +18,8 @@ export function ChainBar() {
       <span role="status" aria-live="polite" className="grow">
         {status?.status === "ok" && (
           <span>
-            <span className="badge ok">intact</span> head #{String(status.head[0])}{" "}
-            <code title={String(status.head[1])}>{String(status.head[1]).slice(0, 16)}</code> ·{" "}
+            <span className="badge ok">intact</span> head #{status.head.seq}{" "}
+            <code title={status.head.hash}>{status.head.hash.slice(0, 16)}</code> ·{" "}
             {status.checked.join(" ")}
           </span>
         )}

@@ -4,7 +4,7 @@ import type { Schemas } from "../../api/client";
 import { Chart, type ChartSeries } from "../../components/Chart";
 import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
-import { formatDuration } from "../../lib/format";
+import { bucketName, formatDuration } from "../../lib/format";
 
 type Line = Schemas["Line"];
 
@@ -22,7 +22,7 @@ export default function MetricsView() {
       data ? data.overall.calls.map((_, i) => (data.start_us + i * data.bucket_us) / 1e6) : [],
     [data],
   );
-  const bucket = data ? formatDuration(data.bucket_us / 1000) : "";
+  const bucket = data ? bucketName(data.bucket_us) : "";
 
   return (
     <div className="page">
@@ -151,21 +151,18 @@ function Charts({ line, times, bucket }: { line: Line; times: number[]; bucket: 
           summary={`${calls} calls, ${failed} failed, ${denied} denied; at most ${Math.max(...line.calls)} in one ${bucket}`}
           times={times}
           series={volume}
-          unit=""
         />
         <Chart
           title="Latency (ms)"
           summary={`p95 at most ${formatDuration(worstP95)} in one ${bucket}`}
           times={times}
           series={latency}
-          unit="ms"
         />
         <Chart
           title="Error rate (%)"
           summary={`${failed} of ${calls - denied} runs failed`}
           times={times}
           series={errors}
-          unit="%"
         />
       </div>
     </>
