@@ -19,6 +19,26 @@ use crate::project::Desktop;
 
 const USAGE: &str = "usage: jig-desktop [PATH]\n\nOpens the Jig project at PATH (a folder with a jig.yaml, or inside one);\nwithout PATH, the example project (copied to ~/.local/share/jig/example).";
 
+/// With `JIG_DESKTOP_LOW_MEMORY=1`, draw the page without GPU compositing: WebKit's compositing
+/// layers cost its web process about 100 MiB (204 → 106 MiB PSS under Xvfb; docs/benchmarks.md).
+/// Not the default: under it WebKitWebDriver hangs on the audit view, so the desktop suite could
+/// not cover what users would run.
+fn software_rendering(app: &tauri::App) {
+    if std::env::var_os("JIG_DESKTOP_LOW_MEMORY").is_none() {
+        return;
+    }
+    let Some(window) = app.get_webview_window(project::WINDOW) else { return };
+    let applied = window.with_webview(|webview| {
+        use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt as _, WebViewExt as _};
+        if let Some(settings) = webview.inner().settings() {
+            settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
+        }
+    });
+    if let Err(error) = applied {
+        tracing::warn!("the webview's rendering settings: {error}");
+    }
+}
+
 fn main() -> ExitCode {
     let started = Instant::now();
     tracing_subscriber::fmt()
@@ -51,16 +71,19 @@ fn main() -> ExitCode {
             commands::ready,
         ])
         .setup(move |app| {
+            software_rendering(app);
             let handle = app.handle().clone();
-            let project = match path {
-                Some(path) => Ok(path),
-                None => example::ensure(),
-            };
-            tauri::async_runtime::block_on(async move {
+            // Opened in the background: the engine loads while the webview starts, and the
+            // window's first requests wait for it.
+            tauri::async_runtime::spawn(async move {
                 let desktop = handle.state::<Desktop>();
+                let project = match path {
+                    Some(path) => Ok(path),
+                    None => example::ensure(),
+                };
                 match project {
-                    // A project that does not open leaves the app on its project picker,
-                    // showing why.
+                    // A project that does not open leaves the app on its welcome page, showing
+                    // why.
                     Ok(path) => {
                         if let Err(message) = desktop.open(&handle, &path).await {
                             tracing::error!("{}: {message}", path.display());
@@ -68,6 +91,7 @@ fn main() -> ExitCode {
                     }
                     Err(error) => tracing::error!("the example project: {error}"),
                 }
+                desktop.first_open_done();
             });
             Ok(())
         })

@@ -22,6 +22,9 @@ pub const WINDOW: &str = "main";
 /// The app's state.
 pub struct Desktop {
     started: Instant,
+    /// Whether the first project has been opened (or failed to): until then requests wait, so
+    /// the engine loads while the webview starts instead of before.
+    first_open: tokio::sync::watch::Sender<bool>,
     opened: RwLock<Option<Opened>>,
     failure: std::sync::Mutex<Option<String>>,
     reported_ready: AtomicBool,
@@ -56,6 +59,7 @@ impl Desktop {
     pub fn new(started: Instant) -> Self {
         Self {
             started,
+            first_open: tokio::sync::watch::Sender::new(false),
             opened: RwLock::new(None),
             failure: std::sync::Mutex::new(None),
             reported_ready: AtomicBool::new(false),
@@ -85,11 +89,27 @@ impl Desktop {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone_from(&outcome.clone().err());
         outcome?;
-        Ok(self.info().await)
+        Ok(self.info_now().await)
     }
 
-    /// The open project, the last failure and the recent list.
+    /// The first project is open, or failed to open: let waiting requests through.
+    pub fn first_open_done(&self) {
+        self.first_open.send_replace(true);
+    }
+
+    async fn after_first_open(&self) {
+        let mut done = self.first_open.subscribe();
+        // An error means the sender is gone, which it is not while `self` lives.
+        let _ = done.wait_for(|done| *done).await;
+    }
+
+    /// The open project, the last failure and the recent list, once the first project is open.
     pub async fn info(&self) -> ProjectInfo {
+        self.after_first_open().await;
+        self.info_now().await
+    }
+
+    async fn info_now(&self) -> ProjectInfo {
         let path = self.opened.read().await.as_ref().map(|o| o.root.clone());
         let failure =
             self.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
@@ -103,6 +123,7 @@ impl Desktop {
         path: &str,
         body: Option<String>,
     ) -> Result<Answer, String> {
+        self.after_first_open().await;
         let local = self.opened.read().await.as_ref().map(|o| o.local.clone());
         let Some(local) = local else {
             return Err("no project is open: open a folder with a jig.yaml".to_owned());

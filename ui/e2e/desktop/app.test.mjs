@@ -164,6 +164,12 @@ test("projects: a recent one opens in place; a broken one shows why and the open
       document.querySelector('button[aria-label^="Project"]')?.getAttribute("aria-label"),
     );
     assert.match(still, /Project acme/, "the open project stays open");
+    await app.waitFor("the button to say the last attempt failed", () =>
+      document
+        .querySelector('button[aria-label^="Project"]')
+        ?.getAttribute("aria-label")
+        ?.includes("did not open"),
+    );
 
     await app.click(`button[aria-label="Open ${second}"]`);
     await app.waitFor("the second project", () =>

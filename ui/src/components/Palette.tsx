@@ -4,6 +4,8 @@ import { places } from "../lib/places";
 import { chords } from "../lib/shortcuts";
 import { navigate } from "../lib/route";
 import type { ThemeChoice } from "../lib/theme";
+import { useOpenProject, useProjectInfo } from "../views/project/useProjects";
+import { baseName } from "../views/project/ProjectChooser";
 import { Icon } from "./Icon";
 
 /** Ctrl/⌘+K: go anywhere, open any tool, change the theme; every entry shows its key. */
@@ -19,6 +21,8 @@ export function Palette({
   setTheme: (theme: ThemeChoice) => void;
 }) {
   const tools = useTools();
+  const projects = useProjectInfo();
+  const openProject = useOpenProject();
   const run = (action: () => void) => {
     action();
     onOpenChange(false);
@@ -53,6 +57,37 @@ export function Palette({
             </Command.Item>
           ))}
         </Command.Group>
+        {projects.data && (
+          <Command.Group heading="Projects">
+            <Command.Item
+              value="open project folder"
+              onSelect={() => {
+                run(() => {
+                  openProject.mutate(null);
+                });
+              }}
+            >
+              <Icon name="folder" /> Open a project folder…
+            </Command.Item>
+            {projects.data.recent
+              .filter((path) => path !== projects.data.path)
+              .map((path) => (
+                <Command.Item
+                  key={path}
+                  value={`open project ${path}`}
+                  onSelect={() => {
+                    run(() => {
+                      openProject.mutate(path);
+                    });
+                  }}
+                >
+                  <Icon name="folder" /> Open {baseName(path)}
+                  <span className="grow" />
+                  <span className="muted mono">{path}</span>
+                </Command.Item>
+              ))}
+          </Command.Group>
+        )}
         <Command.Group heading="Commands">
           {(["system", "light", "dark"] as const).map((choice) => (
             <Command.Item

@@ -19,11 +19,18 @@ export function ProjectMenu() {
         type="button"
         className="ghost"
         title={info.data.path ?? undefined}
-        aria-label={`Project ${session.data.project}. Open another project`}
+        aria-label={`Project ${session.data.project}. Open another project${
+          info.data.failure ? " (the last one tried did not open; see why)" : ""
+        }`}
         aria-haspopup="dialog"
         onClick={() => dialog.current?.showModal()}
       >
         <Icon name="folder" /> {name}
+        {info.data.failure && (
+          <span className="badge warn" title="The last project you tried to open did not open">
+            !
+          </span>
+        )}
       </button>
       <dialog ref={dialog} className="project-dialog" aria-labelledby="project-dialog-title">
         <header className="row">

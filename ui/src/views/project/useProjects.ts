@@ -30,6 +30,9 @@ export function useOpenProject() {
       if (!projects) throw new Error("only the desktop app opens projects");
       return path === null ? projects.pick() : projects.open(path);
     },
+    // The app records why the last open failed: re-read it, so the project button says so
+    // even when the attempt came from the palette.
+    onError: () => queries.invalidateQueries({ queryKey: ["project"] }),
     onSuccess: (info) => {
       if (!info) return;
       // Every answer cached belongs to the old project: reset them all (what is on screen
