@@ -7,6 +7,7 @@ fn main() {
         "project",
         "open_project",
         "pick_project",
+        "open_example",
         "save_file",
         "ready",
     ]);

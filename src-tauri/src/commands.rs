@@ -37,6 +37,19 @@ pub async fn open_project(
     desktop.open(&app, &path).await
 }
 
+/// Open the example project, writing it out first if it is not there yet.
+#[tauri::command]
+pub async fn open_example(
+    app: AppHandle,
+    desktop: State<'_, Desktop>,
+) -> Result<ProjectInfo, String> {
+    let path = tauri::async_runtime::spawn_blocking(crate::example::ensure)
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("the example project: {e}"))?;
+    desktop.open(&app, &path).await
+}
+
 /// Ask for a folder with the system's picker and open it; `None` when the person cancels.
 #[tauri::command]
 pub async fn pick_project(

@@ -67,6 +67,7 @@ fn main() -> ExitCode {
             commands::project,
             commands::open_project,
             commands::pick_project,
+            commands::open_example,
             commands::save_file,
             commands::ready,
         ])

@@ -198,6 +198,17 @@ test("a folder that is not a project opens on the welcome page, which teaches an
     );
     assert.match(failure, /no jig\.yaml/);
     await shoot("desktop-welcome");
-    await app.click(`button[aria-label="Open ${acme}"]`);
+    // The example project, written out to the (scratch) data folder and opened.
+    await app.execute(() => {
+      [...document.querySelectorAll("button")]
+        .find((b) => b.textContent.trim() === "Open the example project")
+        .click();
+      return true;
+    });
     await app.element(TOOLS);
+    const title = await app.execute(() =>
+      document.querySelector('button[aria-label^="Project"]')?.getAttribute("title"),
+    );
+    assert.equal(title, join(scratch, "data/jig/example"));
+    assert.ok(readFileSync(join(scratch, "data/jig/example/jig.yaml"), "utf8").includes("policy"));
   }));

@@ -69,6 +69,16 @@ export function Palette({
             >
               <Icon name="folder" /> Open a project folder…
             </Command.Item>
+            <Command.Item
+              value="open example project"
+              onSelect={() => {
+                run(() => {
+                  openProject.mutate({ example: true });
+                });
+              }}
+            >
+              <Icon name="tools" /> Open the example project
+            </Command.Item>
             {projects.data.recent
               .filter((path) => path !== projects.data.path)
               .map((path) => (

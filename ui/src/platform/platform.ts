@@ -34,6 +34,8 @@ export interface Projects {
   open(path: string): Promise<ProjectInfo>;
   /** Ask for a folder with the system's picker and open it; `null` when cancelled. */
   pick(): Promise<ProjectInfo | null>;
+  /** Open the example project that comes with Jig (written out the first time). */
+  example(): Promise<ProjectInfo>;
 }
 
 /** What the desktop app knows about projects. */

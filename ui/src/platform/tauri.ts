@@ -55,6 +55,7 @@ export function tauriPlatform(): Platform {
       current: () => invoke<ProjectInfo>("project"),
       open: (path) => invoke<ProjectInfo>("open_project", { path }),
       pick: () => invoke<ProjectInfo | null>("pick_project"),
+      example: () => invoke<ProjectInfo>("open_example"),
     },
   };
 }

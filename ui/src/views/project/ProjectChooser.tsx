@@ -1,6 +1,6 @@
 import { Icon } from "../../components/Icon";
 import type { ProjectInfo } from "../../platform";
-import { failureText, useOpenProject } from "./useProjects";
+import { failureText, useOpenProject, type ProjectChoice } from "./useProjects";
 
 /**
  * Open a folder or a recent project; what went wrong last is shown with the loader's own
@@ -9,8 +9,8 @@ import { failureText, useOpenProject } from "./useProjects";
 export function ProjectChooser({ info, onOpened }: { info: ProjectInfo; onOpened?: () => void }) {
   const open = useOpenProject();
   const failure = open.error ? failureText(open.error) : info.failure;
-  const go = (path: string | null) => {
-    open.mutate(path, {
+  const go = (choice: ProjectChoice) => {
+    open.mutate(choice, {
       onSuccess: (opened) => {
         if (opened) onOpened?.();
       },
@@ -27,6 +27,15 @@ export function ProjectChooser({ info, onOpened }: { info: ProjectInfo; onOpened
         }}
       >
         <Icon name="folder" /> Open a folder…
+      </button>
+      <button
+        type="button"
+        disabled={open.isPending}
+        onClick={() => {
+          go({ example: true });
+        }}
+      >
+        <Icon name="tools" /> Open the example project
       </button>
       {failure && (
         <div className="chooser-failure" role="alert">

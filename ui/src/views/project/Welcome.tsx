@@ -19,8 +19,8 @@ export function ProjectGate({ children }: { children: ReactNode }) {
       </h1>
       <p>
         A project is a folder with a <code>jig.yaml</code>: its tools, its policy and its audit
-        record. Open one to browse and run its tools. The example project that comes with Jig is in{" "}
-        <code>~/.local/share/jig/example</code>.
+        record. Open one to browse and run its tools, or start with the example project that comes
+        with Jig (it is copied to <code>~/.local/share/jig/example</code>, yours to change).
       </p>
       <ProjectChooser info={info.data} />
     </main>

@@ -18,17 +18,21 @@ export function useProjectInfo() {
   });
 }
 
+/** What to open: a path, the folder picker (`null`), or the example project. */
+export type ProjectChoice = string | null | { example: true };
+
 /**
- * Open a project (`path`) or pick one (`null`): on success everything cached belongs to the old
+ * Open a project (`path`), pick one (`null`) or the example: on success everything cached belongs to the old
  * project, so it is all dropped and the tool list shown.
  */
 export function useOpenProject() {
   const projects = useProjects();
   const queries = useQueryClient();
   return useMutation({
-    mutationFn: async (path: string | null): Promise<ProjectInfo | null> => {
+    mutationFn: async (choice: ProjectChoice): Promise<ProjectInfo | null> => {
       if (!projects) throw new Error("only the desktop app opens projects");
-      return path === null ? projects.pick() : projects.open(path);
+      if (choice === null) return projects.pick();
+      return typeof choice === "string" ? projects.open(choice) : projects.example();
     },
     // The app records why the last open failed: re-read it, so the project button says so
     // even when the attempt came from the palette.
