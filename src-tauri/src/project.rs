@@ -68,27 +68,20 @@ impl Desktop {
 
     /// Open the project at `path` (its manifest may be above it) and make it the current one.
     pub async fn open(&self, app: &AppHandle, path: &Path) -> Result<ProjectInfo, String> {
-        let outcome = match open(app, path).await {
-            Ok(opened) => {
-                if let Err(error) = recent::remember(&opened.root) {
-                    tracing::warn!("recent projects: {error}");
-                }
-                let name = opened.root.file_name().unwrap_or_default().to_string_lossy();
-                let title = format!("{name} · Jig");
-                if let Some(window) = app.get_webview_window(WINDOW) {
-                    let _ = window.set_title(&title);
-                }
-                // The old engine goes once no request holds it; its forwarder stops now.
-                *self.opened.write().await = Some(opened);
-                Ok(())
-            }
-            Err(message) => Err(message),
-        };
-        self.failure
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone_from(&outcome.clone().err());
-        outcome?;
+        let opened = open(app, path).await;
+        *self.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            opened.as_ref().err().cloned();
+        let opened = opened?;
+        if let Err(error) = recent::remember(&opened.root) {
+            tracing::warn!("recent projects: {error}");
+        }
+        let name = opened.root.file_name().unwrap_or_default().to_string_lossy();
+        let title = format!("{name} · Jig");
+        if let Some(window) = app.get_webview_window(WINDOW) {
+            let _ = window.set_title(&title);
+        }
+        // The old engine goes once no request holds it; its forwarder stops now.
+        *self.opened.write().await = Some(opened);
         Ok(self.info_now().await)
     }
 

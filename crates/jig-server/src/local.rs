@@ -104,9 +104,4 @@ impl Local {
     pub fn events(&self) -> Receiver<jig_engine::Event> {
         self.engine.subscribe()
     }
-
-    /// The engine behind the API.
-    pub fn engine(&self) -> &Arc<jig_engine::Engine> {
-        &self.engine
-    }
 }
