@@ -159,9 +159,10 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
     let me = Person { name: jig_engine::os_user(), role: Role::Admin };
     let local = Local::new(engine, me, name);
     let mut events = local.events();
+    let viewer = local.viewer();
     let app = app.clone();
     let forward = tauri::async_runtime::spawn(async move {
-        while let Some(outgoing) = next(&mut events).await {
+        while let Some(outgoing) = next(&mut events, &viewer).await {
             if let Err(error) = app.emit_to(WINDOW, "jig://event", &outgoing) {
                 tracing::warn!("event to the window: {error}");
             }

@@ -30,6 +30,7 @@ pub(crate) fn is_blind(op: &Op) -> bool {
             | Op::SettleKey { .. }
             | Op::AddUsage { .. }
             | Op::CreateApproval(_)
+            | Op::SaveRunbookRun(_)
     )
 }
 
@@ -159,11 +160,13 @@ pub(crate) fn blind(
                 .arg(&approval.reason)
                 .arg(now),
             ),
+            Op::SaveRunbookRun(run) => statements.push(save_runbook_run(run, now)),
             // `apply_batch` never passes these here.
             Op::ClaimKey { .. }
             | Op::DecideApproval { .. }
             | Op::ConsumeApproval { .. }
-            | Op::AbandonRun { .. } => {}
+            | Op::AbandonRun { .. }
+            | Op::Journal { .. } => {}
         }
         outcomes[i] = Some(Outcome::Done);
         i += 1;
@@ -244,6 +247,23 @@ fn create_run(run: &RunRecord, now: i64) -> Statement {
     .arg(run.deadline_us)
 }
 
+/// Insert a runbook run's row, or move it on.
+fn save_runbook_run(run: &crate::records::RunbookRunRecord, now: i64) -> Statement {
+    Statement::new(
+        "INSERT INTO runbook_runs (id, runbook, hash, status, started_by, created_us, updated_us, summary) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, \
+         updated_us = excluded.updated_us, summary = excluded.summary",
+    )
+    .arg(&run.id)
+    .arg(&run.runbook)
+    .arg(&run.hash)
+    .arg(&run.status)
+    .arg(run.started_by.as_deref())
+    .arg(now)
+    .arg(now)
+    .arg(run.summary.as_ref().map(Value::to_string))
+}
+
 /// An operation that reads before it writes.
 async fn interactive(
     conn: &mut AnyConnection,
@@ -269,6 +289,37 @@ async fn interactive(
                 statement::run(conn, dialect, &[statement]).await?;
             }
             Ok(Outcome::Abandoned(changed == 1))
+        }
+        Op::Journal { run_id, key, entry, packet } => {
+            let inserted = sqlx::query(
+                "INSERT INTO runbook_journal (run_id, key, entry, created_us) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (run_id, key) DO NOTHING",
+            )
+            .bind(run_id)
+            .bind(key)
+            .bind(entry.to_string())
+            .bind(now)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected()
+                == 1;
+            if inserted {
+                if let Some(packet) = packet {
+                    let (statement, _) = append(&[packet], head, now);
+                    statement::run(conn, dialect, &[statement]).await?;
+                }
+                return Ok(Outcome::Journaled { inserted, entry: entry.clone() });
+            }
+            let kept: String = sqlx::query_scalar(
+                "SELECT entry FROM runbook_journal WHERE run_id = $1 AND key = $2",
+            )
+            .bind(run_id)
+            .bind(key)
+            .fetch_one(&mut *conn)
+            .await?;
+            let entry = serde_json::from_str(&kept)
+                .map_err(|e| AuditError::Corrupt(format!("journal entry {key}: {e}")))?;
+            Ok(Outcome::Journaled { inserted, entry })
         }
         Op::ClaimKey { key, request_id } => {
             let inserted = sqlx::query(

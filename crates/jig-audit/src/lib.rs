@@ -20,6 +20,7 @@ mod query;
 mod records;
 mod rollup;
 mod rows;
+mod runbooks;
 mod series;
 pub mod signed_head;
 mod statement;
@@ -32,7 +33,8 @@ pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};
 pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
 pub use query::{MAX_PAGE, RunPage, RunQuery, RunTotal};
 pub use records::{
-    ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, SessionUsage,
+    ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, RunbookRunRecord,
+    SessionUsage,
 };
 pub use rollup::Rollup;
 pub use series::{Count, Line, MAX_BUCKETS, Series, SeriesQuery, ToolLine};

@@ -74,6 +74,20 @@ pub enum Op {
         /// The `tool.call.failed` packet.
         packet: NewPacket,
     },
+    /// Record a runbook journal entry under `(run_id, key)` unless one is there, and append
+    /// `packet` only if this entry is the one recorded (first writer wins).
+    Journal {
+        /// The runbook run.
+        run_id: String,
+        /// The entry's key in the run.
+        key: String,
+        /// The entry.
+        entry: Value,
+        /// The packet that records it in the chain, if any.
+        packet: Option<NewPacket>,
+    },
+    /// Create or update a runbook run's summary row.
+    SaveRunbookRun(Box<crate::records::RunbookRunRecord>),
     /// Use an approval's token for the request it was given for.
     ConsumeApproval {
         /// SHA-256 of the presented token.
@@ -124,6 +138,13 @@ pub enum Outcome {
     TokenRefused(TokenRefusal),
     /// A run was abandoned (`false`: it had finished meanwhile; nothing was written).
     Abandoned(bool),
+    /// A journal entry: the one now recorded, and whether it was this operation's.
+    Journaled {
+        /// This operation's entry was recorded (`false`: an earlier one stands).
+        inserted: bool,
+        /// The recorded entry.
+        entry: Value,
+    },
     /// Done, nothing to report.
     Done,
 }

@@ -42,6 +42,21 @@ pub enum PacketKind {
     /// A person approved or denied a pending call.
     #[serde(rename = "approval.decided")]
     ApprovalDecided,
+    /// A runbook run began, paused or finished.
+    #[serde(rename = "runbook.run")]
+    RunbookRun,
+    /// A runbook step began, was decided about, or finished.
+    #[serde(rename = "runbook.step")]
+    RunbookStep,
+    /// A runbook's flow: a branch taken, parallel arms forked or merged, a loop's round.
+    #[serde(rename = "runbook.flow")]
+    RunbookFlow,
+    /// A person acted on a runbook run: evidence, a go-ahead, a choice, a retry.
+    #[serde(rename = "runbook.person")]
+    RunbookPerson,
+    /// A runbook run reached its outcome.
+    #[serde(rename = "runbook.outcome")]
+    RunbookOutcome,
 }
 
 impl PacketKind {
@@ -56,6 +71,11 @@ impl PacketKind {
             Self::CallResult => "tool.call.result",
             Self::CallFailed => "tool.call.failed",
             Self::ApprovalDecided => "approval.decided",
+            Self::RunbookRun => "runbook.run",
+            Self::RunbookStep => "runbook.step",
+            Self::RunbookFlow => "runbook.flow",
+            Self::RunbookPerson => "runbook.person",
+            Self::RunbookOutcome => "runbook.outcome",
         }
     }
 }

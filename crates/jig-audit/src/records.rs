@@ -223,3 +223,26 @@ pub struct SessionUsage {
     /// Milliseconds of execution.
     pub wall_ms: i64,
 }
+
+/// A runbook run as the store lists it (its state proper is its journal).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RunbookRunRecord {
+    /// The run's id.
+    pub id: String,
+    /// The runbook's reference name.
+    pub runbook: String,
+    /// The runbook's hash when the run began.
+    pub hash: String,
+    /// `completed`, `failed`, `error`, `denied` or `paused`.
+    pub status: String,
+    /// Who started it.
+    pub started_by: Option<String>,
+    /// When it began (µs since the epoch).
+    pub created_us: i64,
+    /// When it last moved.
+    pub updated_us: i64,
+    /// Where it stands: the outcome, the failure, or the steps it waits at.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub summary: Option<Value>,
+}

@@ -83,6 +83,98 @@ pub enum Command {
     /// Loopback only unless `--allow-remote`. Every API and WebSocket request needs the token
     /// (the URL's `?token=` becomes a cookie; scripts send `Authorization: Bearer TOKEN`).
     Serve(ServeArgs),
+    /// Run runbooks (every tool step through the policy and the audit), and test them against
+    /// their recorded scenarios
+    #[command(subcommand)]
+    Runbook(RunbookCommand),
+}
+
+/// `jig runbook …`.
+#[derive(Debug, Subcommand)]
+pub enum RunbookCommand {
+    /// The project's runbooks, with their inputs and scenarios
+    List {
+        /// Print JSON instead of a table
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start a run and take it as far as it goes; it stops at steps that need people
+    ///
+    /// Exit 0 when it ends `resolved` or `no_action`, 4 `escalated`, 5 `needs_rca`, 6 when it
+    /// waits for people (resume it with `jig runbook resume RUN`), 1 when a step failed or was
+    /// denied.
+    Run(RunbookRunArgs),
+    /// Go on with a run: supply evidence, approve, retry (from any process, after a restart)
+    Resume(RunbookResumeArgs),
+    /// Where a run stands (nothing runs)
+    Show {
+        /// The run's id
+        run: String,
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play every recorded scenario (tool steps answered from `scenario.yaml`) and check
+    /// `test.yaml`; exit 1 when one fails
+    Test(RunbookTestArgs),
+}
+
+/// `jig runbook run`.
+#[derive(Debug, Args)]
+pub struct RunbookRunArgs {
+    /// The runbook: its name in the project, or a path to its file
+    pub runbook: String,
+    /// An input, `name=value` (repeatable); text becomes the input's declared type
+    #[arg(long = "input", value_name = "NAME=VALUE")]
+    pub inputs: Vec<String>,
+    /// Wait for a go-ahead before every step
+    #[arg(long)]
+    pub step: bool,
+    /// Evidence for a manual step: `STEP=FILE`, the file a JSON object of evidence, or text
+    /// when the step asks for one piece (repeatable)
+    #[arg(long = "evidence", value_name = "STEP=FILE")]
+    pub evidence: Vec<String>,
+    /// Print the run as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `jig runbook resume`.
+#[derive(Debug, Args)]
+pub struct RunbookResumeArgs {
+    /// The run's id
+    pub run: String,
+    /// Evidence for a manual step: `STEP=FILE` (repeatable)
+    #[arg(long = "evidence", value_name = "STEP=FILE")]
+    pub evidence: Vec<String>,
+    /// Approve the call a step waits to make (its step id or key)
+    #[arg(long, value_name = "STEP")]
+    pub approve: Vec<String>,
+    /// Give the go-ahead to a waiting step (its step id or key)
+    #[arg(long = "go", value_name = "STEP")]
+    pub go: Vec<String>,
+    /// Retry a failed step (its step id or key)
+    #[arg(long, value_name = "STEP")]
+    pub retry: Vec<String>,
+    /// Walk on interactively, one step at a time
+    #[arg(long)]
+    pub step: bool,
+    /// Print the run as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `jig runbook test`.
+#[derive(Debug, Args)]
+pub struct RunbookTestArgs {
+    /// Runbook files to test [default: every runbook of the project that has scenarios]
+    pub paths: Vec<PathBuf>,
+    /// Print the results as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Stop at the first failing scenario
+    #[arg(long)]
+    pub fail_fast: bool,
 }
 
 /// `jig serve`.

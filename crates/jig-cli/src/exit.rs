@@ -13,6 +13,12 @@ pub enum Code {
     Usage = 2,
     /// The project has errors.
     Invalid = 3,
+    /// A runbook run ended `escalated`.
+    Escalated = 4,
+    /// A runbook run ended `needs_rca`.
+    NeedsRca = 5,
+    /// A runbook run waits for people.
+    Waiting = 6,
 }
 
 impl From<Code> for ExitCode {

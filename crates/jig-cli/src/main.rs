@@ -39,6 +39,9 @@ fn main() -> ExitCode {
             block_on(commands::audit::run(&settings, command, &mut out))
         }
         cli::Command::Serve(args) => block_on(commands::serve::run(&settings, args, &mut out)),
+        cli::Command::Runbook(command) => {
+            block_on(commands::runbook::run(&settings, command, &mut out))
+        }
     };
     match result {
         Ok(code) => code.into(),

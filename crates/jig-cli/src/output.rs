@@ -15,6 +15,8 @@ use crate::cli::{ColorChoice, GlobalArgs};
 pub struct Settings {
     /// Where to start looking for the project.
     pub project: PathBuf,
+    /// Whether `--project` named it (else it is the working directory).
+    pub project_given: bool,
     /// Colour diagnostics.
     pub color: bool,
     /// `--db`.
@@ -47,7 +49,14 @@ impl Settings {
             Some(name) if name != os_user => (name, Some(os_user)),
             _ => (os_user, None),
         };
-        Self { project, color, db: args.db.clone(), principal, asserted_by }
+        Self {
+            project,
+            project_given: args.project.is_some(),
+            color,
+            db: args.db.clone(),
+            principal,
+            asserted_by,
+        }
     }
 
     /// Refuse a named principal (`--as`) unless the policy allows naming one.
@@ -64,9 +73,18 @@ impl Settings {
 
     /// Open the engine on the project; an invalid project's diagnostics go to stderr.
     pub async fn engine(&self) -> Result<Arc<Engine>, EngineError> {
+        self.engine_with(&[]).await
+    }
+
+    /// The engine, with runbook files named explicitly loaded too.
+    pub async fn engine_with(
+        &self,
+        extra_runbooks: &[PathBuf],
+    ) -> Result<Arc<Engine>, EngineError> {
         let options = EngineOptions {
             project: self.project.clone(),
             db: self.db.clone(),
+            extra_runbooks: extra_runbooks.to_vec(),
             ..EngineOptions::default()
         };
         Engine::open(options).await.inspect_err(|error| match error {
@@ -118,7 +136,12 @@ impl Settings {
 
     /// Load the project; on failure print the diagnostics to stderr.
     pub fn load_or_report(&self) -> Result<Arc<Snapshot>, LoadFailure> {
-        self.loader(&[]).load().inspect_err(|failure| {
+        self.load_with(&[])
+    }
+
+    /// Load the project with extra runbook files; on failure print the diagnostics.
+    pub fn load_with(&self, extra_runbooks: &[PathBuf]) -> Result<Arc<Snapshot>, LoadFailure> {
+        self.loader(extra_runbooks).load().inspect_err(|failure| {
             eprint!(
                 "{}",
                 jig_load::render::render(&failure.diagnostics, &failure.root, self.color)

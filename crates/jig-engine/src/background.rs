@@ -42,6 +42,7 @@ impl Engine {
         let request_id = request.request_id.clone();
         let engine = Arc::clone(self);
         tokio::spawn(async move {
+            let principal = context.principal.clone();
             let response = engine.dispatch(request.clone(), context.clone()).await;
             let approval_id = response
                 .errors
@@ -53,7 +54,7 @@ impl Engine {
             if let Some(approval_id) = approval_id {
                 engine.parked.park(approval_id, request, context);
             }
-            engine.events.publish(Event::Response(Box::new(response)));
+            engine.events.publish_to(&principal, Event::Response(Box::new(response)));
         });
         request_id
     }

@@ -50,6 +50,9 @@ pub struct CallContext {
     pub asserted_by: Option<String>,
     /// A one-time approval token for this exact request.
     pub approval_token: Option<String>,
+    /// A rule outside the policy (a runbook's own governance) that asks for a person's
+    /// approval of this call: the policy's decision is raised to at least that.
+    pub required_approval: Option<String>,
     /// Stops the call when fired.
     pub cancel: jig_exec::Cancel,
 }
@@ -62,6 +65,7 @@ impl Default for CallContext {
             principal: "anonymous".to_owned(),
             asserted_by: None,
             approval_token: None,
+            required_approval: None,
             cancel: jig_exec::Cancel::new(),
         }
     }
@@ -252,7 +256,7 @@ impl Engine {
     }
 
     /// Subscribe to events of every call.
-    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Event> {
+    pub fn subscribe(&self) -> crate::events::Subscription {
         self.events.subscribe()
     }
 

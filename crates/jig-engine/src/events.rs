@@ -4,7 +4,12 @@
 use jig_model::Diagnostic;
 use jig_model::envelope::{EventMessage, Heartbeat};
 use serde::Serialize;
+use std::sync::Arc;
+
 use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+
+use crate::identity::canonical_principal;
 
 /// Something a subscriber may want to see.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -61,10 +66,27 @@ pub enum RegistryEvent {
     },
 }
 
+/// Who may see an event on a shared stream. A call's progress, output and response belong to
+/// the person who made it; registry changes and approval decisions are everyone's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Audience {
+    /// Every subscriber.
+    Everyone,
+    /// The named principal (and those who may see every call).
+    Principal(Arc<str>),
+}
+
+/// An event with its audience, as the bus carries it.
+#[derive(Debug, Clone)]
+struct Published {
+    audience: Audience,
+    event: Event,
+}
+
 /// Fan-out of events; a slow subscriber loses the oldest events, never blocks a call.
 #[derive(Debug, Clone)]
 pub struct EventBus {
-    sender: broadcast::Sender<Event>,
+    sender: broadcast::Sender<Published>,
 }
 
 impl EventBus {
@@ -73,13 +95,65 @@ impl EventBus {
         Self { sender: broadcast::channel(capacity).0 }
     }
 
-    /// Publish (nobody listening is fine).
+    /// Publish to every subscriber (nobody listening is fine).
     pub fn publish(&self, event: Event) {
-        let _ = self.sender.send(event);
+        let _ = self.sender.send(Published { audience: Audience::Everyone, event });
+    }
+
+    /// Publish what only `principal` (and those who see every call) may see.
+    pub fn publish_to(&self, principal: &str, event: Event) {
+        let audience = Audience::Principal(Arc::from(canonical_principal(principal)));
+        let _ = self.sender.send(Published { audience, event });
     }
 
     /// A new subscriber, seeing events from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
-        self.sender.subscribe()
+    pub fn subscribe(&self) -> Subscription {
+        Subscription { receiver: self.sender.subscribe() }
+    }
+}
+
+/// Whose events a subscriber on a shared stream receives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Viewer {
+    /// Every event: an in-process surface acting for the one person at the machine, or an
+    /// administrator.
+    All,
+    /// Events for everyone, and those of this principal's own calls.
+    Principal(String),
+}
+
+/// One subscriber's events.
+#[derive(Debug)]
+pub struct Subscription {
+    receiver: broadcast::Receiver<Published>,
+}
+
+impl Subscription {
+    /// The next event, whoever it is for.
+    pub async fn recv(&mut self) -> Result<Event, RecvError> {
+        self.receiver.recv().await.map(|published| published.event)
+    }
+
+    /// The next event, if one is waiting.
+    pub fn try_recv(&mut self) -> Result<Event, TryRecvError> {
+        self.receiver.try_recv().map(|published| published.event)
+    }
+
+    /// The next event `viewer` may see; others are skipped.
+    pub async fn recv_as(&mut self, viewer: &Viewer) -> Result<Event, RecvError> {
+        let mine = match viewer {
+            Viewer::All => None,
+            Viewer::Principal(name) => Some(canonical_principal(name)),
+        };
+        loop {
+            let published = self.receiver.recv().await?;
+            let visible = match (&published.audience, &mine) {
+                (Audience::Everyone, _) | (_, None) => true,
+                (Audience::Principal(owner), Some(me)) => **owner == **me,
+            };
+            if visible {
+                return Ok(published.event);
+            }
+        }
     }
 }

@@ -27,7 +27,7 @@ mod what_if;
 pub use decode::{decode_request, parse_json_strict};
 pub use engine::{CallContext, Engine, EngineOptions, default_db};
 pub use error::EngineError;
-pub use events::{ApprovalEvent, Event, EventBus, RegistryEvent};
+pub use events::{ApprovalEvent, Audience, Event, EventBus, RegistryEvent, Subscription, Viewer};
 pub use identity::{idempotency_key, request_hash};
 pub use metrics::{LatencySummary, MetricsSnapshot};
 pub use os_user::os_user;

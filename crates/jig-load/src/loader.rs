@@ -123,7 +123,8 @@ impl Loader {
         // edits of known files do not cost a walk.
         let rediscover = changed.iter().any(|p| {
             let name = p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-            let listed = name.ends_with(".tool.yaml") || name.ends_with(".runbook.yaml");
+            // Plain `.yaml` runbooks (gert's layout) count as listed files too.
+            let listed = name.ends_with(".yaml");
             MANIFEST_FILE_NAMES.contains(&name.as_ref())
                 || (listed && state.known.contains(p) != p.is_file())
                 || p.is_dir()
@@ -183,11 +184,8 @@ impl Loader {
         let mut known = HashSet::new();
         for package in &layout.packages {
             let tools = package.vfs.walk(&package.tools_dir, ".tool.yaml");
-            let mut runbooks = package
-                .runbooks_dir
-                .as_ref()
-                .map(|d| package.vfs.walk(d, ".runbook.yaml"))
-                .unwrap_or_default();
+            let mut runbooks =
+                package.runbooks_dir.as_ref().map(|d| runbooks_in(package, d)).unwrap_or_default();
             for extra in &self.options.extra_runbooks {
                 let extra = package.vfs.canonicalize(extra).unwrap_or_else(|| extra.clone());
                 if owner(&layout, &extra).is_some_and(|owner| std::ptr::eq(owner, package))
@@ -477,6 +475,58 @@ fn check_exports(layout: &Layout, index: &Index<'_>, diagnostics: &mut Vec<Diagn
     }
 }
 
+/// A tool file's registry ids by the action a runbook step names: tool/v0 files one per action
+/// (`<tool>.<action>`), a toolpack its one id under no action and under `run`.
+fn actions_of(file: &crate::toolfile::ToolFile) -> BTreeMap<String, String> {
+    match &file.kind {
+        Some(crate::toolfile::ToolFileKind::Gert(gert)) => gert
+            .actions
+            .keys()
+            .filter_map(|action| {
+                let id = file.defs.iter().find(|d| d.id.ends_with(&format!(".{action}")))?;
+                Some((action.clone(), id.id.clone()))
+            })
+            .collect(),
+        _ => file
+            .defs
+            .first()
+            .map(|d| {
+                BTreeMap::from([(String::new(), d.id.clone()), ("run".to_owned(), d.id.clone())])
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// The runbook files under `dir`: every `*.runbook.yaml`, and — as gert lays projects out —
+/// plain `*.yaml` files that declare a runbook `apiVersion`, outside `scenarios/` directories.
+fn runbooks_in(package: &Package, dir: &Path) -> Vec<PathBuf> {
+    let mut found = package.vfs.walk(dir, ".runbook.yaml");
+    for path in package.vfs.walk(dir, ".yaml") {
+        let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let in_scenarios = path
+            .strip_prefix(dir)
+            .map(|rest| rest.components().any(|c| c.as_os_str() == "scenarios"))
+            .unwrap_or(false);
+        if name.ends_with(".runbook.yaml") || name.ends_with(".tool.yaml") || in_scenarios {
+            continue;
+        }
+        if package.vfs.read(&path, 1 << 20).is_ok_and(|text| declares_runbook(&text)) {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Whether a YAML document's top-level `apiVersion` is a runbook format.
+fn declares_runbook(text: &str) -> bool {
+    text.lines().any(|line| {
+        let Some(value) = line.strip_prefix("apiVersion:") else { return false };
+        let value = value.split('#').next().unwrap_or("").trim().trim_matches(['"', '\'']);
+        matches!(value, "kernel/v0" | "runbook/v0" | "runbook/v1")
+    })
+}
+
 /// Scenario directories for the runbook at `path`: `scenarios/<name>/*/` beside it (gert) and
 /// at the package root (seed 004).
 fn scenarios_for(
@@ -537,6 +587,14 @@ fn runbook_entries(
             let hash = Sha256Hash::of_serializable(&(runbook, &scenarios))
                 .map(|h| h.to_hex())
                 .unwrap_or_default();
+            let tools = runbook
+                .tools
+                .iter()
+                .filter_map(|reference| {
+                    let (_, file) = index.tool(p, reference).ok()?;
+                    Some((reference.clone(), actions_of(&file)))
+                })
+                .collect();
             let entry = RunbookEntry {
                 name: full_name.clone(),
                 package: package.name.clone(),
@@ -544,6 +602,7 @@ fn runbook_entries(
                 runbook: runbook.clone(),
                 scenarios,
                 hash,
+                tools,
             };
             out.insert(full_name, Arc::new(entry));
         }

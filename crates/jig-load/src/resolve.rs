@@ -3,7 +3,7 @@
 //!
 //! Tools: an unqualified name is a file in the package's own tools directory; `pkg/name` looks
 //! `pkg` up in the package's `require`, then the name in that package's `exports.tools`, then
-//! its tools directory. Runbooks: an unqualified name, or a `group/name` whose first segment is
+//! its tools directory. `std/name` names a built-in from any package. Runbooks: an unqualified name, or a `group/name` whose first segment is
 //! not a required package, is local; otherwise it is a runbook of the required package. When a
 //! local runbook group has the same name as a required package, the local path wins and a
 //! warning says so.
@@ -62,7 +62,13 @@ impl Index<'_> {
                     ))
                 }),
             Some((prefix, name)) => {
-                let Some(&target) = package.requires.get(prefix) else {
+                // Every package may name the built-ins as `std/<tool>` without requiring them.
+                let implicit = || {
+                    (prefix == crate::package::STD_PACKAGE)
+                        .then(|| self.packages.iter().position(Package::is_std))
+                        .flatten()
+                };
+                let Some(target) = package.requires.get(prefix).copied().or_else(implicit) else {
                     return Err(ResolveError::UnknownPackage(format!(
                         "unknown package '{prefix}'"
                     )));

@@ -60,6 +60,17 @@ pub struct RunbookEntry {
     pub scenarios: Vec<ScenarioEntry>,
     /// SHA-256 of the runbook's canonical JSON.
     pub hash: String,
+    /// What each tool reference of the runbook resolved to: reference → action → registry id
+    /// (a toolpack answers to no action and to `run`).
+    pub tools: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl RunbookEntry {
+    /// The registry id a step's `tool` (and `action`) calls.
+    pub fn tool_id(&self, reference: &str, action: Option<&str>) -> Option<&str> {
+        let actions = self.tools.get(reference)?;
+        actions.get(action.unwrap_or("")).map(String::as_str)
+    }
 }
 
 /// An immutable, valid registry.

@@ -227,9 +227,16 @@ pub mod codes {
     pub const RUNBOOK_V1_SYNTAX: &str = "runbook.v1_syntax";
     /// A scenario or its expectations do not fit their runbook.
     pub const SCENARIO: &str = "scenario.invalid";
+    /// A template (`{{ … }}`) in a runbook does not parse.
+    pub const RUNBOOK_TEMPLATE: &str = "runbook.template";
+    /// A runbook reads a variable no input, constant or earlier step defines (kernel-v0 §7),
+    /// or exports one that clashes.
+    pub const RUNBOOK_VARIABLE: &str = "runbook.variable";
+    /// Parallel arms that contend for a resource (kernel-v0 §8): such a run is refused.
+    pub const RUNBOOK_PARALLEL: &str = "runbook.parallel_conflict";
 
     /// Every code, in the order of this module.
-    pub const ALL: [&str; 53] = [
+    pub const ALL: [&str; 56] = [
         FILE_IO,
         FILE_TOO_LARGE,
         FILE_ENCODING,
@@ -283,5 +290,8 @@ pub mod codes {
         RUNBOOK,
         RUNBOOK_V1_SYNTAX,
         SCENARIO,
+        RUNBOOK_TEMPLATE,
+        RUNBOOK_VARIABLE,
+        RUNBOOK_PARALLEL,
     ];
 }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Method, Request, header};
+use jig_engine::{Subscription, Viewer};
 use serde::Serialize;
-use tokio::sync::broadcast::Receiver;
 use tower::ServiceExt as _;
 
 use crate::auth::{Access, Guard, Person, Users, new_token};
@@ -24,6 +24,7 @@ pub struct Local {
     router: Router,
     token: String,
     engine: Arc<jig_engine::Engine>,
+    viewer: Viewer,
 }
 
 /// The answer to one request, whole.
@@ -49,11 +50,12 @@ impl Local {
     /// The API over `engine`, acting as `person`; `project` names the project in the UI.
     pub fn new(engine: Arc<jig_engine::Engine>, person: Person, project: String) -> Self {
         let token = new_token();
+        let viewer = crate::routes::events::viewer_of(&person);
         // No `Host` or `Origin` checks: these requests never cross a network.
         let access =
             Access { users: Arc::new(Users::single(person, &token)), guard: Guard::default() };
         let state = AppState { engine: Arc::clone(&engine), access, project };
-        Self { router: router(state), token, engine }
+        Self { router: router(state), token, engine, viewer }
     }
 
     /// Hand one request to the router. `path` is the API path with its query
@@ -101,7 +103,12 @@ impl Local {
     }
 
     /// The engine's events from now on (read them with [`next`]).
-    pub fn events(&self) -> Receiver<jig_engine::Event> {
+    pub fn events(&self) -> Subscription {
         self.engine.subscribe()
+    }
+
+    /// Whose events this surface's person receives.
+    pub fn viewer(&self) -> Viewer {
+        self.viewer.clone()
     }
 }

@@ -42,6 +42,7 @@ pub async fn run(
         principal: settings.principal.clone(),
         asserted_by: settings.asserted_by.clone(),
         approval_token: args.approve.clone(),
+        required_approval: None,
         cancel: jig_engine::Cancel::new(),
     };
     // Ctrl-C (SIGINT) or SIGTERM stops the tool through the engine; the (cancelled) response

@@ -13,6 +13,7 @@ mod calls;
 mod catalog;
 mod commands;
 mod concurrency;
+mod runbooks;
 mod truncation;
 
 /// Run `jig` with `args` in `dir`.

@@ -177,6 +177,14 @@ impl<'e> Call<'e> {
             Ok(decision) => decision,
             Err(error) => return self.internal(&error.to_string()).await,
         };
+        if let Some(rule) = &self.context.required_approval
+            && decision.action == GovernanceAction::Allow
+        {
+            decision = Decision::require_approval(
+                rule.clone(),
+                format!("{rule} asks for a person's approval ({})", decision.reason),
+            );
+        }
         tracing::info!(name: "tools.dispatch.decision", tool = %tool.id, action = ?decision.action, rule = %decision.rule, "tools.dispatch.decision");
 
         match decision.action {
@@ -270,13 +278,14 @@ impl<'e> Call<'e> {
         };
         self.publish_state(RunState::Running);
         let engine_events = self.engine.events.clone();
+        let owner = self.context.principal.clone();
         let sink: Arc<dyn Fn(EventMessage) + Send + Sync> =
             Arc::new(move |mut message: EventMessage| {
                 // What a tool prints may contain secrets too.
                 if let Some(data) = message.data.take() {
                     message.data = Some(redact_value(&data));
                 }
-                engine_events.publish(Event::Message(message));
+                engine_events.publish_to(&owner, Event::Message(message));
             });
         let timeout = Duration::from_millis(tool.timeout_ms);
         let invocation = Invocation {

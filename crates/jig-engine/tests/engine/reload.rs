@@ -10,7 +10,7 @@ use crate::{Project, call};
 /// The first registry event `wanted` accepts, within 10 s (a save may be seen as several
 /// changes, each reloaded).
 async fn wait_for(
-    events: &mut tokio::sync::broadcast::Receiver<Event>,
+    events: &mut jig_engine::Subscription,
     wanted: fn(&RegistryEvent) -> bool,
 ) -> RegistryEvent {
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -11,6 +11,7 @@ use jig_model::runbook::{Runbook, RunbookApi, Step, StepKind};
 use serde_json::Value;
 
 use super::file::{RunbookFile, ScenarioFiles};
+use super::variables::Outputs;
 use crate::located::{Located, Suggest, did_you_mean};
 use crate::resolve::{Index, ResolveError};
 use crate::toolfile::{ToolFile, ToolFileKind};
@@ -40,6 +41,10 @@ pub(crate) fn check(
     checker.unique_ids(out);
     let tools = checker.tool_list(out);
     checker.steps(&runbook.steps, &tools, out);
+    if runbook.api_version == RunbookApi::KernelV0 {
+        super::variables::check(runbook, located, &|step| checker.outputs_of(step, &tools), out);
+        super::parallel::check(runbook, located, &|step| checker.usage_of(step, &tools), out);
+    }
     checker.legacy_links(out);
     if runbook.api_version == RunbookApi::KernelV0 && !terminates(&runbook.steps) {
         let last = runbook.steps.last().map_or("/steps", |s| s.pointer.as_str());
@@ -142,6 +147,100 @@ impl Checker<'_> {
             }
         }
         resolved
+    }
+
+    /// The tool references of the runbooks this one invokes (their tool steps are answered
+    /// from this runbook's scenarios too).
+    fn invoked_tools(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for step in self.runbook.walk() {
+            let StepKind::Invoke { runbook: reference, .. } = &step.kind else { continue };
+            let own = self.index.runbooks[self.package].get(reference.as_str());
+            let required = reference.split_once('/').and_then(|(prefix, rest)| {
+                let target = *self.index.packages[self.package].requires.get(prefix)?;
+                self.index.runbooks[target].get(rest)
+            });
+            if let Some(child) = own.or(required).and_then(|file| file.runbook.as_ref()) {
+                out.extend(child.tools.iter().cloned());
+            }
+        }
+        out
+    }
+
+    /// The resource tags a step reads and writes: its tool's contract with the step's own
+    /// additions, or a manual or extension step's declared contract.
+    fn usage_of(&self, step: &Step, tools: &BTreeMap<String, ToolRef>) -> super::parallel::Usage {
+        let mut usage = super::parallel::Usage::default();
+        let declared = match &step.kind {
+            StepKind::Tool { tool, action, contract, .. } => {
+                if let Some(ToolRef::File(file)) = tools.get(tool) {
+                    let def = match action {
+                        Some(action) => {
+                            file.defs.iter().find(|d| d.id.ends_with(&format!(".{action}")))
+                        }
+                        None => file.defs.first(),
+                    };
+                    if let Some(jig_model::tool_def::ToolExecution::Gert(gert)) =
+                        def.map(|d| &d.execution)
+                    {
+                        usage.0.extend(gert.reads.iter().cloned());
+                        usage.1.extend(gert.writes.iter().cloned());
+                    }
+                }
+                contract.as_ref()
+            }
+            StepKind::Manual { contract, .. } | StepKind::Extension { contract, .. } => {
+                contract.as_ref()
+            }
+            _ => None,
+        };
+        if let Some(contract) = declared {
+            usage.0.extend(contract.reads.iter().flatten().cloned());
+            usage.1.extend(contract.writes.iter().flatten().cloned());
+        }
+        usage
+    }
+
+    /// What a step produces, as its tool or its own fields declare.
+    fn outputs_of(&self, step: &Step, tools: &BTreeMap<String, ToolRef>) -> Outputs {
+        match &step.kind {
+            StepKind::Tool { tool, action, .. } => {
+                let Some(ToolRef::File(file)) = tools.get(tool) else { return Outputs::Unknown };
+                let def = match (&file.kind, action) {
+                    (Some(ToolFileKind::Gert(_)), Some(action)) => {
+                        file.defs.iter().find(|d| d.id.ends_with(&format!(".{action}")))
+                    }
+                    _ => file.defs.first(),
+                };
+                match def.and_then(|d| d.output_schema.get("properties")).and_then(Value::as_object)
+                {
+                    Some(properties) if !properties.is_empty() => {
+                        Outputs::Known(properties.keys().cloned().collect())
+                    }
+                    _ => Outputs::Unknown,
+                }
+            }
+            StepKind::Manual { required_evidence, choices, .. } => Outputs::Known(
+                required_evidence
+                    .iter()
+                    .map(|e| e.name.clone())
+                    .chain(choices.iter().map(|c| c.variable.clone()))
+                    .collect(),
+            ),
+            StepKind::Extension { contract: Some(contract), .. }
+                if !contract.outputs.is_empty() =>
+            {
+                Outputs::Known(contract.outputs.keys().cloned().collect())
+            }
+            StepKind::Cli { .. } | StepKind::Invoke { .. } | StepKind::Extension { .. } => {
+                Outputs::Unknown
+            }
+            StepKind::Assert { .. }
+            | StepKind::Branch { .. }
+            | StepKind::Parallel { .. }
+            | StepKind::Repeat { .. }
+            | StepKind::End { .. } => Outputs::Known(Vec::new()),
+        }
     }
 
     fn tool_hint(&self, reference: &str) -> Option<String> {
@@ -514,6 +613,8 @@ impl Checker<'_> {
                     continue;
                 };
                 match tools.get(tool) {
+                    // A runbook this one invokes answers from the same scenario.
+                    None if self.invoked_tools().contains(tool) => {}
                     None => {
                         let mut diagnostic = Diagnostic::error(
                             codes::SCENARIO,
@@ -576,7 +677,13 @@ impl Checker<'_> {
                 [("must_reach", &test.must_reach), ("must_not_reach", &test.must_not_reach)]
             {
                 for (i, id) in list.iter().enumerate() {
-                    if !steps.contains_key(id.as_str()) {
+                    // `invoke_step/child_step` names a step of the runbook an `invoke` runs.
+                    let (head, inner) =
+                        id.split_once('/').map_or((id.as_str(), false), |(h, _)| (h, true));
+                    let known = steps
+                        .get(head)
+                        .is_some_and(|step| !inner || matches!(step.kind, StepKind::Invoke { .. }));
+                    if !known {
                         let mut diagnostic = Diagnostic::error(
                             codes::SCENARIO,
                             format!("runbook `{}` has no step `{id}`", self.runbook.name),

@@ -3,3 +3,5 @@
 
 pub(crate) mod check;
 pub(crate) mod file;
+pub(crate) mod parallel;
+pub(crate) mod variables;

@@ -112,7 +112,7 @@ fn runbook_v0_falls_back_to_raw_paths_and_checks_they_exist() {
 fn tool_steps_are_checked_against_the_tool_list_actions_and_inputs() {
     let step = |s: &str| {
         let project = project();
-        project.file("runbooks/r.runbook.yaml", &format!("apiVersion: kernel/v0\nmeta: {{ name: r }}\ntools: [curl]\nsteps:\n  - {s}\n  - {{ type: end, outcome: {{ category: resolved }} }}\n"));
+        project.file("runbooks/r.runbook.yaml", &format!("apiVersion: kernel/v0\nmeta: {{ name: r, constants: {{ target: {{ url: x }} }} }}\ntools: [curl]\nsteps:\n  - {s}\n  - {{ type: end, outcome: {{ category: resolved }} }}\n"));
         match project.load() {
             Ok(_) => Vec::new(),
             Err(failure) => failure.diagnostics.into_iter().map(|d| (d.message, d.hint)).collect(),
@@ -237,4 +237,107 @@ fn scenarios_beside_the_runbook_and_at_the_root_are_checked() {
     let expected: Vec<(String, Option<String>)> =
         expected.iter().map(|(m, h)| ((*m).to_owned(), h.map(str::to_owned))).collect();
     assert_eq!(found, expected);
+}
+
+/// A kernel/v0 runbook using gert's health-check tool (outputs `status_code`).
+fn kernel_runbook(steps: &str) -> String {
+    format!(
+        "apiVersion: kernel/v0\nmeta:\n  name: triage\n  inputs:\n    host: {{ type: string, required: true }}\n  constants:\n    path: /healthz\ntools: [health-check]\nsteps:\n{steps}"
+    )
+}
+
+const HEALTH_TOOL: &str = "apiVersion: tool/v0\nmeta:\n  name: health-check\n  transport: stdio\n  binary: curl\ncontract:\n  inputs:\n    url: { type: string, required: true }\n  outputs:\n    status_code: { type: string }\n  effects: [network]\n  deterministic: true\n  idempotent: true\nactions:\n  check:\n    argv: [curl, \"{{ .url }}\"]\n    extract:\n      status_code: { from: stdout }\n";
+
+#[test]
+fn a_gert_layout_is_discovered_without_renaming() {
+    let project = Project::with_manifest("name: ops\npaths:\n  runbooks: runbooks\n");
+    project.file("tools/health-check.tool.yaml", HEALTH_TOOL);
+    project.file(
+        "runbooks/triage.yaml",
+        &kernel_runbook("  - id: check\n    type: tool\n    tool: health-check\n    action: check\n    inputs: { url: \"https://{{ .host }}{{ .path }}\" }\n  - type: end\n    outcome: { category: no_action }\n"),
+    );
+    project.file("runbooks/notes.yaml", "owners: [ops]\n");
+    project.file("runbooks/scenarios/triage/up/scenario.yaml", "inputs: { host: a }\ntool_responses:\n  \"health-check:check\": [{ exit_code: 0, outputs: { status_code: \"200\" } }]\n");
+    project.file("runbooks/scenarios/triage/up/test.yaml", "expected_status: completed\n");
+    let snapshot = project.snapshot();
+    let names: Vec<&str> = snapshot.runbooks().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["triage"],
+        "a plain .yaml runbook counts; other YAML and scenario files do not"
+    );
+    let entry = snapshot.runbook("triage").expect("triage");
+    assert_eq!(entry.scenarios.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["up"]);
+}
+
+#[test]
+fn variables_must_be_defined_before_they_are_read() {
+    let project = Project::with_manifest("name: ops\n");
+    project.file("tools/health-check.tool.yaml", HEALTH_TOOL);
+    project.file(
+        "runbooks/triage.runbook.yaml",
+        &kernel_runbook(concat!(
+            "  - id: early\n    type: assert\n    assert: [{ type: equals, value: \"{{ .status_code }}\", expected: \"200\" }]\n",
+            "  - id: check\n    type: tool\n    tool: health-check\n    action: check\n    inputs: { url: \"https://{{ .hots }}\" }\n",
+            "  - id: broken\n    type: assert\n    assert: [{ type: equals, value: \"{{ eq .status_code }\", expected: x }]\n",
+            "  - id: later\n    type: tool\n    tool: health-check\n    action: check\n    inputs: { url: \"{{ .check.status_code }}\" }\n    export: [body, host]\n",
+            "  - type: end\n    outcome: { category: no_action, meta: { code: \"{{ .status_code }}\" } }\n",
+        )),
+    );
+    let diagnostics = project.diagnostics();
+    let messages: Vec<String> = diagnostics
+        .iter()
+        .map(|d| {
+            format!(
+                "{}:{} {} {}",
+                d.line.unwrap_or(0),
+                d.code,
+                d.message,
+                d.hint.clone().unwrap_or_default()
+            )
+        })
+        .collect();
+    let has =
+        |code: &str, text: &str| messages.iter().any(|m| m.contains(code) && m.contains(text));
+    assert!(
+        has("runbook.variable", "`.status_code` is read before any step can set it"),
+        "{messages:#?}"
+    );
+    assert!(
+        has("runbook.variable", "undefined variable `.hots`")
+            && has("runbook.variable", "did you mean `host`"),
+        "{messages:#?}"
+    );
+    assert!(has("runbook.template", "unexpected `}` in an action"), "{messages:#?}");
+    assert!(
+        has("runbook.variable", "`export` names `body`, which the step does not produce"),
+        "{messages:#?}"
+    );
+    assert!(has("runbook.variable", "`export` of `host` clashes with an input"), "{messages:#?}");
+    assert_eq!(
+        messages
+            .iter()
+            .filter(|m| m.contains("runbook.variable") || m.contains("runbook.template"))
+            .count(),
+        5,
+        "{messages:#?}"
+    );
+    let early = diagnostics.iter().find(|d| d.message.contains("read before")).expect("early");
+    assert_eq!(early.line, Some(12), "the line of the template in the file");
+}
+
+#[test]
+fn contending_parallel_arms_are_a_warning_naming_the_resource() {
+    let restart = "apiVersion: tool/v0\nmeta:\n  name: svc\n  transport: stdio\n  binary: systemctl\ncontract:\n  inputs:\n    name: { type: string, required: true }\n  outputs:\n    out: { type: string }\n  side_effects: true\n  deterministic: false\n  idempotent: true\n  reads: [service]\n  writes: [service]\nactions:\n  restart:\n    argv: [systemctl, restart, \"{{ .name }}\"]\n  status:\n    argv: [systemctl, status, \"{{ .name }}\"]\n";
+    let project = Project::with_manifest("name: ops\n");
+    project.file("tools/svc.tool.yaml", restart);
+    project.file(
+        "runbooks/race.runbook.yaml",
+        "apiVersion: kernel/v0\nmeta: { name: race }\ntools: [svc]\nsteps:\n  - id: both\n    type: parallel\n    branches:\n      - label: fix\n        steps: [{ id: r, type: tool, tool: svc, action: restart, inputs: { name: web } }]\n      - label: look\n        steps: [{ id: s, type: manual, instructions: Look., contract: { side_effects: false, reads: [service] } }]\n  - type: end\n    outcome: { category: resolved }\n",
+    );
+    let snapshot = project.snapshot();
+    let warning =
+        snapshot.warnings().iter().find(|d| d.code == codes::RUNBOOK_PARALLEL).expect("a warning");
+    assert!(warning.message.contains("`fix` and `look` both use `service`"), "{}", warning.message);
+    assert_eq!(warning.line, Some(5));
 }

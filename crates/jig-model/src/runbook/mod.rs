@@ -185,6 +185,15 @@ pub struct Step {
     /// Export outputs to the global namespace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub export: Vec<String>,
+    /// A namespace for the step's outputs (`round/0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// Which variables the step may see.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<kernel::Visibility>,
+    /// Who performs the step, when the runbook says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub principal: Option<kernel::Principal>,
     /// v0/v1 details (preconditions, outcomes, captures, assertions, gates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legacy: Option<Box<LegacyDetails>>,
@@ -525,6 +534,9 @@ fn structural(pointer: String, kind: StepKind) -> Step {
         continue_on_fail: false,
         timeout: None,
         export: Vec::new(),
+        scope: None,
+        visibility: None,
+        principal: None,
         legacy: None,
         kind,
     }
@@ -604,6 +616,9 @@ fn legacy_step(step: LegacyStep, pointer: String, problems: &mut Vec<ShapeError>
         continue_on_fail: false,
         timeout: step.timeout,
         export: Vec::new(),
+        scope: None,
+        visibility: None,
+        principal: None,
         legacy: (details != LegacyDetails::default()).then(|| Box::new(details)),
         kind,
     }
@@ -743,6 +758,9 @@ fn kernel_step(step: KernelStep, pointer: String, problems: &mut Vec<ShapeError>
         continue_on_fail: step.continue_on_fail,
         timeout: step.timeout,
         export: step.export,
+        scope: step.scope,
+        visibility: step.visibility,
+        principal: step.principal,
         legacy: None,
         kind,
     }

@@ -72,6 +72,7 @@ pub async fn start(
         principal: person.name,
         asserted_by: None,
         approval_token: call.approval_token,
+        required_approval: None,
         cancel: jig_engine::Cancel::new(),
     };
     let request_id = state.engine.start(request, context);

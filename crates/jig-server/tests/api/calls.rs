@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::support::{ALICE, BOB, Served, send};
+use crate::support::{ALICE, BOB, Served, VIC, send};
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -241,4 +241,52 @@ async fn only_who_made_a_call_may_stop_it() {
     assert_eq!(done["ok"], false, "{done}");
     let (_, state) = send(served.get(&format!("/api/calls/{request_id}")), Some(ALICE)).await;
     assert_eq!(state["state"], "cancelled", "{state}");
+}
+
+/// Events up to and including the first that `last` accepts.
+async fn events_until(socket: &mut Socket, last: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut seen = Vec::new();
+    loop {
+        let event = next_event(socket, |_| true).await;
+        let done = last(&event);
+        seen.push(event);
+        if done {
+            return seen;
+        }
+    }
+}
+
+#[tokio::test]
+async fn another_persons_calls_never_reach_my_event_stream() {
+    let served = Served::start().await;
+    let mut alice = events(&served, ALICE).await;
+    let mut bob = events(&served, BOB).await;
+    let mut vic = events(&served, VIC).await;
+    let read = json!({ "tool": "file_read", "args": { "path": "jig.yaml" } });
+    let (_, started) = send(served.post("/api/calls", &read), Some(ALICE)).await;
+    let read_id = started["request_id"].as_str().expect("id").to_owned();
+    let response =
+        next_event(&mut alice, |e| e["type"] == "ToolResponse" && e["request_id"] == read_id).await;
+    assert!(response["data"]["content"].is_string(), "alice sees her own result");
+
+    // A call that waits for approval, then Bob's denial: an event for everyone, published after
+    // everything of Alice's calls, so whatever reached Bob and Vic of them came before it.
+    let write = json!({ "tool": "file_write", "args": { "path": "n.txt", "content": "x" } });
+    let (_, started) = send(served.post("/api/calls", &write), Some(ALICE)).await;
+    let write_id = started["request_id"].as_str().expect("id").to_owned();
+    let pending =
+        next_event(&mut alice, |e| e["type"] == "ToolResponse" && e["request_id"] == write_id)
+            .await;
+    let approval = pending["errors"][0]["details"]["approval_id"].as_str().expect("approval");
+    let path = format!("/api/approvals/{approval}/deny");
+    assert_eq!(send(served.post(&path, &json!({})), Some(BOB)).await.0, 204);
+
+    for (who, socket) in [("bob", &mut bob), ("vic", &mut vic)] {
+        let seen = events_until(socket, |e| e["event"] == "ApprovalDecided").await;
+        let leaked: Vec<&Value> = seen
+            .iter()
+            .filter(|e| e["request_id"] == read_id.as_str() || e["request_id"] == write_id.as_str())
+            .collect();
+        assert!(leaked.is_empty(), "{who} received alice's events: {leaked:?}");
+    }
 }

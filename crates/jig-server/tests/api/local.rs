@@ -25,12 +25,13 @@ async fn in_process_requests_reach_the_same_api_as_the_person_it_names() {
     assert!(tools.as_array().is_some_and(|t| t.iter().any(|t| t["id"] == "file_read")), "{tools}");
 
     let mut events = local.events();
+    let viewer = local.viewer();
     let call = json!({ "tool": "file_read", "args": { "path": "jig.yaml" } }).to_string();
     let started = local.handle("POST", "/api/calls", Some(call)).await.expect("call");
     assert_eq!(started.status, 202, "{}", started.body);
     let request_id = parse(&started.body)["request_id"].as_str().expect("id").to_owned();
     let response = loop {
-        let Some(Outgoing::Event(event)) = next(&mut events).await else { continue };
+        let Some(Outgoing::Event(event)) = next(&mut events, &viewer).await else { continue };
         let event = serde_json::to_value(&event).expect("json");
         if event["type"] == "ToolResponse" && event["request_id"] == request_id.as_str() {
             break event;

@@ -106,6 +106,7 @@ async fn record(served: &Served, title: &str) {
         principal: "=cmd|' /C calc'!A0".to_owned(),
         asserted_by: None,
         approval_token: None,
+        required_approval: None,
         cancel: jig_engine::Cancel::new(),
     };
     let response = served.engine.dispatch(request, context).await;

@@ -1,0 +1,266 @@
+//! `jig runbook run|resume|show`: a run through the engine, recorded in the audit store, that
+//! any later process can pick up.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use jig_runbook::{Action, Need, RunView, Runbooks};
+use serde_json::{Map, Value};
+
+use super::print;
+use crate::cli::{RunbookResumeArgs, RunbookRunArgs};
+use crate::exit::Code;
+use crate::output::{Settings, print_json};
+
+pub async fn start(
+    settings: &Settings,
+    args: &RunbookRunArgs,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let inputs = match parse_inputs(&args.inputs) {
+        Ok(inputs) => inputs,
+        Err(message) => {
+            eprintln!("error[E_VALIDATION_FAIL]: {message}");
+            return Ok(Code::Usage);
+        }
+    };
+    let (settings, extra, name) = if super::is_path(&args.runbook) {
+        let path = std::path::absolute(&args.runbook)?;
+        let settings = super::settings_for(settings, std::slice::from_ref(&path));
+        (settings, vec![path], None)
+    } else {
+        (settings.clone(), Vec::new(), Some(args.runbook.clone()))
+    };
+    let Ok(engine) = settings.engine_with(&extra).await else { return Ok(Code::Failed) };
+    if let Err(message) = settings.check_identity(&engine) {
+        eprintln!("error[E_POLICY]: {message}");
+        return Ok(Code::Usage);
+    }
+    let name = match name {
+        Some(name) => name,
+        None => {
+            let snapshot = engine.snapshot();
+            let file = extra.first().cloned().unwrap_or_default();
+            match snapshot.runbooks().find(|r| snapshot.root().join(&r.file) == file) {
+                Some(entry) => entry.name.clone(),
+                None => {
+                    eprintln!(
+                        "error[E_NOT_FOUND]: {} is not a runbook of the project",
+                        args.runbook
+                    );
+                    return Ok(Code::Failed);
+                }
+            }
+        }
+    };
+    let runbooks = Runbooks::new(engine);
+    let view = match runbooks.start(&name, inputs, args.step, &settings.principal).await {
+        Ok(view) => view,
+        Err(error) => {
+            eprintln!("error[{}]: {error}", error.code());
+            return Ok(Code::Failed);
+        }
+    };
+    let evidence = match read_evidence(&args.evidence) {
+        Ok(evidence) => evidence,
+        Err(message) => {
+            eprintln!("error[E_FILE_IO]: {message}");
+            return Ok(Code::Usage);
+        }
+    };
+    let view = match answer(&runbooks, view, &evidence, &[], &[], &[], &settings.principal).await {
+        Ok(view) => view,
+        Err(error) => {
+            eprintln!("error[{}]: {error}", error.code());
+            return Ok(Code::Failed);
+        }
+    };
+    if args.step && !args.json {
+        // The walk prompts on stderr's terminal neighbour, stdout: the reviewer reads both.
+        let view = match super::walk::walk(&runbooks, view, &settings.principal, out).await {
+            Ok(view) => view,
+            Err(error) => {
+                eprintln!("error[{}]: {error}", error.code());
+                return Ok(Code::Failed);
+            }
+        };
+        writeln!(out)?;
+        super::walk::report(out, &view);
+        return Ok(print::code(&view));
+    }
+    finish(out, &view, args.json)
+}
+
+pub async fn resume(
+    settings: &Settings,
+    args: &RunbookResumeArgs,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let engine = match open(settings).await {
+        Some(engine) => engine,
+        None => return Ok(Code::Failed),
+    };
+    let runbooks = Runbooks::new(engine);
+    let evidence = match read_evidence(&args.evidence) {
+        Ok(evidence) => evidence,
+        Err(message) => {
+            eprintln!("error[E_FILE_IO]: {message}");
+            return Ok(Code::Usage);
+        }
+    };
+    let result = async {
+        let view = runbooks.resume(&args.run).await?;
+        answer(
+            &runbooks,
+            view,
+            &evidence,
+            &args.go,
+            &args.approve,
+            &args.retry,
+            &settings.principal,
+        )
+        .await
+    }
+    .await;
+    let result = match result {
+        Ok(view) if args.step && !args.json => {
+            super::walk::walk(&runbooks, view, &settings.principal, out).await
+        }
+        other => other,
+    };
+    match result {
+        Ok(view) => finish(out, &view, args.json),
+        Err(error) => {
+            eprintln!("error[{}]: {error}", error.code());
+            Ok(Code::Failed)
+        }
+    }
+}
+
+pub async fn show(
+    settings: &Settings,
+    run: &str,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let Some(engine) = open(settings).await else { return Ok(Code::Failed) };
+    match Runbooks::new(engine).show(run).await {
+        Ok(view) => finish(out, &view, json),
+        Err(error) => {
+            eprintln!("error[{}]: {error}", error.code());
+            Ok(Code::Failed)
+        }
+    }
+}
+
+/// The engine for a run started earlier (its runbook is recorded with it, so one named by path
+/// resumes without the path).
+async fn open(settings: &Settings) -> Option<std::sync::Arc<jig_engine::Engine>> {
+    settings.engine().await.ok()
+}
+
+fn finish(out: &mut impl Write, view: &RunView, json: bool) -> anyhow::Result<Code> {
+    if json {
+        print_json(out, view)?;
+    } else {
+        print::run(out, view)?;
+    }
+    Ok(print::code(view))
+}
+
+/// Answer what the command line answers, as long as the run waits for it.
+async fn answer(
+    runbooks: &Runbooks,
+    mut view: RunView,
+    evidence: &[(String, Value)],
+    go: &[String],
+    approve: &[String],
+    retry: &[String],
+    principal: &str,
+) -> Result<RunView, jig_runbook::ServiceError> {
+    let named =
+        |list: &[String], step_id: &str, key: &str| list.iter().any(|s| s == step_id || s == key);
+    if let Some(failure) = &view.progress.failure
+        && let Some(step) = retry
+            .iter()
+            .find(|s| **s == failure.key || failure.key.rsplit('/').next() == Some(s.as_str()))
+    {
+        let _ = step;
+        let key = failure.key.clone();
+        view = runbooks.act(&view.id, &key, Action::Retry, principal).await?;
+    }
+    loop {
+        let mut acted = false;
+        for waiting in view.progress.waiting.clone() {
+            let action = match &waiting.need {
+                Need::Evidence { required } => evidence
+                    .iter()
+                    .find(|(step, _)| *step == waiting.step_id || *step == waiting.key)
+                    .map(|(_, value)| Action::Evidence {
+                        values: evidence_values(value, required),
+                    }),
+                Need::Go { .. } | Need::Paused if named(go, &waiting.step_id, &waiting.key) => {
+                    Some(Action::Run)
+                }
+                Need::Approval { .. } if named(approve, &waiting.step_id, &waiting.key) => {
+                    Some(Action::Approve)
+                }
+                Need::Failed { .. } if named(retry, &waiting.step_id, &waiting.key) => {
+                    Some(Action::Retry)
+                }
+                _ => None,
+            };
+            if let Some(action) = action {
+                view = runbooks.act(&view.id, &waiting.key, action, principal).await?;
+                acted = true;
+                break;
+            }
+        }
+        if !acted {
+            return Ok(view);
+        }
+    }
+}
+
+/// A file's evidence: a JSON object as is; text as the one piece a step asks for.
+fn evidence_values(
+    value: &Value,
+    required: &[jig_model::runbook::legacy::EvidenceRequirement],
+) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map.clone(),
+        other => match required {
+            [one] => Map::from_iter([(one.name.clone(), other.clone())]),
+            _ => Map::from_iter([("text".to_owned(), other.clone())]),
+        },
+    }
+}
+
+fn read_evidence(pairs: &[String]) -> Result<Vec<(String, Value)>, String> {
+    pairs
+        .iter()
+        .map(|pair| {
+            let (step, file) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("`--evidence {pair}`: write STEP=FILE"))?;
+            let text = fs_err::read_to_string(PathBuf::from(file)).map_err(|e| e.to_string())?;
+            let value = serde_json::from_str::<Value>(&text)
+                .ok()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| Value::String(text.trim_end().to_owned()));
+            Ok((step.to_owned(), value))
+        })
+        .collect()
+}
+
+fn parse_inputs(pairs: &[String]) -> Result<Map<String, Value>, String> {
+    let mut inputs = Map::new();
+    for pair in pairs {
+        let (name, value) =
+            pair.split_once('=').ok_or_else(|| format!("`--input {pair}`: write NAME=VALUE"))?;
+        if inputs.insert(name.to_owned(), Value::String(value.to_owned())).is_some() {
+            return Err(format!("`--input {name}` is given twice"));
+        }
+    }
+    Ok(inputs)
+}

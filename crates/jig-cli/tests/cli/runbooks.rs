@@ -1,0 +1,200 @@
+//! `jig runbook …`: scenarios reported like a test runner, a run paused in one process and
+//! resumed in another, and the step-by-step walk through a pseudo-terminal.
+
+use std::path::Path;
+
+use crate::{jig, repo, stderr, stdout_json};
+
+const NOTE: &str = r#"apiVersion: kernel/v0
+meta:
+  name: note
+  inputs:
+    path: { type: string, default: notes.txt }
+tools: [std/file_read]
+steps:
+  - id: read
+    type: tool
+    tool: std/file_read
+    inputs: { path: "{{ .path }}" }
+  - id: look
+    type: manual
+    instructions: "Read {{ .path }} and say what to keep."
+    contract: { side_effects: false }
+    required_evidence: [{ kind: text, name: keep }]
+  - id: done
+    type: end
+    outcome: { category: resolved, code: kept, meta: { kept: "{{ .keep }}" } }
+"#;
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("jig.yaml"), "name: notes\n").expect("manifest");
+    std::fs::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    std::fs::write(dir.path().join("runbooks/note.runbook.yaml"), NOTE).expect("runbook");
+    std::fs::write(dir.path().join("notes.txt"), "line one\n").expect("notes");
+    dir
+}
+
+fn text(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn gert_reference_scenarios_pass_reported_like_a_test_runner() {
+    let examples = repo().join("tests/fixtures/gert-reference/examples");
+    let output = jig(
+        &repo(),
+        &["runbook", "test", examples.join("service-health-check.yaml").to_str().expect("path")],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}{}", text(&output), stderr(&output));
+    let report = text(&output);
+    for scenario in ["degraded", "healthy", "unknown"] {
+        assert!(report.contains(&format!("ok   service-health-check/{scenario}")), "{report}");
+    }
+    assert!(report.trim_end().ends_with("3 passed, 0 failed"), "{report}");
+
+    let output = jig(&examples, &["runbook", "test", "service-health-check.yaml", "--json"]);
+    let results = stdout_json(&output);
+    assert_eq!(results.as_array().map(Vec::len), Some(3));
+    assert!(results.as_array().expect("array").iter().all(|r| r["passed"] == true));
+}
+
+#[test]
+fn a_failing_scenario_shows_each_difference_and_exits_1() {
+    let dir = tempfile::tempdir().expect("tmp");
+    copy(&repo().join("tests/fixtures/gert-reference/examples"), dir.path());
+    let test = dir.path().join("scenarios/service-health-check/healthy/test.yaml");
+    let changed = std::fs::read_to_string(&test)
+        .expect("read")
+        .replace("expected_code: service_healthy", "expected_code: all_good");
+    std::fs::write(&test, changed).expect("write");
+    let output = jig(dir.path(), &["runbook", "test", "service-health-check.yaml"]);
+    assert_eq!(output.status.code(), Some(1));
+    let report = text(&output);
+    assert!(report.contains("FAIL service-health-check/healthy"), "{report}");
+    assert!(
+        report.contains(r#"expected_code: expected "all_good", got "service_healthy""#),
+        "{report}"
+    );
+    assert!(report.contains("2 passed, 1 failed"), "{report}");
+}
+
+#[test]
+fn the_example_projects_runbooks_pass_their_scenarios() {
+    let output = jig(&repo(), &["--project", "toolpacks/examples", "runbook", "test"]);
+    assert_eq!(output.status.code(), Some(0), "{}{}", text(&output), stderr(&output));
+    assert!(text(&output).contains(" 0 failed"));
+}
+
+#[test]
+fn a_run_paused_in_one_process_is_resumed_by_another() {
+    let dir = project();
+    let output = jig(dir.path(), &["runbook", "run", "note", "--json"]);
+    assert_eq!(
+        output.status.code(),
+        Some(6),
+        "waiting for people: {}{}",
+        text(&output),
+        stderr(&output)
+    );
+    let run = stdout_json(&output);
+    let id = run["id"].as_str().expect("id").to_owned();
+    assert_eq!(run["progress"]["waiting"][0]["step_id"], "look");
+
+    let shown = jig(dir.path(), &["runbook", "show", &id]);
+    assert!(text(&shown).contains("needs evidence keep (text)"), "{}", text(&shown));
+
+    std::fs::write(dir.path().join("keep.txt"), "keep line one\n").expect("evidence");
+    let output =
+        jig(dir.path(), &["runbook", "resume", &id, "--evidence", "look=keep.txt", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}{}", text(&output), stderr(&output));
+    let done = stdout_json(&output);
+    assert_eq!(done["progress"]["status"], "completed");
+    assert_eq!(done["progress"]["outcome"]["meta"]["kept"], "keep line one");
+
+    let again = jig(dir.path(), &["runbook", "resume", &id, "--evidence", "look=keep.txt"]);
+    assert_eq!(again.status.code(), Some(0), "resuming a finished run changes nothing");
+    let verify = jig(dir.path(), &["audit", "verify"]);
+    assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
+}
+
+#[test]
+fn bad_inputs_are_refused_before_anything_runs() {
+    let dir = project();
+    let output = jig(dir.path(), &["runbook", "run", "note", "--input", "colour=red"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("error[E_VALIDATION_FAIL]: input `colour`"),
+        "{}",
+        stderr(&output)
+    );
+    let output = jig(dir.path(), &["runbook", "run", "nots"]);
+    assert!(stderr(&output).contains("did you mean `note`?"), "{}", stderr(&output));
+}
+
+#[test]
+fn the_step_by_step_walk_through_a_pseudo_terminal() {
+    let dir = project();
+    let command = format!("{} runbook run note --step", env!("CARGO_BIN_EXE_jig"));
+    let mut session = rexpect::session::spawn_with_options(
+        {
+            let mut c = std::process::Command::new("sh");
+            c.args(["-c", &command]).current_dir(dir.path()).env("NO_COLOR", "1");
+            c
+        },
+        rexpect::reader::Options { timeout_ms: Some(30_000), strip_ansi_escape_codes: true },
+    )
+    .expect("spawn");
+    session.exp_string("read (tool)").expect("the first step");
+    session.exp_string("will call file_read {\"path\":\"notes.txt\"}").expect("what it will do");
+    session.exp_string("[r]un, [s]kip, [p]ause?").expect("asks");
+    session.send_line("x").expect("send");
+    session.exp_string("(answer one of: r, s, p)").expect("insists on a key");
+    session.send_line("r").expect("run");
+    session.exp_string("look (manual)").expect("the manual step");
+    session.exp_string("Read notes.txt and say what to keep.").expect("instructions");
+    session.send_line("r").expect("go");
+    session.exp_string("[e]vidence, [p]ause?").expect("evidence");
+    session.send_line("e").expect("e");
+    session.exp_string("keep (text): ").expect("asks for the text");
+    session.send_line("the first line").expect("text");
+    session.exp_string("outcome: resolved (kept)").expect("the outcome");
+    session.exp_string("kept: the first line").expect("meta");
+    session.exp_eof().expect("exit");
+}
+
+#[test]
+fn pausing_the_walk_leaves_a_run_to_resume() {
+    let dir = project();
+    let command = format!("{} runbook run note --step", env!("CARGO_BIN_EXE_jig"));
+    let mut c = std::process::Command::new("sh");
+    c.args(["-c", &command]).current_dir(dir.path());
+    let mut session = rexpect::session::spawn_with_options(
+        c,
+        rexpect::reader::Options { timeout_ms: Some(30_000), strip_ansi_escape_codes: true },
+    )
+    .expect("spawn");
+    session.exp_string("[r]un, [s]kip, [p]ause?").expect("asks");
+    session.send_line("p").expect("pause");
+    let (_, matched) =
+        session.exp_regex(r"resume with: jig runbook resume ([0-9a-f-]+)").expect("how to resume");
+    let id = matched.trim().rsplit(' ').next().expect("id").to_owned();
+    session.exp_eof().expect("exit");
+    let output = jig(dir.path(), &["runbook", "resume", &id, "--go", "read", "--json"]);
+    let view = stdout_json(&output);
+    assert_eq!(view["progress"]["waiting"][0]["step_id"], "look", "{view}");
+    assert_eq!(output.status.code(), Some(6));
+}
+
+fn copy(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+            copy(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}

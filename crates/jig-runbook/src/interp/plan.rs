@@ -1,0 +1,420 @@
+//! What an executable step will do, worked out before it does it: its contract, what
+//! governance says, its inputs rendered. The same plan is what a reviewer is shown while the
+//! step waits, so they approve exactly what will run.
+
+use jig_model::runbook::kernel::{AssertionType, GovernanceAction, KernelAssertion};
+use jig_model::runbook::legacy::{ChoiceConfig, EvidenceRequirement};
+use jig_model::runbook::{RunbookGovernance, Step, StepKind};
+use serde_json::{Map, Value, json};
+
+use super::Interpreter;
+use crate::contract;
+use crate::governance::{Verdict, decide};
+use crate::host::{Contract, ToolAnswer, ToolCall};
+use crate::journal::{Failure, StepStatus};
+use crate::outcome::{Need, Waiting};
+use crate::render;
+use crate::trace::{Actor, TraceKind};
+use crate::vars::State;
+use crate::visibility;
+
+/// What the step does.
+pub(crate) enum Action {
+    Tool(Box<ToolCall>),
+    Manual { required: Vec<EvidenceRequirement>, choices: Option<ChoiceConfig> },
+    Assert(Vec<KernelAssertion>),
+    Extension(String),
+}
+
+/// A step ready to run.
+pub(crate) struct Plan {
+    /// What a reviewer sees while it waits (its `need` is filled in by whoever waits).
+    pub view: Waiting,
+    pub verdict: Option<Verdict>,
+    pub action: Action,
+}
+
+/// What running a step once produced.
+pub(crate) enum Ran {
+    Done { status: StepStatus, outputs: Map<String, Value>, failure: Option<Failure> },
+    Wait(Need),
+}
+
+impl Ran {
+    fn failed(status: StepStatus, kind: &str, message: impl Into<String>) -> Self {
+        Self::Done { status, outputs: Map::new(), failure: Some(Failure::new(kind, message)) }
+    }
+}
+
+/// A waiting step as the reviewer sees it, before anything is rendered.
+pub(crate) fn waiting_view(step: &Step, id: &str, key: &str, need: Need) -> Waiting {
+    Waiting {
+        key: key.to_owned(),
+        step_id: id.to_owned(),
+        step_type: step_type(step).to_owned(),
+        title: step.title.clone(),
+        need,
+        instructions: None,
+        tool: None,
+        inputs: None,
+        contract: None,
+    }
+}
+
+fn step_type(step: &Step) -> &'static str {
+    match &step.kind {
+        StepKind::Tool { .. } => "tool",
+        StepKind::Cli { .. } => "cli",
+        StepKind::Manual { .. } => "manual",
+        StepKind::Invoke { .. } => "invoke",
+        StepKind::Assert { .. } => "assert",
+        StepKind::Branch { .. } => "branch",
+        StepKind::Parallel { .. } => "parallel",
+        StepKind::Repeat { .. } => "repeat",
+        StepKind::End { .. } => "end",
+        StepKind::Extension { .. } => "extension",
+    }
+}
+
+impl Interpreter<'_> {
+    /// Work out what `step` will do at `key`. `Err` is a step that cannot even be planned: the
+    /// failure to record.
+    pub(super) async fn plan(
+        &self,
+        step: &Step,
+        id: &str,
+        key: &str,
+        state: &State,
+    ) -> Result<Plan, (StepStatus, Failure)> {
+        let vars = match &step.visibility {
+            Some(visibility) => {
+                let seen = visibility::view(state.vars(), visibility);
+                let data = json!({ "step_id": id, "allow": visibility.allow, "deny": visibility.deny, "filtered_view_hash": crate::hash_of(&seen) });
+                let _ = self
+                    .trace(
+                        &format!("visibility:{key}"),
+                        TraceKind::VisibilityApplied,
+                        Some(key),
+                        Actor::system(),
+                        data,
+                    )
+                    .await;
+                seen
+            }
+            None => state.vars().clone(),
+        };
+        let template_error =
+            |e: render::RenderError| (StepStatus::Error, Failure::new("template", e.to_string()));
+        let mut view = waiting_view(step, id, key, Need::Paused);
+        let (contract, tool, action) = match &step.kind {
+            StepKind::Tool { tool, action, inputs, inputs_from, contract: tightening } => {
+                let info = self
+                    .run()
+                    .host
+                    .tool(tool, action.as_deref())
+                    .map_err(|e| (StepStatus::Error, Failure::new("tool_not_found", e)))?;
+                let contract = match tightening {
+                    Some(t) => contract::tighten(&info.contract, t)
+                        .map_err(|e| (StepStatus::Error, Failure::new("contract_violation", e)))?,
+                    None => info.contract.clone(),
+                };
+                let inputs = spread(inputs_from, inputs, &vars).map_err(template_error)?;
+                let call = ToolCall {
+                    run_id: self.run().run_id.to_owned(),
+                    key: key.to_owned(),
+                    step_id: id.to_owned(),
+                    reference: tool.clone(),
+                    action: action.clone(),
+                    tool: info.id.clone(),
+                    inputs,
+                    approval_required_by: None,
+                    approval_token: self.run().tokens.get(key).cloned(),
+                    by: self
+                        .entry(&crate::journal::keys::go(key))
+                        .as_ref()
+                        .and_then(crate::journal::Entry::by)
+                        .map(str::to_owned),
+                };
+                (Some(contract), Some(info.id), Action::Tool(Box::new(call)))
+            }
+            StepKind::Cli { argv } => {
+                let rendered: Vec<String> = argv
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| render::text(&format!("argv[{i}]"), a, &vars))
+                    .collect::<Result<_, _>>()
+                    .map_err(template_error)?;
+                let info = self
+                    .run()
+                    .host
+                    .tool("shell_exec", None)
+                    .map_err(|e| (StepStatus::Error, Failure::new("tool_not_found", e)))?;
+                let call = ToolCall {
+                    run_id: self.run().run_id.to_owned(),
+                    key: key.to_owned(),
+                    step_id: id.to_owned(),
+                    reference: "shell_exec".to_owned(),
+                    action: None,
+                    tool: info.id.clone(),
+                    inputs: Map::from_iter([(
+                        "cmd".to_owned(),
+                        Value::String(shell_words(&rendered)),
+                    )]),
+                    approval_required_by: None,
+                    approval_token: self.run().tokens.get(key).cloned(),
+                    by: self
+                        .entry(&crate::journal::keys::go(key))
+                        .as_ref()
+                        .and_then(crate::journal::Entry::by)
+                        .map(str::to_owned),
+                };
+                (Some(info.contract), Some(info.id), Action::Tool(Box::new(call)))
+            }
+            StepKind::Manual { instructions, required_evidence, choices, contract: declared } => {
+                if let Some(text) = instructions {
+                    view.instructions =
+                        Some(render::text("instructions", text, &vars).map_err(template_error)?);
+                }
+                let contract = declared
+                    .as_ref()
+                    .map_or_else(contract::manual, |d| contract::declared(contract::manual(), d));
+                (
+                    Some(contract),
+                    None,
+                    Action::Manual {
+                        required: required_evidence.clone(),
+                        choices: choices.clone(),
+                    },
+                )
+            }
+            StepKind::Assert { assertions } => {
+                (Some(contract::assertion()), None, Action::Assert(assertions.clone()))
+            }
+            StepKind::Extension { extension, contract: declared, .. } => {
+                let contract =
+                    declared.as_ref().map(|d| contract::declared(Contract::default(), d));
+                (contract, None, Action::Extension(extension.clone()))
+            }
+            StepKind::Invoke { .. }
+            | StepKind::Branch { .. }
+            | StepKind::Parallel { .. }
+            | StepKind::Repeat { .. }
+            | StepKind::End { .. } => {
+                return Err((
+                    StepStatus::Error,
+                    Failure::new("internal", "a structural step is not executable"),
+                ));
+            }
+        };
+        let verdict = contract.as_ref().map(|c| {
+            let rules = match &self.run().runbook.governance {
+                Some(RunbookGovernance::Rules(g)) => g.rules.as_slice(),
+                _ => &[],
+            };
+            decide(rules, tool.as_deref(), c)
+        });
+        if let (Some(c), Some(v)) = (&contract, &verdict) {
+            let data = json!({ "step_id": id, "resolved_contract": c });
+            let _ = self
+                .trace(
+                    &format!("contract:{key}"),
+                    TraceKind::ContractEvaluated,
+                    Some(key),
+                    Actor::system(),
+                    data,
+                )
+                .await;
+            let data = json!({ "step_id": id, "risk_level": contract::risk(c).as_str(), "decision": v.action.as_str(), "rule": v.rule });
+            let _ = self
+                .trace(
+                    &format!("governance:{key}"),
+                    TraceKind::GovernanceDecision,
+                    Some(key),
+                    Actor::system(),
+                    data,
+                )
+                .await;
+        }
+        let mut action = action;
+        if let (Action::Tool(call), Some(v)) = (&mut action, &verdict)
+            && v.action == GovernanceAction::RequireApproval
+        {
+            call.approval_required_by = Some(v.rule.clone());
+        }
+        if let Action::Tool(call) = &action {
+            view.inputs = Some(call.inputs.clone());
+        }
+        view.tool = tool;
+        view.contract = contract;
+        Ok(Plan { view, verdict, action })
+    }
+
+    /// Do what the plan says.
+    pub(super) async fn execute(&self, plan: &Plan, key: &str, state: &State) -> Ran {
+        match &plan.action {
+            Action::Tool(call) => match self.run().host.call_tool(call).await {
+                ToolAnswer::Succeeded { outputs } => {
+                    Ran::Done { status: StepStatus::Success, outputs, failure: None }
+                }
+                ToolAnswer::Failed { code, message, outputs } => Ran::Done {
+                    status: StepStatus::Failed,
+                    outputs,
+                    failure: Some(Failure::new(
+                        if code == "E_SHELL" { "exit_code" } else { "tool" },
+                        format!("{code}: {message}"),
+                    )),
+                },
+                ToolAnswer::PendingApproval { approval_id, rule } => {
+                    Ran::Wait(Need::Approval { approval_id, rule })
+                }
+                ToolAnswer::Denied { rule, reason } => Ran::failed(
+                    StepStatus::Skipped,
+                    "denied",
+                    format!("denied by {rule}: {reason}"),
+                ),
+                ToolAnswer::Error { code, message } => {
+                    Ran::failed(StepStatus::Error, "tool", format!("{code}: {message}"))
+                }
+            },
+            Action::Manual { required, choices } => self.manual(required, choices.as_ref(), key),
+            Action::Assert(assertions) => assert(assertions, state.vars()),
+            Action::Extension(name) => Ran::failed(
+                StepStatus::Error,
+                "extension",
+                format!(
+                    "no runner for extension `{name}` is configured (kernel-v0 §17: extensions run outside the kernel)"
+                ),
+            ),
+        }
+    }
+
+    fn manual(
+        &self,
+        required: &[EvidenceRequirement],
+        choices: Option<&ChoiceConfig>,
+        key: &str,
+    ) -> Ran {
+        use crate::journal::{Entry, keys};
+        let mut outputs = Map::new();
+        if let Some(choices) = choices {
+            match self.entry(&keys::choice(key)) {
+                Some(Entry::Choice { value, .. }) => {
+                    outputs.insert(choices.variable.clone(), Value::String(value));
+                }
+                _ => {
+                    return Ran::Wait(Need::Choice {
+                        prompt: choices.prompt.clone(),
+                        options: choices.options.clone(),
+                    });
+                }
+            }
+        }
+        if !required.is_empty() || choices.is_none() {
+            match self.entry(&keys::evidence(key)) {
+                Some(Entry::Evidence { values, .. }) => {
+                    if let Some(missing) = required.iter().find(|r| !values.contains_key(&r.name)) {
+                        return Ran::failed(
+                            StepStatus::Error,
+                            "evidence",
+                            format!("the evidence lacks `{}`", missing.name),
+                        );
+                    }
+                    outputs.extend(values);
+                }
+                _ => return Ran::Wait(Need::Evidence { required: required.to_vec() }),
+            }
+        }
+        Ran::Done { status: StepStatus::Success, outputs, failure: None }
+    }
+}
+
+/// `inputs_from` spread left to right, then `inputs` over them, all rendered.
+fn spread(
+    from: &[String],
+    inputs: &Map<String, Value>,
+    vars: &Value,
+) -> Result<Map<String, Value>, render::RenderError> {
+    let mut out = Map::new();
+    for name in from {
+        let source = vars.get(name).cloned().unwrap_or(Value::Null);
+        let Value::Object(object) = render::value(&format!("inputs_from.{name}"), &source, vars)?
+        else {
+            return Err(render::RenderError {
+                field: "inputs_from".to_owned(),
+                message: format!(
+                    "`{name}` is not a map of inputs (a constant or step output that is an object)"
+                ),
+            });
+        };
+        out.extend(object);
+    }
+    out.extend(render::map("inputs", inputs, vars)?);
+    Ok(out)
+}
+
+/// argv as one command line for `shell_exec`, each word quoted where it needs to be.
+fn shell_words(argv: &[String]) -> String {
+    argv.iter()
+        .map(|word| {
+            if !word.is_empty()
+                && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
+            {
+                word.clone()
+            } else {
+                format!("'{}'", word.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Evaluate an assert step's assertions: the step's `passed` output says whether all held.
+fn assert(assertions: &[KernelAssertion], vars: &Value) -> Ran {
+    let mut failures = Vec::new();
+    for (i, a) in assertions.iter().enumerate() {
+        let value = match render::value(&format!("assert[{i}].value"), &a.value, vars) {
+            Ok(v) => v,
+            Err(e) => return Ran::failed(StepStatus::Error, "template", e.to_string()),
+        };
+        let expected = match a
+            .expected
+            .as_ref()
+            .map(|e| render::value(&format!("assert[{i}].expected"), e, vars))
+            .transpose()
+        {
+            Ok(e) => e.unwrap_or(Value::Null),
+            Err(e) => return Ran::failed(StepStatus::Error, "template", e.to_string()),
+        };
+        let (text, wanted) = (jig_expr::text(&value), jig_expr::text(&expected));
+        let held = match a.assertion_type {
+            AssertionType::Equals => text == wanted,
+            AssertionType::NotEquals => text != wanted,
+            AssertionType::Contains => text.contains(&wanted),
+            AssertionType::NotContains => !text.contains(&wanted),
+            AssertionType::Matches => match regex::Regex::new(&wanted) {
+                Ok(re) => re.is_match(&text),
+                Err(e) => {
+                    return Ran::failed(
+                        StepStatus::Error,
+                        "assertion",
+                        format!("assert[{i}]: `{wanted}` is not a regex: {e}"),
+                    );
+                }
+            },
+            AssertionType::Exists => !value.is_null() && !text.is_empty(),
+            AssertionType::True => jig_expr::truthy(&value) && text != "false",
+            AssertionType::False => !jig_expr::truthy(&value) || text == "false",
+        };
+        if !held {
+            failures.push(a.message.clone().unwrap_or_else(|| {
+                format!("assert[{i}]: `{text}` {:?} `{wanted}` does not hold", a.assertion_type)
+            }));
+        }
+    }
+    let passed = failures.is_empty();
+    Ran::Done {
+        status: if passed { StepStatus::Success } else { StepStatus::Failed },
+        outputs: Map::from_iter([("passed".to_owned(), Value::Bool(passed))]),
+        failure: (!passed).then(|| Failure::new("assertion", failures.join("; "))),
+    }
+}

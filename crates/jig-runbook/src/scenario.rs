@@ -1,0 +1,293 @@
+//! Recorded scenarios (gert's `tool_responses` replay): a runbook run with its tool steps
+//! answered from `scenario.yaml` and its manual steps from the scenario's evidence, then
+//! checked against `test.yaml`.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use jig_model::runbook::Runbook;
+use jig_model::scenario::{RecordedResponse, RunStatus, Scenario, ScenarioTest};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::RunbookError;
+use crate::host::{Host, HostError, ToolAnswer, ToolCall, ToolInfo};
+use crate::interp::{Interpreter, Run};
+use crate::journal::{Entry, Journal, keys};
+use crate::outcome::{Need, Progress};
+use crate::trace::TraceEvent;
+
+/// Resolves a runbook's tool references (the registry, for real projects).
+pub type Resolver = Box<dyn Fn(&str, Option<&str>) -> Result<ToolInfo, String> + Send + Sync>;
+
+/// The resolver of a loaded project's runbook: its references as the loader resolved them,
+/// the tools from the project's registry.
+pub fn resolver(
+    snapshot: std::sync::Arc<jig_load::Snapshot>,
+    entry: &jig_load::RunbookEntry,
+) -> Resolver {
+    let resolved = entry.tools.clone();
+    Box::new(move |reference, action| {
+        crate::registry::resolve(&resolved, reference, action, |id| {
+            snapshot.get(id).map(std::sync::Arc::as_ref)
+        })
+    })
+}
+
+/// A host answering tool steps from a scenario, keeping the journal and trace in memory.
+pub struct ReplayHost {
+    resolve: Resolver,
+    runbooks: Option<std::sync::Arc<jig_load::Snapshot>>,
+    responses: Mutex<BTreeMap<String, VecDeque<RecordedResponse>>>,
+    approvals: BTreeMap<String, bool>,
+    journal: Mutex<Journal>,
+    trace: Mutex<Vec<TraceEvent>>,
+    traced: Mutex<std::collections::HashSet<String>>,
+}
+
+impl ReplayHost {
+    /// A host for `scenario`, resolving tools with `resolve`.
+    pub fn new(scenario: &Scenario, resolve: Resolver) -> Self {
+        Self {
+            resolve,
+            runbooks: None,
+            responses: Mutex::new(
+                scenario
+                    .tool_responses
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.iter().cloned().collect()))
+                    .collect(),
+            ),
+            approvals: scenario.approvals.clone(),
+            journal: Mutex::new(Journal::new()),
+            trace: Mutex::new(Vec::new()),
+            traced: Mutex::new(std::collections::HashSet::new()),
+        }
+    }
+
+    /// Let `invoke` steps run the project's runbooks (answered from the same scenario).
+    pub fn with_runbooks(mut self, snapshot: std::sync::Arc<jig_load::Snapshot>) -> Self {
+        self.runbooks = Some(snapshot);
+        self
+    }
+
+    /// The trace so far.
+    pub fn trace(&self) -> Vec<TraceEvent> {
+        self.trace.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+
+    /// The journal so far.
+    pub fn journal(&self) -> Journal {
+        self.journal.lock().map(|j| j.clone()).unwrap_or_default()
+    }
+}
+
+#[async_trait]
+impl Host for ReplayHost {
+    fn tool(&self, reference: &str, action: Option<&str>) -> Result<ToolInfo, String> {
+        (self.resolve)(reference, action)
+    }
+
+    fn runbook(&self, reference: &str) -> Option<Runbook> {
+        self.runbooks.as_ref()?.runbook(reference).map(|entry| entry.runbook.clone())
+    }
+
+    async fn call_tool(&self, call: &ToolCall) -> ToolAnswer {
+        if call.approval_required_by.is_some() && self.approvals.get(&call.step_id) == Some(&false)
+        {
+            return ToolAnswer::Denied {
+                rule: "scenario.approvals".to_owned(),
+                reason: format!("the scenario rejects `{}`", call.step_id),
+            };
+        }
+        let name = match &call.action {
+            Some(action) => format!("{}:{action}", call.reference),
+            None => call.reference.clone(),
+        };
+        let next = self
+            .responses
+            .lock()
+            .ok()
+            .and_then(|mut r| r.get_mut(&name).and_then(VecDeque::pop_front));
+        let Some(response) = next else {
+            return ToolAnswer::Error {
+                code: "E_NOT_FOUND".to_owned(),
+                message: format!("the scenario has no more responses for `{name}`"),
+            };
+        };
+        let mut outputs = response.outputs.clone();
+        if outputs.is_empty()
+            && let Ok(info) = self.tool(&call.reference, call.action.as_deref())
+            && let [only] = info.outputs.as_slice()
+            && let Some(stdout) = &response.stdout
+        {
+            outputs.insert(only.clone(), Value::String(stdout.trim().to_owned()));
+        }
+        if response.exit_code == 0 {
+            ToolAnswer::Succeeded { outputs }
+        } else {
+            ToolAnswer::Failed {
+                code: "E_SHELL".to_owned(),
+                message: format!(
+                    "exited with code {}{}",
+                    response.exit_code,
+                    response.stderr.map(|e| format!(": {}", e.trim())).unwrap_or_default()
+                ),
+                outputs,
+            }
+        }
+    }
+
+    async fn record(&self, key: &str, entry: Entry) -> Result<Entry, HostError> {
+        let mut journal = self.journal.lock().map_err(|_| HostError {
+            code: "E_INTERNAL".to_owned(),
+            message: "journal lock".to_owned(),
+        })?;
+        Ok(journal.insert(key.to_owned(), entry).clone())
+    }
+
+    async fn trace(&self, event: TraceEvent) -> Result<(), HostError> {
+        let fresh = self.traced.lock().map(|mut t| t.insert(event.key.clone())).unwrap_or(false);
+        if fresh && let Ok(mut trace) = self.trace.lock() {
+            trace.push(event);
+        }
+        Ok(())
+    }
+}
+
+/// Walks allowed before a scenario is declared stuck (each walk answers at least one need).
+const MAX_WALKS: usize = 10_000;
+
+/// Run `runbook` under `scenario`: advance, answer what the scenario answers (evidence,
+/// choices), advance again, until the run ends or waits for something the scenario lacks.
+pub async fn play(
+    runbook: &Runbook,
+    name: &str,
+    hash: &str,
+    scenario: &Scenario,
+    host: &ReplayHost,
+) -> Result<Progress, RunbookError> {
+    let start = Entry::Start {
+        runbook: name.to_owned(),
+        hash: hash.to_owned(),
+        inputs: scenario.inputs.clone(),
+        stepwise: false,
+        by: "scenario".to_owned(),
+        definition: None,
+    };
+    host.record(keys::START, start).await?;
+    for _ in 0..MAX_WALKS {
+        let run = Run { runbook, name, hash, run_id: "scenario", host, tokens: HashMap::new() };
+        let progress = Interpreter::new(run, host.journal()).advance().await?;
+        if progress.status != RunStatus::Paused {
+            return Ok(progress);
+        }
+        let mut answered = false;
+        for waiting in &progress.waiting {
+            let given = scenario.evidence.get(&waiting.step_id);
+            let entry = match (&waiting.need, given) {
+                (Need::Evidence { .. }, Some(values)) => {
+                    Entry::Evidence { values: values.clone(), by: "scenario".to_owned() }
+                }
+                (Need::Evidence { required }, None) if required.is_empty() => {
+                    Entry::Evidence { values: Map::new(), by: "scenario".to_owned() }
+                }
+                (Need::Choice { options, .. }, Some(values)) => {
+                    let chosen = values
+                        .values()
+                        .next()
+                        .map(jig_expr::text)
+                        .or_else(|| options.first().map(|o| o.value.clone()));
+                    match chosen {
+                        Some(value) => Entry::Choice { value, by: "scenario".to_owned() },
+                        None => continue,
+                    }
+                }
+                (Need::Go { .. }, _)
+                    if scenario.approvals.get(&waiting.step_id) != Some(&false) =>
+                {
+                    Entry::Go { skip: None, by: "scenario".to_owned() }
+                }
+                (Need::Go { .. }, _) => Entry::Go {
+                    skip: Some("the scenario rejects it".to_owned()),
+                    by: "scenario".to_owned(),
+                },
+                _ => continue,
+            };
+            let key = match &waiting.need {
+                Need::Evidence { .. } => keys::evidence(&waiting.key),
+                Need::Choice { .. } => keys::choice(&waiting.key),
+                _ => keys::go(&waiting.key),
+            };
+            host.record(&key, entry).await?;
+            answered = true;
+        }
+        if !answered {
+            return Ok(progress);
+        }
+    }
+    Err(RunbookError::Host(HostError {
+        code: "E_LIMIT".to_owned(),
+        message: format!("the scenario did not finish within {MAX_WALKS} walks"),
+    }))
+}
+
+/// One expectation of `test.yaml` that did not hold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mismatch {
+    /// Which expectation (`expected_outcome`, `must_reach` …).
+    pub field: String,
+    /// What it asked for.
+    pub expected: Value,
+    /// What the run did.
+    pub actual: Value,
+}
+
+/// Check a finished run against `test.yaml`.
+pub fn check(test: &ScenarioTest, progress: &Progress) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let mut differ = |field: &str, expected: Value, actual: Value| {
+        out.push(Mismatch { field: field.to_owned(), expected, actual })
+    };
+    if let Some(status) = test.expected_status
+        && status != progress.status
+    {
+        differ("expected_status", json(&status), json(&progress.status));
+    }
+    let category = progress.outcome.as_ref().map(|o| o.category);
+    if let Some(expected) = test.expected_outcome
+        && Some(expected) != category
+    {
+        differ("expected_outcome", json(&expected), json(&category));
+    }
+    let code = progress.outcome.as_ref().and_then(|o| o.code.clone());
+    if let Some(expected) = &test.expected_code
+        && Some(expected) != code.as_ref()
+    {
+        differ("expected_code", json(expected), json(&code));
+    }
+    for step in &test.must_reach {
+        if !progress.visited.contains(step) {
+            differ("must_reach", Value::String(step.clone()), json(&progress.visited));
+        }
+    }
+    for step in &test.must_not_reach {
+        if progress.visited.contains(step) {
+            differ("must_not_reach", Value::String(step.clone()), json(&progress.visited));
+        }
+    }
+    for (name, expected) in &test.expected_outputs {
+        let actual = progress.variables.get(name).cloned().unwrap_or(Value::Null);
+        if jig_expr::text(&actual) != jig_expr::text(expected)
+            || actual.is_null() != expected.is_null()
+        {
+            differ(&format!("expected_outputs.{name}"), expected.clone(), actual);
+        }
+    }
+    out
+}
+
+fn json<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}

@@ -1,0 +1,226 @@
+//! The host of real runs: tools through the engine (validation, policy, approvals, replay and
+//! the audit, exactly as `jig call`), the journal in the audit store, trace events as packets
+//! in the same hash chain.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use jig_audit::{NewPacket, Op, Outcome, PacketKind};
+use jig_engine::{CallContext, Engine, ToolRequest};
+use jig_model::ErrorCode;
+use serde_json::{Value, json};
+
+use crate::host::{Host, HostError, ToolAnswer, ToolCall, ToolInfo};
+use crate::journal::Entry;
+use crate::trace::{TraceEvent, TraceKind};
+
+/// A run's host over the engine.
+pub(crate) struct EngineHost {
+    pub engine: Arc<Engine>,
+    pub run_id: String,
+    pub runbook: String,
+    /// Who started the run: tool steps run in their name unless a person's go-ahead names
+    /// someone else.
+    pub started_by: String,
+    pub pause: bool,
+    /// What the runbook's tool references resolved to.
+    pub tools: crate::registry::Resolved,
+    /// Trace events held back to be committed with the next journal entry: one transaction
+    /// instead of one per event.
+    pub pending: std::sync::Mutex<Vec<Op>>,
+}
+
+impl EngineHost {
+    fn error(e: impl std::fmt::Display) -> HostError {
+        HostError { code: ErrorCode::Internal.as_str().to_owned(), message: e.to_string() }
+    }
+
+    fn packet(
+        &self,
+        kind: PacketKind,
+        step: Option<&str>,
+        principal: &str,
+        data: Value,
+    ) -> NewPacket {
+        NewPacket {
+            kind,
+            session_id: Some(self.run_id.clone()),
+            thread_id: step.map(str::to_owned),
+            principal: Some(principal.to_owned()),
+            request_id: None,
+            run_id: Some(self.run_id.clone()),
+            tool: Some(format!("runbook:{}", self.runbook)),
+            args_hash: None,
+            data,
+        }
+    }
+
+    /// Record under `key` unless something is there; the packet goes into the chain with it
+    /// (after the trace events held back, in the same transaction).
+    pub(crate) async fn journal(
+        &self,
+        key: &str,
+        entry: Value,
+        packet: Option<NewPacket>,
+    ) -> Result<(bool, Value), HostError> {
+        let mut ops = self.take_pending();
+        ops.push(Op::Journal { run_id: self.run_id.clone(), key: key.to_owned(), entry, packet });
+        match self.engine.store().apply(ops).await.map_err(Self::error)?.pop() {
+            Some(Outcome::Journaled { inserted, entry }) => Ok((inserted, entry)),
+            other => Err(Self::error(format!("unexpected answer from the store: {other:?}"))),
+        }
+    }
+
+    fn take_pending(&self) -> Vec<Op> {
+        self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default()
+    }
+
+    async fn write_pending(&self) -> Result<(), HostError> {
+        let ops = self.take_pending();
+        if !ops.is_empty() {
+            self.engine.store().apply(ops).await.map_err(Self::error)?;
+        }
+        Ok(())
+    }
+}
+
+/// The packet kind a trace event is recorded as.
+fn packet_kind(kind: TraceKind) -> PacketKind {
+    match kind {
+        TraceKind::RunStart | TraceKind::RunComplete | TraceKind::Paused => PacketKind::RunbookRun,
+        TraceKind::StepStart
+        | TraceKind::StepComplete
+        | TraceKind::ContractEvaluated
+        | TraceKind::GovernanceDecision
+        | TraceKind::VisibilityApplied
+        | TraceKind::ScopeExport => PacketKind::RunbookStep,
+        TraceKind::BranchEnter
+        | TraceKind::BranchExit
+        | TraceKind::ParallelFork
+        | TraceKind::ParallelMerge
+        | TraceKind::ForEachStart
+        | TraceKind::ForEachItem
+        | TraceKind::RepeatStart
+        | TraceKind::RepeatIteration => PacketKind::RunbookFlow,
+        TraceKind::Evidence | TraceKind::Approval => PacketKind::RunbookPerson,
+        TraceKind::OutcomeResolved => PacketKind::RunbookOutcome,
+    }
+}
+
+#[async_trait]
+impl Host for EngineHost {
+    fn tool(&self, reference: &str, action: Option<&str>) -> Result<ToolInfo, String> {
+        let snapshot = self.engine.snapshot();
+        crate::registry::resolve(&self.tools, reference, action, |id| {
+            snapshot.get(id).map(Arc::as_ref)
+        })
+    }
+
+    async fn call_tool(&self, call: &ToolCall) -> ToolAnswer {
+        // The step's start is in the chain before the call's own packets.
+        if let Err(error) = self.write_pending().await {
+            return ToolAnswer::Error { code: error.code, message: error.message };
+        }
+        let principal = call.by.clone().unwrap_or_else(|| self.started_by.clone());
+        // The engine's idempotency key is thread + tool + arguments: a walk that repeats this
+        // step after a crash gets the recorded result instead of a second execution.
+        let request = ToolRequest {
+            kind: Default::default(),
+            tool: call.tool.clone(),
+            args: Value::Object(call.inputs.clone()),
+            request_id: uuid::Uuid::new_v4().to_string(),
+            session_id: Some(self.run_id.clone()),
+            timestamp: None,
+        };
+        let context = CallContext {
+            session_id: self.run_id.clone(),
+            thread_id: Some(format!("runbook:{}:{}", self.run_id, call.key)),
+            principal,
+            approval_token: call.approval_token.clone(),
+            required_approval: call.approval_required_by.clone(),
+            ..CallContext::default()
+        };
+        let response = self.engine.dispatch(request, context).await;
+        if response.ok {
+            let outputs = match response.data {
+                Value::Object(map) => map,
+                Value::Null => serde_json::Map::new(),
+                other => serde_json::Map::from_iter([("result".to_owned(), other)]),
+            };
+            return ToolAnswer::Succeeded { outputs };
+        }
+        let Some(error) = response.errors.first() else {
+            return ToolAnswer::Error {
+                code: ErrorCode::Internal.as_str().to_owned(),
+                message: "a failed call without an error".to_owned(),
+            };
+        };
+        let detail = |name: &str| {
+            error
+                .details
+                .as_ref()
+                .and_then(|d| d.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        match (error.code, detail("approval_id")) {
+            (ErrorCode::Policy, Some(approval_id)) => ToolAnswer::PendingApproval {
+                approval_id,
+                rule: detail("rule").unwrap_or_default(),
+            },
+            (ErrorCode::Policy, None) => ToolAnswer::Denied {
+                rule: detail("rule").unwrap_or_else(|| "policy".to_owned()),
+                reason: error.message.clone(),
+            },
+            (
+                ErrorCode::Shell
+                | ErrorCode::Http
+                | ErrorCode::Git
+                | ErrorCode::Timeout
+                | ErrorCode::FileIo,
+                _,
+            ) => ToolAnswer::Failed {
+                code: error.code.as_str().to_owned(),
+                message: error.message.clone(),
+                outputs: serde_json::Map::new(),
+            },
+            (code, _) => {
+                ToolAnswer::Error { code: code.as_str().to_owned(), message: error.message.clone() }
+            }
+        }
+    }
+
+    async fn record(&self, key: &str, entry: Entry) -> Result<Entry, HostError> {
+        let value = serde_json::to_value(&entry).map_err(Self::error)?;
+        let (_, kept) = self.journal(key, value, None).await?;
+        serde_json::from_value(kept).map_err(Self::error)
+    }
+
+    async fn trace(&self, event: TraceEvent) -> Result<(), HostError> {
+        let data = json!({ "event": event.kind.as_str(), "step": event.step, "actor": event.actor, "data": event.data });
+        let packet =
+            self.packet(packet_kind(event.kind), event.step.as_deref(), &event.actor.id, data);
+        let op = Op::Journal {
+            run_id: self.run_id.clone(),
+            key: format!("trace:{}", event.key),
+            entry: json!({ "event": event.kind.as_str() }),
+            packet: Some(packet),
+        };
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.push(op);
+        }
+        Ok(())
+    }
+
+    async fn flush(&self) -> Result<(), HostError> {
+        self.write_pending().await
+    }
+
+    fn runbook(&self, reference: &str) -> Option<jig_model::runbook::Runbook> {
+        self.engine.snapshot().runbook(reference).map(|entry| entry.runbook.clone())
+    }
+
+    fn pause_requested(&self) -> bool {
+        self.pause
+    }
+}

@@ -1,0 +1,470 @@
+//! Runbook runs over the engine: the stepping API every surface calls (the terminal, the
+//! workbench's HTTP API, the MCP server).
+//!
+//! A run is its journal in the audit store. Every call here walks the run again from its
+//! journal (see [`crate::journal`]), so any process can act on any run: a run paused at a
+//! manual step in the workbench resumes from the terminal after a restart. What people do —
+//! evidence, go-aheads, choices, retries — is recorded first-writer-wins: when two reviewers act
+//! on one step, one wins and the other gets `E_CONFLICT`.
+
+mod host;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use jig_audit::{NewPacket, Op, PacketKind, RunbookRunRecord};
+use jig_engine::Engine;
+use jig_model::ErrorCode;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::RunbookError;
+use crate::interp::{Interpreter, Run};
+use crate::journal::{Entry, Journal, keys};
+use crate::outcome::{Need, Progress};
+use host::EngineHost;
+
+/// A runbook of the project, as listed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunbookSummary {
+    /// Its reference name.
+    pub name: String,
+    /// What it is for.
+    pub description: Option<String>,
+    /// `kernel/v0`, `runbook/v1` …
+    pub api_version: String,
+    /// Its file, relative to the project root.
+    pub file: String,
+    /// Its inputs: name → declaration.
+    pub inputs: Value,
+    /// How many steps, counting those inside branches and loops.
+    pub steps: usize,
+    /// Its recorded scenarios.
+    pub scenarios: Vec<String>,
+}
+
+/// A run as people see it: where it stands and what it waits for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunView {
+    /// The run's id.
+    pub id: String,
+    /// The runbook.
+    pub runbook: String,
+    /// Who started it.
+    pub started_by: Option<String>,
+    /// When it began (µs since the epoch).
+    pub created_us: i64,
+    /// When it last moved.
+    pub updated_us: i64,
+    /// Where it stands.
+    pub progress: Progress,
+}
+
+/// What a person does to a waiting step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    /// Run the step (a go-ahead).
+    Run,
+    /// Skip it.
+    Skip {
+        /// Why, for the record.
+        reason: String,
+    },
+    /// Supply a manual step's evidence.
+    Evidence {
+        /// Evidence name → value.
+        values: Map<String, Value>,
+    },
+    /// Answer a step's choice.
+    Choose {
+        /// The option's value.
+        value: String,
+    },
+    /// Approve the exact tool call the step waits to make.
+    Approve,
+    /// Deny it: the call is refused, and the run stops.
+    Deny,
+    /// Run a failed step again.
+    Retry,
+    /// Accept a failed step's failure: the run ends failed.
+    Abort,
+}
+
+/// Why the service refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServiceError {
+    /// No such runbook or run.
+    #[error("{0}")]
+    NotFound(String),
+    /// Someone else acted first, or the step does not wait for this.
+    #[error("{0}")]
+    Conflict(String),
+    /// The policy refuses this person this action.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The runbook refuses to run (inputs, a parallel conflict, a changed runbook).
+    #[error(transparent)]
+    Runbook(#[from] RunbookError),
+    /// The engine refused (an approval it would not grant).
+    #[error(transparent)]
+    Engine(#[from] jig_engine::EngineError),
+    /// The audit store failed.
+    #[error("audit store: {0}")]
+    Store(#[from] jig_audit::AuditError),
+}
+
+impl ServiceError {
+    /// The stable error code.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::NotFound(_) => ErrorCode::NotFound,
+            Self::Conflict(_) => ErrorCode::Conflict,
+            Self::Forbidden(_) => ErrorCode::Policy,
+            Self::Runbook(e) => e.code(),
+            Self::Engine(e) => e.code(),
+            Self::Store(_) => ErrorCode::Internal,
+        }
+    }
+}
+
+/// The runbook service.
+#[derive(Clone)]
+pub struct Runbooks {
+    engine: Arc<Engine>,
+}
+
+impl Runbooks {
+    /// Runbooks of `engine`'s project.
+    pub fn new(engine: Arc<Engine>) -> Self {
+        Self { engine }
+    }
+
+    /// Every runbook, by name.
+    pub fn list(&self) -> Vec<RunbookSummary> {
+        self.engine
+            .snapshot()
+            .runbooks()
+            .map(|entry| RunbookSummary {
+                name: entry.name.clone(),
+                description: entry.runbook.description.clone(),
+                api_version: entry.runbook.api_version.as_str().to_owned(),
+                file: entry.file.clone(),
+                inputs: serde_json::to_value(&entry.runbook.inputs).unwrap_or(Value::Null),
+                steps: entry.runbook.walk().len(),
+                scenarios: entry.scenarios.iter().map(|s| s.name.clone()).collect(),
+            })
+            .collect()
+    }
+
+    /// Start a run of `name` with `inputs` (checked before anything is recorded) and walk it
+    /// as far as it goes. `stepwise`: every step waits for a person's go-ahead.
+    pub async fn start(
+        &self,
+        name: &str,
+        inputs: Map<String, Value>,
+        stepwise: bool,
+        principal: &str,
+    ) -> Result<RunView, ServiceError> {
+        let snapshot = self.engine.snapshot();
+        let entry = snapshot.runbook(name).ok_or_else(|| {
+            let known: Vec<&str> = snapshot.runbooks().map(|r| r.name.as_str()).collect();
+            ServiceError::NotFound(match jig_load::did_you_mean(name, known) {
+                Some(hint) => format!("no runbook `{name}`; did you mean `{hint}`?"),
+                None => format!("no runbook `{name}`"),
+            })
+        })?;
+        crate::inputs::resolve(&entry.runbook, &inputs)?;
+        let id = uuid::Uuid::new_v4().to_string();
+        let host = self.host(&id, name, principal);
+        let start = Entry::Start {
+            runbook: name.to_owned(),
+            hash: entry.hash.clone(),
+            inputs: inputs.clone(),
+            stepwise,
+            by: principal.to_owned(),
+            definition: serde_json::to_value(&entry.runbook).ok(),
+        };
+        let record = RunbookRunRecord {
+            id: id.clone(),
+            runbook: name.to_owned(),
+            hash: entry.hash.clone(),
+            status: "paused".to_owned(),
+            started_by: Some(principal.to_owned()),
+            created_us: 0,
+            updated_us: 0,
+            summary: None,
+        };
+        self.engine.store().apply(vec![Op::SaveRunbookRun(Box::new(record))]).await?;
+        host.journal(keys::START, serde_json::to_value(&start).unwrap_or(Value::Null), None)
+            .await
+            .map_err(RunbookError::Host)?;
+        self.walk(&id, HashMap::new()).await
+    }
+
+    /// Walk a run again: go on from where its journal stands.
+    pub async fn resume(&self, id: &str) -> Result<RunView, ServiceError> {
+        self.walk(id, HashMap::new()).await
+    }
+
+    /// A run as last walked (nothing runs).
+    pub async fn show(&self, id: &str) -> Result<RunView, ServiceError> {
+        let record = self.record(id).await?;
+        let progress = record
+            .summary
+            .clone()
+            .and_then(|s| serde_json::from_value::<Progress>(s).ok())
+            .ok_or_else(|| ServiceError::NotFound(format!("run `{id}` has not been walked yet")))?;
+        Ok(view(record, progress))
+    }
+
+    /// The latest runs.
+    pub async fn runs(&self, limit: i64) -> Result<Vec<RunbookRunRecord>, ServiceError> {
+        Ok(self.engine.store().runbook_runs(limit).await?)
+    }
+
+    /// A person acts on a waiting step; then the run walks on.
+    pub async fn act(
+        &self,
+        id: &str,
+        key: &str,
+        action: Action,
+        principal: &str,
+    ) -> Result<RunView, ServiceError> {
+        let current = self.show(id).await?;
+        let waiting = current.progress.waiting.iter().find(|w| w.key == key);
+        let failed_here = current.progress.failure.as_ref().is_some_and(|f| f.key == key);
+        let by = principal.to_owned();
+        let mut tokens = HashMap::new();
+        let (journal_key, entry) = match (&action, waiting.map(|w| &w.need)) {
+            (Action::Run, Some(need @ (Need::Go { .. } | Need::Paused))) => {
+                if let Need::Go { reason } = need {
+                    self.refuse_self_approval(reason_of(waiting), &current, principal, reason)?;
+                }
+                (keys::go(key), Entry::Go { skip: None, by })
+            }
+            (Action::Skip { reason }, Some(Need::Go { .. } | Need::Paused)) => {
+                (keys::go(key), Entry::Go { skip: Some(reason.clone()), by })
+            }
+            (Action::Evidence { values }, Some(Need::Evidence { required })) => {
+                if let Some(missing) = required.iter().find(|r| !values.contains_key(&r.name)) {
+                    return Err(ServiceError::Conflict(format!(
+                        "step `{key}` needs evidence `{}`",
+                        missing.name
+                    )));
+                }
+                (keys::evidence(key), Entry::Evidence { values: values.clone(), by })
+            }
+            (Action::Choose { value }, Some(Need::Choice { options, .. })) => {
+                if !options.iter().any(|o| &o.value == value) {
+                    let known: Vec<&str> = options.iter().map(|o| o.value.as_str()).collect();
+                    return Err(ServiceError::Conflict(format!(
+                        "`{value}` is not an option of step `{key}` ({})",
+                        known.join(", ")
+                    )));
+                }
+                (keys::choice(key), Entry::Choice { value: value.clone(), by })
+            }
+            (Action::Approve, Some(Need::Approval { approval_id, .. })) => {
+                let token = self.engine.approve(approval_id, principal, None).await?;
+                tokens.insert(key.to_owned(), token);
+                return self.walk(id, tokens).await;
+            }
+            (Action::Deny, Some(Need::Approval { approval_id, .. })) => {
+                self.engine.deny(approval_id, principal, None).await?;
+                return self.walk(id, tokens).await;
+            }
+            (Action::Retry, Some(Need::Failed { .. })) | (Action::Retry, None)
+                if failed_here || waiting.is_some() =>
+            {
+                (keys::retry(key), Entry::Retry { by })
+            }
+            (Action::Abort, Some(Need::Failed { .. })) => (keys::abort(key), Entry::Abort { by }),
+            (action, need) => {
+                return Err(ServiceError::Conflict(match need {
+                    Some(need) => format!(
+                        "step `{key}` waits for {}, not {}",
+                        need_name(need),
+                        action_name(action)
+                    ),
+                    None => format!("run `{id}` is not waiting at step `{key}`"),
+                }));
+            }
+        };
+        let host =
+            self.host(id, &current.runbook, current.started_by.as_deref().unwrap_or("unknown"));
+        let data = json!({ "event": "person", "key": key, "action": action, "by": principal });
+        let packet = NewPacket {
+            kind: PacketKind::RunbookPerson,
+            session_id: Some(id.to_owned()),
+            thread_id: Some(key.to_owned()),
+            principal: Some(principal.to_owned()),
+            request_id: None,
+            run_id: Some(id.to_owned()),
+            tool: Some(format!("runbook:{}", current.runbook)),
+            args_hash: None,
+            data,
+        };
+        let value = serde_json::to_value(&entry).unwrap_or(Value::Null);
+        let (inserted, kept) =
+            host.journal(&journal_key, value, Some(packet)).await.map_err(RunbookError::Host)?;
+        if !inserted {
+            let who = serde_json::from_value::<Entry>(kept)
+                .ok()
+                .and_then(|e| e.by().map(str::to_owned))
+                .unwrap_or_default();
+            return Err(ServiceError::Conflict(format!(
+                "step `{key}` was already acted on by {who}"
+            )));
+        }
+        self.walk(id, tokens).await
+    }
+
+    /// A go-ahead that is governance's approval may not come from who started the run when
+    /// the policy forbids self-approval.
+    fn refuse_self_approval(
+        &self,
+        approval: bool,
+        run: &RunView,
+        principal: &str,
+        reason: &str,
+    ) -> Result<(), ServiceError> {
+        let forbidden = !self.engine.policy().config().approvals.self_approval;
+        let same = run
+            .started_by
+            .as_deref()
+            .is_some_and(|s| s.trim().eq_ignore_ascii_case(principal.trim()));
+        if approval && forbidden && same {
+            return Err(ServiceError::Forbidden(format!(
+                "{principal} started this run and may not approve its step ({reason}): self-approval is forbidden"
+            )));
+        }
+        Ok(())
+    }
+
+    async fn record(&self, id: &str) -> Result<RunbookRunRecord, ServiceError> {
+        self.engine
+            .store()
+            .runbook_run(id)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("no runbook run `{id}`")))
+    }
+
+    fn host(&self, id: &str, runbook: &str, started_by: &str) -> EngineHost {
+        let snapshot = self.engine.snapshot();
+        let tools = snapshot
+            .runbook(runbook)
+            .map(|entry| crate::registry::references(&snapshot, entry))
+            .unwrap_or_default();
+        EngineHost {
+            engine: Arc::clone(&self.engine),
+            run_id: id.to_owned(),
+            runbook: runbook.to_owned(),
+            started_by: started_by.to_owned(),
+            pause: false,
+            tools,
+            pending: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Walk a run with its journal from the store, and save where it stands.
+    async fn walk(
+        &self,
+        id: &str,
+        tokens: HashMap<String, String>,
+    ) -> Result<RunView, ServiceError> {
+        let record = self.record(id).await?;
+        let journal: Journal = self
+            .engine
+            .store()
+            .runbook_journal(id)
+            .await?
+            .into_iter()
+            .filter(|(key, _)| !key.starts_with("trace:"))
+            .filter_map(|(key, value)| {
+                serde_json::from_value::<Entry>(value).ok().map(|e| (key, e))
+            })
+            .collect();
+        // The version the run began with: the project's if unchanged, else the one recorded.
+        let snapshot = self.engine.snapshot();
+        let runbook = match snapshot.runbook(&record.runbook).filter(|e| e.hash == record.hash) {
+            Some(entry) => entry.runbook.clone(),
+            None => match journal.get(keys::START) {
+                Some(Entry::Start { definition: Some(definition), .. }) => {
+                    serde_json::from_value(definition.clone()).map_err(|e| {
+                        ServiceError::NotFound(format!(
+                            "run `{id}`: its recorded runbook cannot be read ({e})"
+                        ))
+                    })?
+                }
+                _ => {
+                    return Err(ServiceError::NotFound(format!(
+                        "runbook `{}` of run `{id}` is no longer in the project",
+                        record.runbook
+                    )));
+                }
+            },
+        };
+        let host =
+            self.host(id, &record.runbook, record.started_by.as_deref().unwrap_or("unknown"));
+        let run = Run {
+            runbook: &runbook,
+            name: &record.runbook,
+            hash: &record.hash,
+            run_id: id,
+            host: &host,
+            tokens,
+        };
+        let progress = Interpreter::new(run, journal).advance().await?;
+        let status = serde_json::to_value(progress.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let saved =
+            RunbookRunRecord { status, summary: serde_json::to_value(&progress).ok(), ..record };
+        self.engine.store().apply(vec![Op::SaveRunbookRun(Box::new(saved))]).await?;
+        let record = self.record(id).await?;
+        Ok(view(record, progress))
+    }
+}
+
+fn view(record: RunbookRunRecord, progress: Progress) -> RunView {
+    RunView {
+        id: record.id,
+        runbook: record.runbook,
+        started_by: record.started_by,
+        created_us: record.created_us,
+        updated_us: record.updated_us,
+        progress,
+    }
+}
+
+/// Whether a waiting step's go-ahead is an approval (governance asked), not a step-by-step go.
+fn reason_of(waiting: Option<&crate::Waiting>) -> bool {
+    matches!(waiting.map(|w| &w.need), Some(Need::Go { reason }) if reason != "stepwise")
+}
+
+fn need_name(need: &Need) -> &'static str {
+    match need {
+        Need::Go { .. } => "a go-ahead (run or skip)",
+        Need::Evidence { .. } => "evidence",
+        Need::Choice { .. } => "a choice",
+        Need::Approval { .. } => "an approval (approve or deny)",
+        Need::Failed { .. } => "a decision on its failure (retry or abort)",
+        Need::Paused => "a go-ahead (it is paused)",
+    }
+}
+
+fn action_name(action: &Action) -> &'static str {
+    match action {
+        Action::Run => "run",
+        Action::Skip { .. } => "skip",
+        Action::Evidence { .. } => "evidence",
+        Action::Choose { .. } => "a choice",
+        Action::Approve => "approve",
+        Action::Deny => "deny",
+        Action::Retry => "retry",
+        Action::Abort => "abort",
+    }
+}

@@ -1,0 +1,163 @@
+//! Runs over the real engine: tool steps as engine calls (policy, approvals, audit), the journal
+//! in the audit store, people acting first-writer-wins, and a run resumed by a second engine on
+//! the same store.
+
+use std::sync::Arc;
+
+use jig_engine::{Engine, EngineOptions};
+use jig_runbook::{Action, Need, RunStatus, Runbooks, ServiceError};
+use serde_json::{Map, Value, json};
+
+const RUNBOOK: &str = r#"apiVersion: kernel/v0
+meta:
+  name: note
+  inputs:
+    path: { type: string, default: notes.txt }
+tools: [std/file_read, std/file_write]
+steps:
+  - id: read
+    type: tool
+    tool: std/file_read
+    inputs: { path: "{{ .path }}" }
+  - id: look
+    type: manual
+    instructions: "Read {{ .path }} and say what to keep."
+    contract: { side_effects: false }
+    required_evidence: [{ kind: text, name: keep }]
+  - id: write
+    type: tool
+    tool: std/file_write
+    inputs: { path: kept.txt, content: "{{ .keep }}" }
+  - id: done
+    type: end
+    outcome: { category: resolved, code: kept }
+"#;
+
+async fn project() -> (tempfile::TempDir, Arc<Engine>) {
+    let dir = tempfile::tempdir().expect("tmp");
+    // Whoever starts a run may not approve its calls.
+    fs_err::write(
+        dir.path().join("jig.yaml"),
+        "name: notes\npolicy:\n  approvals:\n    self_approval: false\n",
+    )
+    .expect("manifest");
+    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    fs_err::write(dir.path().join("runbooks/note.runbook.yaml"), RUNBOOK).expect("runbook");
+    fs_err::write(dir.path().join("notes.txt"), "keep the second line\n").expect("notes");
+    let engine = open(dir.path()).await;
+    (dir, engine)
+}
+
+async fn open(dir: &std::path::Path) -> Arc<Engine> {
+    Engine::open(EngineOptions { project: dir.to_path_buf(), ..EngineOptions::default() })
+        .await
+        .expect("engine")
+}
+
+fn evidence(text: &str) -> Action {
+    Action::Evidence {
+        values: Map::from_iter([("keep".to_owned(), Value::String(text.to_owned()))]),
+    }
+}
+
+#[tokio::test]
+async fn a_run_pauses_for_people_resumes_in_another_engine_and_is_all_in_the_chain() {
+    let (dir, engine) = project().await;
+    let runbooks = Runbooks::new(Arc::clone(&engine));
+    assert!(runbooks.list().iter().any(|r| r.name == "note"), "{:?}", runbooks.list());
+    let started = runbooks.start("note", Map::new(), false, "alice").await.expect("start");
+    assert_eq!(started.progress.status, RunStatus::Paused);
+    assert_eq!(started.progress.waiting[0].step_id, "look");
+    assert_eq!(
+        started.progress.waiting[0].instructions.as_deref(),
+        Some("Read notes.txt and say what to keep.")
+    );
+
+    // Two reviewers act on the same step at once: one wins, the other is told it lost.
+    let (bob, carol) = tokio::join!(
+        runbooks.act(&started.id, "look", evidence("from bob"), "bob"),
+        runbooks.act(&started.id, "look", evidence("from carol"), "carol"),
+    );
+    let (won, lost) = match (bob, carol) {
+        (Ok(view), Err(error)) | (Err(error), Ok(view)) => (view, error),
+        other => panic!("exactly one must win: {other:?}"),
+    };
+    assert!(matches!(lost, ServiceError::Conflict(_)), "{lost}");
+    assert_eq!(lost.code().as_str(), "E_CONFLICT");
+    assert!(lost.to_string().contains("already acted on by"), "{lost}");
+    let waiting = &won.progress.waiting[0];
+    assert_eq!(waiting.step_id, "write");
+    let Need::Approval { approval_id, .. } = &waiting.need else { panic!("{waiting:?}") };
+    assert!(!approval_id.is_empty());
+    assert_eq!(waiting.tool.as_deref(), Some("file_write"), "the reviewer sees the exact call");
+    drop(runbooks);
+    drop(engine);
+
+    // Another engine on the same store picks the run up where it stands.
+    let engine = open(dir.path()).await;
+    let runbooks = Runbooks::new(Arc::clone(&engine));
+    let shown = runbooks.show(&started.id).await.expect("show");
+    assert_eq!(shown.progress.waiting[0].step_id, "write");
+    let refused = runbooks
+        .act(&started.id, "write", Action::Approve, "alice")
+        .await
+        .expect_err("self-approval");
+    assert_eq!(refused.code().as_str(), "E_POLICY", "{refused}");
+    let done = runbooks.act(&started.id, "write", Action::Approve, "bob").await.expect("approve");
+    assert_eq!(done.progress.status, RunStatus::Completed, "{:?}", done.progress);
+    assert_eq!(done.progress.outcome.as_ref().and_then(|o| o.code.as_deref()), Some("kept"));
+    let kept = fs_err::read_to_string(dir.path().join("kept.txt")).expect("written");
+    assert!(kept == "from bob" || kept == "from carol");
+
+    // Every step is in the audit chain, attributed; the chain is intact.
+    let history = engine.history();
+    assert!(history.verify(None, None).await.expect("verify").is_ok(), "the chain verifies");
+    let packets = engine.store().packets(0, 10_000).await.expect("packets");
+    let of_run: Vec<&jig_engine::Packet> =
+        packets.iter().filter(|p| p.session_id.as_deref() == Some(started.id.as_str())).collect();
+    let kinds: Vec<&str> = of_run.iter().map(|p| p.kind.as_str()).collect();
+    for kind in [
+        "runbook.run",
+        "runbook.step",
+        "runbook.person",
+        "runbook.outcome",
+        "tool.call.request",
+        "tool.call.result",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    let events: Vec<String> = of_run
+        .iter()
+        .filter_map(|p| p.data.get("event").and_then(Value::as_str).map(str::to_owned))
+        .collect();
+    assert_eq!(events.iter().filter(|e| *e == "step_complete").count(), 3, "{events:?}");
+    assert_eq!(events.last().map(String::as_str), Some("run_complete"));
+    let person = of_run.iter().find(|p| p.kind == "runbook.person").expect("a person's packet");
+    assert!(matches!(person.principal.as_deref(), Some("bob" | "carol")));
+    let write_call = of_run
+        .iter()
+        .find(|p| p.kind == "tool.call.request" && p.tool.as_deref() == Some("file_write"))
+        .expect("write call");
+    assert_eq!(
+        write_call.principal.as_deref(),
+        Some("alice"),
+        "tool steps run in the name of who started the run"
+    );
+    let json = json!(done);
+    assert!(json["progress"]["visited"].as_array().is_some_and(|v| v.len() == 4));
+}
+
+#[tokio::test]
+async fn bad_inputs_and_unknown_runbooks_record_nothing() {
+    let (_dir, engine) = project().await;
+    let runbooks = Runbooks::new(Arc::clone(&engine));
+    let before = engine.store().head().await.expect("head");
+    let unknown = runbooks.start("nope", Map::new(), false, "alice").await.expect_err("unknown");
+    assert_eq!(unknown.code().as_str(), "E_NOT_FOUND");
+    let inputs = Map::from_iter([("colour".to_owned(), json!("red"))]);
+    let bad = runbooks.start("note", inputs, false, "alice").await.expect_err("bad input");
+    assert_eq!(bad.code().as_str(), "E_VALIDATION_FAIL");
+    assert!(bad.to_string().contains("input `colour`"), "{bad}");
+    assert_eq!(engine.store().head().await.expect("head"), before);
+    assert!(runbooks.runs(10).await.expect("runs").is_empty());
+}
