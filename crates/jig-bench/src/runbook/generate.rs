@@ -1,0 +1,92 @@
+//! The benchmark's projects, written from code.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Tool steps of the overhead comparison.
+pub const OVERHEAD_STEPS: usize = 200;
+
+const PROBE: &str = "apiVersion: tool/v0\nmeta:\n  name: probe\n  description: Probe a URL.\n  transport: stdio\n  binary: \"true\"\ncontract:\n  inputs:\n    url: { type: string, required: true }\n  outputs:\n    status_code: { type: string }\n  side_effects: false\n  deterministic: true\n  idempotent: true\n  reads: [network]\nactions:\n  check:\n    argv: [\"true\", \"{{ .url }}\"]\n";
+
+/// A project with one runbook of 1,000 steps and a scenario answering all its tool steps;
+/// returns the step count.
+pub fn big_runbook(dir: &Path) -> anyhow::Result<usize> {
+    fs_err::write(dir.join("jig.yaml"), "name: bench\n")?;
+    fs_err::create_dir_all(dir.join("tools"))?;
+    fs_err::create_dir_all(dir.join("runbooks/scenarios/big/pass"))?;
+    fs_err::write(dir.join("tools/probe.tool.yaml"), PROBE)?;
+    let mut steps = String::new();
+    let mut count = 0;
+    let mut calls = 0;
+    for group in 0..20 {
+        for i in 0..46 {
+            writeln!(
+                steps,
+                "  - {{ id: t{group}_{i}, type: tool, tool: probe, action: check, inputs: {{ url: \"https://{{{{ .host }}}}/{group}/{i}\" }} }}"
+            )?;
+            count += 1;
+            calls += 1;
+        }
+        writeln!(
+            steps,
+            "  - {{ id: a{group}, type: assert, assert: [{{ type: equals, value: \"{{{{ .status_code }}}}\", expected: \"200\" }}] }}"
+        )?;
+        writeln!(
+            steps,
+            "  - id: b{group}\n    type: branch\n    branches:\n      - condition: '{{{{ eq .status_code \"200\" }}}}'\n        label: up\n        steps: [{{ id: ok{group}, type: tool, tool: probe, action: check, inputs: {{ url: \"https://{{{{ .host }}}}/ok\" }} }}]\n      - condition: default\n        label: down\n        steps: [{{ id: bad{group}, type: tool, tool: probe, action: check, inputs: {{ url: \"https://{{{{ .host }}}}/bad\" }} }}]"
+        )?;
+        count += 4;
+        calls += 1;
+    }
+    writeln!(
+        steps,
+        "  - {{ id: each, type: tool, tool: probe, action: check, for_each: {{ as: item, over: \"{{{{ .items }}}}\" }}, inputs: {{ url: \"https://{{{{ .host }}}}/{{{{ .item }}}}\" }} }}"
+    )?;
+    writeln!(
+        steps,
+        "  - {{ id: done, type: end, outcome: {{ category: resolved, code: all_checked }} }}"
+    )?;
+    count += 2;
+    calls += 100;
+    let items: Vec<String> = (0..100).map(|i| format!("i{i}")).collect();
+    let runbook = format!(
+        "apiVersion: kernel/v0\nmeta:\n  name: big\n  inputs:\n    host: {{ type: string, required: true }}\n  constants:\n    items: [{}]\ntools: [probe]\nsteps:\n{steps}",
+        items.join(", ")
+    );
+    fs_err::write(dir.join("runbooks/big.runbook.yaml"), runbook)?;
+    let mut scenario =
+        String::from("inputs: { host: srv.example }\ntool_responses:\n  \"probe:check\":\n");
+    for _ in 0..calls {
+        scenario.push_str("    - { exit_code: 0, outputs: { status_code: \"200\" } }\n");
+    }
+    fs_err::write(dir.join("runbooks/scenarios/big/pass/scenario.yaml"), scenario)?;
+    fs_err::write(
+        dir.join("runbooks/scenarios/big/pass/test.yaml"),
+        "expected_status: completed\nexpected_outcome: resolved\nexpected_code: all_checked\n",
+    )?;
+    Ok(count)
+}
+
+/// A project with `OVERHEAD_STEPS` small files and a runbook reading each with `file_read`.
+pub fn overhead_project(dir: &Path) -> anyhow::Result<()> {
+    fs_err::write(dir.join("jig.yaml"), "name: bench\n")?;
+    fs_err::create_dir_all(dir.join("files"))?;
+    fs_err::create_dir_all(dir.join("runbooks"))?;
+    let mut steps = String::new();
+    for i in 0..OVERHEAD_STEPS {
+        fs_err::write(dir.join(format!("files/f{i}.txt")), format!("file {i}\n"))?;
+        fs_err::write(dir.join(format!("files/g{i}.txt")), format!("file {i}\n"))?;
+        writeln!(
+            steps,
+            "  - {{ id: r{i}, type: tool, tool: std/file_read, inputs: {{ path: files/f{i}.txt }} }}"
+        )?;
+    }
+    steps.push_str("  - { id: done, type: end, outcome: { category: resolved } }\n");
+    fs_err::write(
+        dir.join("runbooks/reads.runbook.yaml"),
+        format!(
+            "apiVersion: kernel/v0\nmeta: {{ name: reads }}\ntools: [std/file_read]\nsteps:\n{steps}"
+        ),
+    )?;
+    Ok(())
+}
