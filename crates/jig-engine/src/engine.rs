@@ -8,7 +8,7 @@ use std::time::Duration;
 use jig_audit::{ApprovalRecord, ApprovalState, NewPacket, Op, Outcome, PacketKind, Store};
 use jig_exec::Executors;
 use jig_load::{LoadOptions, Loader, Snapshot};
-use jig_model::envelope::Heartbeat;
+use jig_model::envelope::{Heartbeat, ToolResponse};
 use jig_model::policy::PolicyConfig;
 use jig_model::{SideEffect, ToolDef};
 use jig_policy::Policy;
@@ -36,6 +36,21 @@ pub struct EngineOptions {
     pub heartbeat: Option<Duration>,
 }
 
+/// Operations a caller commits with a call's outcome, made from its response: those to write
+/// before the call's own records, and those after. A runbook records its step with the call, in
+/// one transaction instead of three.
+#[derive(Clone)]
+pub struct CommitHook(pub Arc<CommitFn>);
+
+/// What a [`CommitHook`] runs: a response in, the ops before and after the call's own out.
+pub type CommitFn = dyn Fn(&ToolResponse) -> (Vec<Op>, Vec<Op>) + Send + Sync;
+
+impl std::fmt::Debug for CommitHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CommitHook")
+    }
+}
+
 /// Who calls, and in which conversation.
 #[derive(Debug, Clone)]
 pub struct CallContext {
@@ -53,6 +68,8 @@ pub struct CallContext {
     /// A rule outside the policy (a runbook's own governance) that asks for a person's
     /// approval of this call: the policy's decision is raised to at least that.
     pub required_approval: Option<String>,
+    /// Writes of the caller's to commit in the same transaction as the call's outcome.
+    pub commit_with: Option<CommitHook>,
     /// Stops the call when fired.
     pub cancel: jig_exec::Cancel,
 }
@@ -66,6 +83,7 @@ impl Default for CallContext {
             asserted_by: None,
             approval_token: None,
             required_approval: None,
+            commit_with: None,
             cancel: jig_exec::Cancel::new(),
         }
     }

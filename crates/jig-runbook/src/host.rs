@@ -105,6 +105,36 @@ pub enum ToolAnswer {
     },
 }
 
+impl ToolAnswer {
+    /// The journal entry this answer records for its step; `None` while it waits for approval.
+    pub fn entry(&self) -> Option<crate::journal::Entry> {
+        use crate::journal::{Entry, Failure, StepStatus};
+        let (status, outputs, failure) = match self {
+            Self::Succeeded { outputs } => (StepStatus::Success, outputs.clone(), None),
+            Self::Failed { code, message, outputs } => {
+                let kind = if code == "E_SHELL" { "exit_code" } else { "tool" };
+                (
+                    StepStatus::Failed,
+                    outputs.clone(),
+                    Some(Failure::new(kind, format!("{code}: {message}"))),
+                )
+            }
+            Self::PendingApproval { .. } => return None,
+            Self::Denied { rule, reason } => (
+                StepStatus::Skipped,
+                Map::new(),
+                Some(Failure::new("denied", format!("denied by {rule}: {reason}"))),
+            ),
+            Self::Error { code, message } => (
+                StepStatus::Error,
+                Map::new(),
+                Some(Failure::new("tool", format!("{code}: {message}"))),
+            ),
+        };
+        Some(Entry::Done { status, outputs, failure })
+    }
+}
+
 /// Why the host could not do what the interpreter asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]

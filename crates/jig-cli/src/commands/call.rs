@@ -43,6 +43,7 @@ pub async fn run(
         asserted_by: settings.asserted_by.clone(),
         approval_token: args.approve.clone(),
         required_approval: None,
+        commit_with: None,
         cancel: jig_engine::Cancel::new(),
     };
     // Ctrl-C (SIGINT) or SIGTERM stops the tool through the engine; the (cancelled) response

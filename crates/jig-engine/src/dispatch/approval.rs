@@ -107,7 +107,7 @@ impl Call<'_> {
             ),
         };
         let response = self.response(false, Value::Null, vec![error], false);
-        match self.commit().await {
+        match self.commit_answer(&response).await {
             Ok(_) => response,
             Err(error) => self.internal(&error.to_string()).await,
         }

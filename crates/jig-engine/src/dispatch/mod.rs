@@ -397,7 +397,7 @@ impl<'e> Call<'e> {
             wall_ms: i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX),
         });
         self.publish_state(state);
-        match self.commit().await {
+        match self.commit_answer(&response).await {
             Ok(_) => response,
             Err(error) => {
                 let message =

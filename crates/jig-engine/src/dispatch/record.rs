@@ -71,7 +71,7 @@ impl Call<'_> {
             }));
             self.publish_state(state);
         }
-        match self.commit().await {
+        match self.commit_answer(&response).await {
             Ok(_) => response,
             Err(audit) => {
                 self.response(false, Value::Null, vec![internal_error(&audit.to_string())], false)
@@ -108,6 +108,19 @@ impl Call<'_> {
             data["note"] = json!(note);
         }
         self.record(PacketKind::CallDecision, data);
+    }
+
+    /// Commit the call's outcome, with what the caller asked to commit with it.
+    pub(super) async fn commit_answer(
+        &mut self,
+        response: &ToolResponse,
+    ) -> Result<Vec<Outcome>, AuditError> {
+        if let Some(hook) = self.context.commit_with.clone() {
+            let (before, after) = (hook.0)(response);
+            let own = std::mem::take(&mut self.ops);
+            self.ops = before.into_iter().chain(own).chain(after).collect();
+        }
+        self.commit().await
     }
 
     pub(super) async fn commit(&mut self) -> Result<Vec<Outcome>, AuditError> {

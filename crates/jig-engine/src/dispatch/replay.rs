@@ -143,7 +143,7 @@ impl Call<'_> {
             ..RunUpdate::default()
         }));
         self.publish_state(RunState::Succeeded);
-        match self.commit().await {
+        match self.commit_answer(&response).await {
             Ok(_) => response,
             Err(error) => self.internal(&error.to_string()).await,
         }

@@ -252,30 +252,22 @@ impl Interpreter<'_> {
     /// Do what the plan says.
     pub(super) async fn execute(&self, plan: &Plan, key: &str, state: &State) -> Ran {
         match &plan.action {
-            Action::Tool(call) => match self.run().host.call_tool(call).await {
-                ToolAnswer::Succeeded { outputs } => {
-                    Ran::Done { status: StepStatus::Success, outputs, failure: None }
+            Action::Tool(call) => {
+                let answer = self.run().host.call_tool(call).await;
+                match (answer.entry(), answer) {
+                    (Some(crate::journal::Entry::Done { status, outputs, failure }), _) => {
+                        Ran::Done { status, outputs, failure }
+                    }
+                    (_, ToolAnswer::PendingApproval { approval_id, rule }) => {
+                        Ran::Wait(Need::Approval { approval_id, rule })
+                    }
+                    (_, other) => Ran::failed(
+                        StepStatus::Error,
+                        "internal",
+                        format!("no result for {other:?}"),
+                    ),
                 }
-                ToolAnswer::Failed { code, message, outputs } => Ran::Done {
-                    status: StepStatus::Failed,
-                    outputs,
-                    failure: Some(Failure::new(
-                        if code == "E_SHELL" { "exit_code" } else { "tool" },
-                        format!("{code}: {message}"),
-                    )),
-                },
-                ToolAnswer::PendingApproval { approval_id, rule } => {
-                    Ran::Wait(Need::Approval { approval_id, rule })
-                }
-                ToolAnswer::Denied { rule, reason } => Ran::failed(
-                    StepStatus::Skipped,
-                    "denied",
-                    format!("denied by {rule}: {reason}"),
-                ),
-                ToolAnswer::Error { code, message } => {
-                    Ran::failed(StepStatus::Error, "tool", format!("{code}: {message}"))
-                }
-            },
+            }
             Action::Manual { required, choices } => self.manual(required, choices.as_ref(), key),
             Action::Assert(assertions) => assert(assertions, state.vars()),
             Action::Extension(name) => Ran::failed(

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use jig_audit::{NewPacket, Op, Outcome, PacketKind};
-use jig_engine::{CallContext, Engine, ToolRequest};
+use jig_engine::{CallContext, CommitHook, Engine, ToolRequest, ToolResponse};
 use jig_model::ErrorCode;
 use serde_json::{Value, json};
 
@@ -28,6 +28,8 @@ pub(crate) struct EngineHost {
     /// Trace events held back to be committed with the next journal entry: one transaction
     /// instead of one per event.
     pub pending: std::sync::Mutex<Vec<Op>>,
+    /// Step results already committed with their calls, by journal key.
+    pub hooked: std::sync::Mutex<std::collections::HashMap<String, Entry>>,
 }
 
 impl EngineHost {
@@ -117,10 +119,6 @@ impl Host for EngineHost {
     }
 
     async fn call_tool(&self, call: &ToolCall) -> ToolAnswer {
-        // The step's start is in the chain before the call's own packets.
-        if let Err(error) = self.write_pending().await {
-            return ToolAnswer::Error { code: error.code, message: error.message };
-        }
         let principal = call.by.clone().unwrap_or_else(|| self.started_by.clone());
         // The engine's idempotency key is thread + tool + arguments: a walk that repeats this
         // step after a crash gets the recorded result instead of a second execution.
@@ -132,65 +130,64 @@ impl Host for EngineHost {
             session_id: Some(self.run_id.clone()),
             timestamp: None,
         };
+        // The step's held-back trace (its start) goes in before the call's own records, its
+        // result after them, in the call's transaction: one commit per step.
+        let before = self.take_pending();
+        let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let hook = {
+            let (before, fired) = (before.clone(), Arc::clone(&fired));
+            let (run_id, key) = (self.run_id.clone(), crate::journal::keys::done(&call.key));
+            CommitHook(Arc::new(move |response: &ToolResponse| {
+                fired.store(true, std::sync::atomic::Ordering::SeqCst);
+                let after = answer_of(response)
+                    .entry()
+                    .and_then(|entry| serde_json::to_value(entry).ok())
+                    .map(|entry| Op::Journal {
+                        run_id: run_id.clone(),
+                        key: key.clone(),
+                        entry,
+                        packet: None,
+                    })
+                    .into_iter()
+                    .collect();
+                (before.clone(), after)
+            }))
+        };
         let context = CallContext {
             session_id: self.run_id.clone(),
             thread_id: Some(format!("runbook:{}:{}", self.run_id, call.key)),
             principal,
             approval_token: call.approval_token.clone(),
             required_approval: call.approval_required_by.clone(),
+            commit_with: Some(hook),
             ..CallContext::default()
         };
         let response = self.engine.dispatch(request, context).await;
-        if response.ok {
-            let outputs = match response.data {
-                Value::Object(map) => map,
-                Value::Null => serde_json::Map::new(),
-                other => serde_json::Map::from_iter([("result".to_owned(), other)]),
-            };
-            return ToolAnswer::Succeeded { outputs };
-        }
-        let Some(error) = response.errors.first() else {
-            return ToolAnswer::Error {
-                code: ErrorCode::Internal.as_str().to_owned(),
-                message: "a failed call without an error".to_owned(),
-            };
-        };
-        let detail = |name: &str| {
-            error
-                .details
-                .as_ref()
-                .and_then(|d| d.get(name))
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        };
-        match (error.code, detail("approval_id")) {
-            (ErrorCode::Policy, Some(approval_id)) => ToolAnswer::PendingApproval {
-                approval_id,
-                rule: detail("rule").unwrap_or_default(),
-            },
-            (ErrorCode::Policy, None) => ToolAnswer::Denied {
-                rule: detail("rule").unwrap_or_else(|| "policy".to_owned()),
-                reason: error.message.clone(),
-            },
-            (
-                ErrorCode::Shell
-                | ErrorCode::Http
-                | ErrorCode::Git
-                | ErrorCode::Timeout
-                | ErrorCode::FileIo,
-                _,
-            ) => ToolAnswer::Failed {
-                code: error.code.as_str().to_owned(),
-                message: error.message.clone(),
-                outputs: serde_json::Map::new(),
-            },
-            (code, _) => {
-                ToolAnswer::Error { code: code.as_str().to_owned(), message: error.message.clone() }
+        let answer = answer_of(&response);
+        let committed = fired.load(std::sync::atomic::Ordering::SeqCst)
+            && response.errors.first().is_none_or(|e| e.code != ErrorCode::Internal);
+        match (committed, answer.entry()) {
+            (true, Some(entry)) => {
+                if let Ok(mut hooked) = self.hooked.lock() {
+                    hooked.insert(crate::journal::keys::done(&call.key), entry);
+                }
+            }
+            (true, None) => {}
+            // The call's outcome was not committed with the step's records: write them later.
+            (false, _) => {
+                if let Ok(mut pending) = self.pending.lock() {
+                    let later = std::mem::take(&mut *pending);
+                    *pending = before.into_iter().chain(later).collect();
+                }
             }
         }
+        answer
     }
 
     async fn record(&self, key: &str, entry: Entry) -> Result<Entry, HostError> {
+        if let Some(kept) = self.hooked.lock().ok().and_then(|mut hooked| hooked.remove(key)) {
+            return Ok(kept);
+        }
         let value = serde_json::to_value(&entry).map_err(Self::error)?;
         let (_, kept) = self.journal(key, value, None).await?;
         serde_json::from_value(kept).map_err(Self::error)
@@ -222,5 +219,50 @@ impl Host for EngineHost {
 
     fn pause_requested(&self) -> bool {
         self.pause
+    }
+}
+
+/// A call's response as a step's answer.
+fn answer_of(response: &ToolResponse) -> ToolAnswer {
+    if response.ok {
+        let outputs = match &response.data {
+            Value::Object(map) => map.clone(),
+            Value::Null => serde_json::Map::new(),
+            other => serde_json::Map::from_iter([("result".to_owned(), other.clone())]),
+        };
+        return ToolAnswer::Succeeded { outputs };
+    }
+    let Some(error) = response.errors.first() else {
+        return ToolAnswer::Error {
+            code: ErrorCode::Internal.as_str().to_owned(),
+            message: "a failed call without an error".to_owned(),
+        };
+    };
+    let detail = |name: &str| {
+        error.details.as_ref().and_then(|d| d.get(name)).and_then(Value::as_str).map(str::to_owned)
+    };
+    match (error.code, detail("approval_id")) {
+        (ErrorCode::Policy, Some(approval_id)) => {
+            ToolAnswer::PendingApproval { approval_id, rule: detail("rule").unwrap_or_default() }
+        }
+        (ErrorCode::Policy, None) => ToolAnswer::Denied {
+            rule: detail("rule").unwrap_or_else(|| "policy".to_owned()),
+            reason: error.message.clone(),
+        },
+        (
+            ErrorCode::Shell
+            | ErrorCode::Http
+            | ErrorCode::Git
+            | ErrorCode::Timeout
+            | ErrorCode::FileIo,
+            _,
+        ) => ToolAnswer::Failed {
+            code: error.code.as_str().to_owned(),
+            message: error.message.clone(),
+            outputs: serde_json::Map::new(),
+        },
+        (code, _) => {
+            ToolAnswer::Error { code: code.as_str().to_owned(), message: error.message.clone() }
+        }
     }
 }

@@ -365,6 +365,7 @@ impl Runbooks {
             pause: false,
             tools,
             pending: std::sync::Mutex::new(Vec::new()),
+            hooked: std::sync::Mutex::new(std::collections::HashMap::new()),
         }
     }
 

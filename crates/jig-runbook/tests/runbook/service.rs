@@ -161,3 +161,44 @@ async fn bad_inputs_and_unknown_runbooks_record_nothing() {
     assert_eq!(engine.store().head().await.expect("head"), before);
     assert!(runbooks.runs(10).await.expect("runs").is_empty());
 }
+
+#[tokio::test]
+async fn a_tool_step_is_recorded_with_its_call_in_one_transaction() {
+    let dir = tempfile::tempdir().expect("tmp");
+    fs_err::write(dir.path().join("jig.yaml"), "name: reads\n").expect("manifest");
+    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    let mut steps = String::new();
+    for i in 0..10 {
+        fs_err::write(dir.path().join(format!("f{i}.txt")), format!("{i}\n")).expect("file");
+        steps.push_str(&format!(
+            "  - {{ id: r{i}, type: tool, tool: std/file_read, inputs: {{ path: f{i}.txt }} }}\n"
+        ));
+    }
+    steps.push_str("  - { id: done, type: end, outcome: { category: resolved } }\n");
+    fs_err::write(
+        dir.path().join("runbooks/reads.runbook.yaml"),
+        format!("apiVersion: kernel/v0\nmeta: {{ name: reads }}\ntools: [std/file_read]\nsteps:\n{steps}"),
+    )
+    .expect("runbook");
+    let engine = open(dir.path()).await;
+    let runbooks = Runbooks::new(Arc::clone(&engine));
+    let before = engine.store().commits();
+    let done = runbooks.start("reads", Map::new(), false, "alice").await.expect("run");
+    assert_eq!(done.progress.status, RunStatus::Completed);
+    let commits = engine.store().commits() - before;
+    // One per step (the call, its step's start and result), plus the run's row, its start,
+    // the last events and the saved summary.
+    assert!(commits <= 10 + 5, "{commits} transactions for 10 steps");
+    assert!(engine.history().verify(None, None).await.expect("verify").is_ok());
+    let packets = engine.store().packets(0, 10_000).await.expect("packets");
+    let order: Vec<String> = packets
+        .iter()
+        .filter(|p| p.thread_id.as_deref().is_some_and(|t| t == "r3" || t.ends_with(":r3")))
+        .map(|p| {
+            format!("{}:{}", p.kind, p.data.get("event").and_then(Value::as_str).unwrap_or(""))
+        })
+        .collect();
+    let start = order.iter().position(|k| k == "runbook.step:step_start").expect("start");
+    let call = order.iter().position(|k| k.starts_with("tool.call.request")).expect("call");
+    assert!(start < call, "the step starts before its call in the chain: {order:?}");
+}

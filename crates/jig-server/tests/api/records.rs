@@ -107,6 +107,7 @@ async fn record(served: &Served, title: &str) {
         asserted_by: None,
         approval_token: None,
         required_approval: None,
+        commit_with: None,
         cancel: jig_engine::Cancel::new(),
     };
     let response = served.engine.dispatch(request, context).await;
