@@ -304,10 +304,25 @@ async fn interactive(
             .rows_affected()
                 == 1;
             if inserted {
-                if let Some(packet) = packet {
-                    let (statement, _) = append(&[packet], head, now);
-                    statement::run(conn, dialect, &[statement]).await?;
+                // Every journal row is in the chain: its packet names it and its hash, so that
+                // `verify` finds a row changed behind the chain's back (the journal decides what
+                // a resumed run does next).
+                let mut packet = packet.clone().unwrap_or_else(|| NewPacket {
+                    kind: crate::packet::PacketKind::RunbookStep,
+                    session_id: Some(run_id.clone()),
+                    thread_id: None,
+                    principal: None,
+                    request_id: None,
+                    run_id: Some(run_id.clone()),
+                    tool: None,
+                    args_hash: None,
+                    data: Value::Object(serde_json::Map::new()),
+                });
+                if let Value::Object(data) = &mut packet.data {
+                    data.insert("journal".to_owned(), crate::runbooks::journal_seal(key, entry));
                 }
+                let (statement, _) = append(&[&packet], head, now);
+                statement::run(conn, dialect, &[statement]).await?;
                 return Ok(Outcome::Journaled { inserted, entry: entry.clone() });
             }
             let kept: String = sqlx::query_scalar(

@@ -48,6 +48,46 @@ impl Store {
     }
 }
 
+/// What a journal row's packet says of it: its key and the SHA-256 of its canonical JSON.
+pub(crate) fn journal_seal(key: &str, entry: &Value) -> Value {
+    let hash = jig_model::canonical::Sha256Hash::of_bytes(jig_model::canonical::canonical_json(entry).as_bytes()).to_hex();
+    serde_json::json!({ "key": key, "hash": hash })
+}
+
+impl Store {
+    /// The first runbook journal row that no packet of the chain seals as it is, if any.
+    pub(crate) async fn unsealed_journal_row(&self) -> Result<Option<String>, AuditError> {
+        let packets = sqlx::query("SELECT run_id, payload FROM packets WHERE kind LIKE 'runbook.%'")
+            .fetch_all(&self.pool)
+            .await?;
+        let mut sealed = std::collections::HashSet::new();
+        for row in &packets {
+            let run_id: Option<String> = row.try_get("run_id")?;
+            let payload: String = row.try_get("payload")?;
+            let payload: Value = serde_json::from_str(&payload).unwrap_or_default();
+            let journal = &payload["data"]["journal"];
+            if let (Some(run_id), Some(key), Some(hash)) = (run_id, journal["key"].as_str(), journal["hash"].as_str()) {
+                sealed.insert((run_id, key.to_owned(), hash.to_owned()));
+            }
+        }
+        let rows = sqlx::query("SELECT run_id, key, entry FROM runbook_journal").fetch_all(&self.pool).await?;
+        for row in &rows {
+            let run_id: String = row.try_get("run_id")?;
+            let key: String = row.try_get("key")?;
+            let entry: String = row.try_get("entry")?;
+            let entry: Value = serde_json::from_str(&entry).unwrap_or(Value::Null);
+            let seal = journal_seal(&key, &entry);
+            let hash = seal["hash"].as_str().unwrap_or_default().to_owned();
+            if !sealed.contains(&(run_id.clone(), key.clone(), hash)) {
+                return Ok(Some(format!(
+                    "runbook run {run_id}: journal entry `{key}` does not match the packet that recorded it (changed outside Jig)"
+                )));
+            }
+        }
+        Ok(None)
+    }
+}
+
 fn runbook_run_from_row(row: &AnyRow) -> Result<RunbookRunRecord, AuditError> {
     Ok(RunbookRunRecord {
         id: row.try_get("id")?,

@@ -404,6 +404,9 @@ impl Store {
                 )));
             }
         }
+        if let Some(problem) = self.unsealed_journal_row().await? {
+            return Ok(Some(problem));
+        }
         // Every stored result still matches the hash its references name, and every reference
         // names a stored result.
         let mut stored = std::collections::HashSet::new();

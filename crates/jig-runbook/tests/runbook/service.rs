@@ -202,3 +202,21 @@ async fn a_tool_step_is_recorded_with_its_call_in_one_transaction() {
     let call = order.iter().position(|k| k.starts_with("tool.call.request")).expect("call");
     assert!(start < call, "the step starts before its call in the chain: {order:?}");
 }
+
+#[tokio::test]
+async fn a_journal_entry_changed_behind_the_chain_fails_verify() {
+    let (_dir, engine) = project().await;
+    let runbooks = Runbooks::new(Arc::clone(&engine));
+    let started = runbooks.start("note", Map::new(), false, "alice").await.expect("start");
+    assert!(engine.history().verify(None, None).await.expect("verify").is_ok());
+    // What a resumed run would take as the first step's result.
+    engine
+        .store()
+        .execute_raw("UPDATE runbook_journal SET entry = replace(entry, 'keep the second line', 'delete everything') WHERE key = 'done:read'")
+        .await
+        .expect("tamper");
+    let status = engine.history().verify(None, None).await.expect("verify");
+    assert!(!status.is_ok(), "{status:?}");
+    let text = format!("{status:?}");
+    assert!(text.contains("journal entry `done:read`") && text.contains(&started.id), "{text}");
+}
