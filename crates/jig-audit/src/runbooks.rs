@@ -50,27 +50,35 @@ impl Store {
 
 /// What a journal row's packet says of it: its key and the SHA-256 of its canonical JSON.
 pub(crate) fn journal_seal(key: &str, entry: &Value) -> Value {
-    let hash = jig_model::canonical::Sha256Hash::of_bytes(jig_model::canonical::canonical_json(entry).as_bytes()).to_hex();
+    let hash = jig_model::canonical::Sha256Hash::of_bytes(
+        jig_model::canonical::canonical_json(entry).as_bytes(),
+    )
+    .to_hex();
     serde_json::json!({ "key": key, "hash": hash })
 }
 
 impl Store {
     /// The first runbook journal row that no packet of the chain seals as it is, if any.
     pub(crate) async fn unsealed_journal_row(&self) -> Result<Option<String>, AuditError> {
-        let packets = sqlx::query("SELECT run_id, payload FROM packets WHERE kind LIKE 'runbook.%'")
-            .fetch_all(&self.pool)
-            .await?;
+        let packets =
+            sqlx::query("SELECT run_id, payload FROM packets WHERE kind LIKE 'runbook.%'")
+                .fetch_all(&self.pool)
+                .await?;
         let mut sealed = std::collections::HashSet::new();
         for row in &packets {
             let run_id: Option<String> = row.try_get("run_id")?;
             let payload: String = row.try_get("payload")?;
             let payload: Value = serde_json::from_str(&payload).unwrap_or_default();
-            let journal = &payload["data"]["journal"];
-            if let (Some(run_id), Some(key), Some(hash)) = (run_id, journal["key"].as_str(), journal["hash"].as_str()) {
+            let journal = &payload["journal"];
+            if let (Some(run_id), Some(key), Some(hash)) =
+                (run_id, journal["key"].as_str(), journal["hash"].as_str())
+            {
                 sealed.insert((run_id, key.to_owned(), hash.to_owned()));
             }
         }
-        let rows = sqlx::query("SELECT run_id, key, entry FROM runbook_journal").fetch_all(&self.pool).await?;
+        let rows = sqlx::query("SELECT run_id, key, entry FROM runbook_journal")
+            .fetch_all(&self.pool)
+            .await?;
         for row in &rows {
             let run_id: String = row.try_get("run_id")?;
             let key: String = row.try_get("key")?;
