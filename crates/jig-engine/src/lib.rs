@@ -28,7 +28,7 @@ pub use decode::{decode_request, parse_json_strict};
 pub use engine::{CallContext, CommitHook, Engine, EngineOptions, default_db};
 pub use error::EngineError;
 pub use events::{ApprovalEvent, Audience, Event, EventBus, RegistryEvent, Subscription, Viewer};
-pub use identity::{idempotency_key, request_hash};
+pub use identity::{canonical_principal, idempotency_key, request_hash};
 pub use metrics::{LatencySummary, MetricsSnapshot};
 pub use os_user::os_user;
 pub use presets::{MAX_PRESET_BYTES, Preset, Presets};

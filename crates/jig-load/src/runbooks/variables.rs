@@ -102,14 +102,7 @@ impl Pass<'_> {
                 for (i, name) in inputs_from.iter().enumerate() {
                     self.name(name, &at(&format!("inputs_from/{i}")), None, &inner, out);
                 }
-                for (name, value) in inputs {
-                    self.value(
-                        value,
-                        &format!("{}/{}", step.pointer, crate::yaml::pointer_push("inputs", name)),
-                        &inner,
-                        out,
-                    );
-                }
+                self.map(inputs, &at("inputs"), &inner, out);
             }
             StepKind::Cli { argv } => {
                 for (i, arg) in argv.iter().enumerate() {
@@ -122,14 +115,7 @@ impl Pass<'_> {
                 }
             }
             StepKind::Invoke { inputs, .. } | StepKind::Extension { inputs, .. } => {
-                for (name, value) in inputs {
-                    self.value(
-                        value,
-                        &format!("{}/{}", step.pointer, crate::yaml::pointer_push("inputs", name)),
-                        &inner,
-                        out,
-                    );
-                }
+                self.map(inputs, &at("inputs"), &inner, out);
             }
             StepKind::Assert { assertions } => {
                 for (i, a) in assertions.iter().enumerate() {
@@ -253,12 +239,20 @@ impl Pass<'_> {
                     self.value(item, &format!("{pointer}/{i}"), defined, out);
                 }
             }
-            Value::Object(map) => {
-                for (k, v) in map {
-                    self.value(v, &crate::yaml::pointer_push(pointer, k), defined, out);
-                }
-            }
+            Value::Object(map) => self.map(map, pointer, defined, out),
             _ => {}
+        }
+    }
+
+    fn map(
+        &self,
+        map: &serde_json::Map<String, Value>,
+        pointer: &str,
+        defined: &Defined,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        for (k, v) in map {
+            self.value(v, &crate::yaml::pointer_push(pointer, k), defined, out);
         }
     }
 

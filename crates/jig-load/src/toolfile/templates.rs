@@ -6,8 +6,6 @@
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
-use regex::Regex;
-
 /// The variables a Jinja2 template reads, or its syntax error.
 pub(crate) fn jinja_variables(source: &str) -> Result<BTreeSet<String>, String> {
     static ENV: OnceLock<minijinja::Environment<'static>> = OnceLock::new();
@@ -22,30 +20,20 @@ pub(crate) fn jinja_variables(source: &str) -> Result<BTreeSet<String>, String> 
 /// The top-level fields a Go-style template references (`{{ .url }}`, `{{ eq .a "b" }}`), or why
 /// it is malformed.
 pub(crate) fn go_variables(source: &str) -> Result<BTreeSet<String>, String> {
-    static FIELD: OnceLock<Regex> = OnceLock::new();
-    let field = FIELD.get_or_init(|| {
-        Regex::new(r#""(?:[^"\\]|\\.)*"|`[^`]*`|(?:^|[\s(|])\.([A-Za-z_][A-Za-z0-9_]*)"#)
-            .unwrap_or_else(|e| panic!("{e}"))
-    });
-    let mut out = BTreeSet::new();
-    let mut rest = source;
-    while let Some(open) = rest.find("{{") {
-        let after = &rest[open + 2..];
-        let Some(close) = after.find("}}") else {
-            return Err("`{{` without a closing `}}`".to_owned());
-        };
-        let action = &after[..close];
-        for captures in field.captures_iter(action) {
-            if let Some(name) = captures.get(1) {
-                out.insert(name.as_str().to_owned());
-            }
+    let template = jig_expr::Template::parse(source).map_err(|e| {
+        if e.message.starts_with("unclosed action") {
+            "`{{` without a closing `}}`".to_owned()
+        } else {
+            e.to_string()
         }
-        rest = &after[close + 2..];
-    }
-    if rest.contains("}}") {
+    })?;
+    // A stray `}}` is text to Go, but in a tool's argv it is a typo.
+    let stray =
+        template.nodes().iter().any(|n| matches!(n, jig_expr::Node::Text(t) if t.contains("}}")));
+    if stray {
         return Err("`}}` without an opening `{{`".to_owned());
     }
-    Ok(out)
+    Ok(template.references().into_iter().filter_map(|r| r.path.into_iter().next()).collect())
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //! governance says, its inputs rendered. The same plan is what a reviewer is shown while the
 //! step waits, so they approve exactly what will run.
 
+use std::borrow::Cow;
+
 use jig_model::runbook::kernel::{AssertionType, GovernanceAction, KernelAssertion};
 use jig_model::runbook::legacy::{ChoiceConfig, EvidenceRequirement};
 use jig_model::runbook::{RunbookGovernance, Step, StepKind};
@@ -99,9 +101,11 @@ impl Interpreter<'_> {
                         data,
                     )
                     .await;
-                seen
+                Cow::Owned(seen)
             }
-            None => state.vars().clone(),
+            // Borrowed: a run's variables grow with every step, and copying them per step made
+            // long runs quadratic.
+            None => Cow::Borrowed(state.vars()),
         };
         let template_error =
             |e: render::RenderError| (StepStatus::Error, Failure::new("template", e.to_string()));
@@ -119,22 +123,7 @@ impl Interpreter<'_> {
                     None => info.contract.clone(),
                 };
                 let inputs = spread(inputs_from, inputs, &vars).map_err(template_error)?;
-                let call = ToolCall {
-                    run_id: self.run().run_id.to_owned(),
-                    key: key.to_owned(),
-                    step_id: id.to_owned(),
-                    reference: tool.clone(),
-                    action: action.clone(),
-                    tool: info.id.clone(),
-                    inputs,
-                    approval_required_by: None,
-                    approval_token: self.run().tokens.get(key).cloned(),
-                    by: self
-                        .entry(&crate::journal::keys::go(key))
-                        .as_ref()
-                        .and_then(crate::journal::Entry::by)
-                        .map(str::to_owned),
-                };
+                let call = self.call(id, key, tool, action.clone(), &info.id, inputs);
                 (Some(contract), Some(info.id), Action::Tool(Box::new(call)))
             }
             StepKind::Cli { argv } => {
@@ -149,25 +138,9 @@ impl Interpreter<'_> {
                     .host
                     .tool("shell_exec", None)
                     .map_err(|e| (StepStatus::Error, Failure::new("tool_not_found", e)))?;
-                let call = ToolCall {
-                    run_id: self.run().run_id.to_owned(),
-                    key: key.to_owned(),
-                    step_id: id.to_owned(),
-                    reference: "shell_exec".to_owned(),
-                    action: None,
-                    tool: info.id.clone(),
-                    inputs: Map::from_iter([(
-                        "cmd".to_owned(),
-                        Value::String(shell_words(&rendered)),
-                    )]),
-                    approval_required_by: None,
-                    approval_token: self.run().tokens.get(key).cloned(),
-                    by: self
-                        .entry(&crate::journal::keys::go(key))
-                        .as_ref()
-                        .and_then(crate::journal::Entry::by)
-                        .map(str::to_owned),
-                };
+                let inputs =
+                    Map::from_iter([("cmd".to_owned(), Value::String(shell_words(&rendered)))]);
+                let call = self.call(id, key, "shell_exec", None, &info.id, inputs);
                 (Some(info.contract), Some(info.id), Action::Tool(Box::new(call)))
             }
             StepKind::Manual { instructions, required_evidence, choices, contract: declared } => {
@@ -247,6 +220,34 @@ impl Interpreter<'_> {
         view.tool = tool;
         view.contract = contract;
         Ok(Plan { view, verdict, action })
+    }
+
+    /// The call a tool step makes: its approval token and the go-ahead's author from this walk.
+    fn call(
+        &self,
+        id: &str,
+        key: &str,
+        reference: &str,
+        action: Option<String>,
+        tool: &str,
+        inputs: Map<String, Value>,
+    ) -> ToolCall {
+        ToolCall {
+            run_id: self.run().run_id.to_owned(),
+            key: key.to_owned(),
+            step_id: id.to_owned(),
+            reference: reference.to_owned(),
+            action,
+            tool: tool.to_owned(),
+            inputs,
+            approval_required_by: None,
+            approval_token: self.run().tokens.get(key).cloned(),
+            by: self
+                .entry(&crate::journal::keys::go(key))
+                .as_ref()
+                .and_then(crate::journal::Entry::by)
+                .map(str::to_owned),
+        }
     }
 
     /// Do what the plan says.

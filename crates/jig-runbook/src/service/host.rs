@@ -22,7 +22,6 @@ pub(crate) struct EngineHost {
     /// Who started the run: tool steps run in their name unless a person's go-ahead names
     /// someone else.
     pub started_by: String,
-    pub pause: bool,
     /// What the runbook's tool references resolved to.
     pub tools: crate::registry::Resolved,
     /// Trace events held back to be committed with the next journal entry: one transaction
@@ -215,10 +214,6 @@ impl Host for EngineHost {
 
     fn runbook(&self, reference: &str) -> Option<jig_model::runbook::Runbook> {
         self.engine.snapshot().runbook(reference).map(|entry| entry.runbook.clone())
-    }
-
-    fn pause_requested(&self) -> bool {
-        self.pause
     }
 }
 

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use jig_audit::{NewPacket, Op, PacketKind, RunbookRunRecord};
-use jig_engine::Engine;
+use jig_engine::{Engine, canonical_principal};
 use jig_model::ErrorCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -334,7 +334,7 @@ impl Runbooks {
         let same = run
             .started_by
             .as_deref()
-            .is_some_and(|s| s.trim().eq_ignore_ascii_case(principal.trim()));
+            .is_some_and(|s| canonical_principal(s) == canonical_principal(principal));
         if approval && forbidden && same {
             return Err(ServiceError::Forbidden(format!(
                 "{principal} started this run and may not approve its step ({reason}): self-approval is forbidden"
@@ -362,7 +362,6 @@ impl Runbooks {
             run_id: id.to_owned(),
             runbook: runbook.to_owned(),
             started_by: started_by.to_owned(),
-            pause: false,
             tools,
             pending: std::sync::Mutex::new(Vec::new()),
             hooked: std::sync::Mutex::new(std::collections::HashMap::new()),

@@ -1,25 +1,28 @@
 //! gert's own example runbook, loaded by Jig's loader from the reference files unchanged, passes
 //! its three recorded scenarios.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use jig_runbook::scenario::{ReplayHost, check, play, resolver};
 
-fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/gert-reference/examples")
-}
-
-#[tokio::test]
-async fn gert_service_health_check_passes_its_three_scenarios() {
-    let root = example();
+/// gert's example project, loaded with its runbook named by path, and the runbook.
+fn example() -> (Arc<jig_load::Snapshot>, jig_load::RunbookEntry) {
+    let root =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/gert-reference/examples");
     let options = jig_load::LoadOptions {
         with_std: false,
         extra_runbooks: vec![root.join("service-health-check.yaml")],
     };
     let snapshot =
         jig_load::Loader::with_options(&root, options).load().expect("the example loads");
-    let entry = snapshot.runbook("service-health-check").expect("runbook").clone();
+    let entry = snapshot.runbook("service-health-check").expect("runbook").as_ref().clone();
+    (snapshot, entry)
+}
+
+#[tokio::test]
+async fn gert_service_health_check_passes_its_three_scenarios() {
+    let (snapshot, entry) = example();
     let mut names = Vec::new();
     for scenario in &entry.scenarios {
         let (Some(given), Some(test)) = (&scenario.scenario, &scenario.test) else {
@@ -38,14 +41,7 @@ async fn gert_service_health_check_passes_its_three_scenarios() {
 
 #[tokio::test]
 async fn a_scenario_that_disagrees_with_its_test_reports_each_difference() {
-    let root = example();
-    let options = jig_load::LoadOptions {
-        with_std: false,
-        extra_runbooks: vec![root.join("service-health-check.yaml")],
-    };
-    let snapshot =
-        jig_load::Loader::with_options(&root, options).load().expect("the example loads");
-    let entry = snapshot.runbook("service-health-check").expect("runbook").clone();
+    let (snapshot, entry) = example();
     let healthy = entry.scenarios.iter().find(|s| s.name == "healthy").expect("healthy");
     let degraded = entry.scenarios.iter().find(|s| s.name == "degraded").expect("degraded");
     // The healthy scenario's responses against the degraded scenario's expectations.

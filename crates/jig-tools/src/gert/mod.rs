@@ -50,33 +50,22 @@ impl Executor for GertExecutor {
     }
 }
 
-/// `{{ .name }}` replaced by the argument `name` (text as is, other values as JSON). An
-/// argument the call does not have is an error, never an empty word.
+/// An argv template rendered with the call's arguments (text as is, other values as JSON), by
+/// the runbooks' template language. An argument the call does not have (or gives as null) is
+/// an error, never an empty word.
 pub(crate) fn render(template: &str, args: &Value) -> Result<String, ToolError> {
-    static FIELD: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-    let field = FIELD.get_or_init(|| {
-        Regex::new(r"\{\{-?\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}")
-            .unwrap_or_else(|e| panic!("{e}"))
-    });
-    let mut missing = None;
-    let rendered = field.replace_all(template, |captures: &regex::Captures<'_>| {
-        let name = &captures[1];
-        match args.get(name) {
-            Some(Value::String(text)) => text.clone(),
-            Some(Value::Null) | None => {
-                missing.get_or_insert_with(|| name.to_owned());
-                String::new()
-            }
-            Some(other) => other.to_string(),
-        }
-    });
-    if let Some(name) = missing {
-        return Err(ToolError::new(
-            ErrorCode::ValidationFail,
-            format!("the template `{template}` uses `.{name}`, which the call does not give"),
-        ));
+    if !jig_expr::is_template(template) {
+        return Ok(template.to_owned());
     }
-    Ok(rendered.into_owned())
+    let given = match args {
+        Value::Object(map) => Value::Object(
+            map.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect(),
+        ),
+        other => other.clone(),
+    };
+    jig_expr::render(template, &given).map_err(|e| {
+        ToolError::new(ErrorCode::ValidationFail, format!("the template `{template}`: {e}"))
+    })
 }
 
 /// `args` with the schema's property defaults for what it lacks.

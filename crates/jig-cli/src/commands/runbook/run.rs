@@ -181,11 +181,10 @@ async fn answer(
     let named =
         |list: &[String], step_id: &str, key: &str| list.iter().any(|s| s == step_id || s == key);
     if let Some(failure) = &view.progress.failure
-        && let Some(step) = retry
+        && retry
             .iter()
-            .find(|s| **s == failure.key || failure.key.rsplit('/').next() == Some(s.as_str()))
+            .any(|s| *s == failure.key || failure.key.rsplit('/').next() == Some(s.as_str()))
     {
-        let _ = step;
         let key = failure.key.clone();
         view = runbooks.act(&view.id, &key, Action::Retry, principal).await?;
     }
