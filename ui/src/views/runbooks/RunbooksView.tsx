@@ -1,17 +1,19 @@
 import { EmptyState } from "../../components/EmptyState";
 
-/** The runbooks' place: stepping through them comes with the runbooks work. */
+/** The runbooks' place: until the step graph lands here, it says how to run them today. */
 export default function RunbooksView() {
   return (
     <div className="page">
       <header className="page-head">
         <h1>Runbooks</h1>
       </header>
-      <EmptyState title="Runbooks are coming to the workbench">
+      <EmptyState title="Runbooks run in the terminal for now">
         <p>
-          Jig already reads runbooks (<code>runbook/v0</code>, <code>v1</code> and gert's{" "}
-          <code>kernel/v0</code>) and checks them with <code>jig validate</code>. Stepping through
-          one here, each step governed and audited like any call, is the next piece of work.
+          Every step of a runbook is an audited call under the project's policy. Walk one step by
+          step with <code>jig runbook run NAME --step</code>, pick a paused run up with{" "}
+          <code>jig runbook resume RUN</code>, and replay its recorded scenarios with{" "}
+          <code>jig runbook test</code>. A run's tool calls already appear in the Audit view, in a
+          session named by the run; stepping through them here comes next.
         </p>
       </EmptyState>
     </div>
