@@ -273,6 +273,11 @@ impl Engine {
         Some(ValidationResult { valid: errors.is_empty(), errors })
     }
 
+    /// Tell every subscriber that a runbook run moved.
+    pub fn announce_runbook(&self, event: crate::events::RunbookEvent) {
+        self.events.publish(Event::Runbook(event));
+    }
+
     /// Subscribe to events of every call.
     pub fn subscribe(&self) -> crate::events::Subscription {
         self.events.subscribe()

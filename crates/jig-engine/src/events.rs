@@ -26,6 +26,22 @@ pub enum Event {
     Response(Box<jig_model::envelope::ToolResponse>),
     /// A pending call was approved or denied.
     Approval(ApprovalEvent),
+    /// A runbook run moved: a step ran, a person acted, it finished.
+    Runbook(RunbookEvent),
+}
+
+/// A runbook run moved; read it again for where it stands. Everyone may see that a run moved
+/// (the run itself is read through the API, which checks who asks).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename = "RunbookRunChanged")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RunbookEvent {
+    /// The run.
+    pub run_id: String,
+    /// Its runbook.
+    pub runbook: String,
+    /// `paused` (waiting for people), `completed`, `failed`, `error` or `denied`.
+    pub status: String,
 }
 
 /// An approval was decided.

@@ -27,7 +27,9 @@ mod what_if;
 pub use decode::{decode_request, parse_json_strict};
 pub use engine::{CallContext, CommitHook, Engine, EngineOptions, default_db};
 pub use error::EngineError;
-pub use events::{ApprovalEvent, Audience, Event, EventBus, RegistryEvent, Subscription, Viewer};
+pub use events::{
+    ApprovalEvent, Audience, Event, EventBus, RegistryEvent, RunbookEvent, Subscription, Viewer,
+};
 pub use identity::{canonical_principal, idempotency_key, request_hash};
 pub use metrics::{LatencySummary, MetricsSnapshot};
 pub use os_user::os_user;

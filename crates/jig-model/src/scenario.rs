@@ -81,6 +81,7 @@ pub struct ScenarioTest {
 
 /// Final status of a runbook run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Reached an `end` step.

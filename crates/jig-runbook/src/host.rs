@@ -21,6 +21,7 @@ pub struct ToolInfo {
 
 /// A step's contract, resolved (kernel-v0 §4).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Contract {
     /// Changes external state.
     pub side_effects: bool,

@@ -39,6 +39,7 @@ impl StepStatus {
 
 /// Why a step did not succeed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Failure {
     /// `exit_code`, `assertion`, `denied`, `contract_violation`, `template`, `tool`, `skipped` …
     pub kind: String,

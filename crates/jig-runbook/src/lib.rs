@@ -14,6 +14,7 @@
 mod contract;
 mod error;
 mod governance;
+pub mod graph;
 mod host;
 mod inputs;
 mod interp;
@@ -35,7 +36,7 @@ pub use inputs::resolve as resolve_inputs;
 pub use interp::{Interpreter, Run};
 pub use journal::{Entry, Failure, Journal, StepStatus};
 pub use outcome::{Need, Outcome, Progress, RunStatus, StepFailure, Waiting};
-pub use service::{Action, RunView, RunbookSummary, Runbooks, ServiceError};
+pub use service::{Action, RunView, RunbookDetail, RunbookSummary, Runbooks, ServiceError};
 pub use trace::{Actor, TraceEvent, TraceKind};
 
 use sha2::{Digest, Sha256};

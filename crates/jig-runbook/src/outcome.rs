@@ -13,6 +13,7 @@ use crate::journal::Failure;
 
 /// The structured outcome an `end` step declares (kernel-v0 §5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Outcome {
     /// The fixed category.
     pub category: OutcomeCategory,
@@ -21,6 +22,7 @@ pub struct Outcome {
     pub code: Option<String>,
     /// Details, rendered.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub meta: Map<String, Value>,
     /// The `end` step (instance key).
     pub step: String,
@@ -28,6 +30,7 @@ pub struct Outcome {
 
 /// What a waiting step needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "need", rename_all = "snake_case")]
 pub enum Need {
     /// A reviewer's go-ahead: run or skip (step-by-step runs, and steps governance asks a
@@ -66,6 +69,7 @@ pub enum Need {
 
 /// A step the run waits at.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Waiting {
     /// The step instance.
     pub key: String,
@@ -86,6 +90,7 @@ pub struct Waiting {
     pub tool: Option<String>,
     /// The inputs as they will be sent, rendered (tool steps).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub inputs: Option<Map<String, Value>>,
     /// The step's resolved contract.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,6 +99,7 @@ pub struct Waiting {
 
 /// Where an advance left the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Progress {
     /// Completed, failed, error, denied, or paused (waiting).
     pub status: RunStatus,
@@ -109,11 +115,13 @@ pub struct Progress {
     /// Step ids executed (not skipped by `when`), in order.
     pub visited: Vec<String>,
     /// The variables at the end: inputs, constants and outputs.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub variables: Value,
 }
 
 /// The step that stopped a run, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StepFailure {
     /// The step instance.
     pub key: String,

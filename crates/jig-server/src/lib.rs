@@ -24,17 +24,18 @@ use utoipa_axum::routes;
 pub use state::AppState;
 
 use routes::{
-    approvals, audit, calls, events, export, presets, project, prometheus, series, tools,
+    approvals, audit, calls, events, export, presets, project, prometheus, runbooks, series, tools,
 };
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "Jig", description = "The workbench's API: tools, previews, calls, approvals, audit, events."),
+    info(title = "Jig", description = "The workbench's API: tools, previews, calls, approvals, audit, runbooks, events."),
     tags(
         (name = "tools", description = "The registry and previews"),
         (name = "calls", description = "Starting, reading and cancelling calls"),
         (name = "approvals", description = "Pending calls and decisions"),
         (name = "audit", description = "The record"),
+        (name = "runbooks", description = "Runbooks, their step graphs, and runs people step through"),
         (name = "project", description = "Who is acting, problems, policy, metrics"),
         (name = "events", description = "The event stream"),
     ),
@@ -56,6 +57,12 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(approvals::list))
         .routes(routes!(approvals::approve))
         .routes(routes!(approvals::deny))
+        .routes(routes!(runbooks::list))
+        .routes(routes!(runbooks::show))
+        .routes(routes!(runbooks::runs, runbooks::start))
+        .routes(routes!(runbooks::run))
+        .routes(routes!(runbooks::resume))
+        .routes(routes!(runbooks::act))
         .routes(routes!(audit::runs))
         .routes(routes!(audit::run))
         .routes(routes!(audit::verify))

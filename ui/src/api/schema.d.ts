@@ -282,6 +282,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runbook-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest runs of every runbook, newest first. */
+        get: operations["listRunbookRuns"];
+        put?: never;
+        /** Start a run in the name of the person behind the token; it walks until it needs people. */
+        post: operations["startRunbookRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runbook-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run as last walked: its status, the steps it waits at (rendered inputs, contract, the
+         *     policy's verdict), its outcome or failure, and its variables.
+         */
+        get: operations["showRunbookRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runbook-runs/{id}/act": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act on a waiting step in one's own name — run, skip, evidence, a choice, approve, deny,
+         *     retry, abort — and walk on. When two people act on one step, the second gets 409.
+         */
+        post: operations["actOnRunbookRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runbook-runs/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Walk a run again from its journal (after a restart, or to pick up an approval decided
+         *     elsewhere).
+         */
+        post: operations["resumeRunbookRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runbooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's runbooks, by name. */
+        get: operations["listRunbooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runbooks/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One runbook with the graph of its steps. */
+        get: operations["showRunbook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/session": {
         parameters: {
             query?: never;
@@ -406,6 +518,43 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description What a person does to one waiting step: `{"key": …, "action": "skip", "reason": …}`. */
+        ActRequest: components["schemas"]["Action"] & {
+            /** @description The step instance (`waiting[].key`). */
+            key: string;
+        };
+        /** @description What a person does to a waiting step. */
+        Action: {
+            /** @enum {string} */
+            action: "run";
+        } | {
+            /** @description Why, for the record. */
+            reason: string;
+            /** @enum {string} */
+            action: "skip";
+        } | {
+            /** @description Evidence name → value. */
+            values: Record<string, never>;
+            /** @enum {string} */
+            action: "evidence";
+        } | {
+            /** @description The option's value. */
+            value: string;
+            /** @enum {string} */
+            action: "choose";
+        } | {
+            /** @enum {string} */
+            action: "approve";
+        } | {
+            /** @enum {string} */
+            action: "deny";
+        } | {
+            /** @enum {string} */
+            action: "retry";
+        } | {
+            /** @enum {string} */
+            action: "abort";
+        };
         /** @description An approval was decided. */
         ApprovalEvent: {
             /** @description The approval. */
@@ -522,6 +671,30 @@ export interface components {
             /** @enum {string} */
             status: "broken";
         };
+        /** @description One option of a choice. */
+        ChoiceOption: {
+            /** @description The value stored. */
+            value: string;
+            /** @description Shown to people. */
+            label?: string | null;
+            /** @description Longer explanation. */
+            description?: string | null;
+        };
+        /** @description A step's contract, resolved (kernel-v0 §4). */
+        Contract: {
+            /** @description Changes external state. */
+            side_effects: boolean;
+            /** @description Same inputs, same outputs. */
+            deterministic: boolean;
+            /** @description Safe to re-run. */
+            idempotent: boolean;
+            /** @description Jig's side-effect classes (`read`, `write`, `network`, `exec`), when known. */
+            effects?: string[];
+            /** @description Resource tags read. */
+            reads: string[];
+            /** @description Resource tags written. */
+            writes: string[];
+        };
         /** @description Something counted over the window: a rule, a session. */
         Count: {
             /** @description What is counted. */
@@ -569,6 +742,23 @@ export interface components {
             /** @description How to fix it, when the loader knows. */
             hint?: string | null;
         };
+        /** @description A way control can go. */
+        Edge: {
+            /** @description Unique in the graph. */
+            id: string;
+            /** @description The node control leaves. */
+            source: string;
+            /** @description The node it reaches. */
+            target: string;
+            /**
+             * @description `next` (in order), `arm` (into a branch's arm), `fork` (into a parallel arm), `join`
+             *     (out of a parallel arm), `loop` (back round a repeat), `exit` (out of a repeat),
+             *     `jump` (a `next:` jump).
+             */
+            kind: string;
+            /** @description The arm's condition or label, the jump's bound. */
+            label?: string | null;
+        };
         /**
          * @description A stable, machine-readable error code carried by `ErrorMessage` and `ToolResponse.errors`.
          * @enum {string}
@@ -589,7 +779,7 @@ export interface components {
             request_id?: string | null;
         };
         /** @description Something a subscriber may want to see. */
-        Event: components["schemas"]["EventMessage"] | components["schemas"]["Heartbeat"] | components["schemas"]["RegistryEvent"] | components["schemas"]["ToolResponse"] | components["schemas"]["ApprovalEvent"];
+        Event: components["schemas"]["EventMessage"] | components["schemas"]["Heartbeat"] | components["schemas"]["RegistryEvent"] | components["schemas"]["ToolResponse"] | components["schemas"]["ApprovalEvent"] | components["schemas"]["RunbookEvent"];
         /** @description An event about a running request: progress, a chunk of output, a state change. */
         EventMessage: {
             /**
@@ -606,10 +796,38 @@ export interface components {
             data?: unknown;
         };
         /**
+         * @description Kinds of evidence.
+         * @enum {string}
+         */
+        EvidenceKind: "text" | "checklist" | "attachment";
+        /** @description Evidence a person must provide. */
+        EvidenceRequirement: {
+            /** @description `text`, `checklist` or `attachment`. */
+            kind: components["schemas"]["EvidenceKind"];
+            /** @description The evidence's name. */
+            name: string;
+            /** @description Checklist items. */
+            items?: string[];
+        };
+        /** @description Why a step did not succeed. */
+        Failure: {
+            /** @description `exit_code`, `assertion`, `denied`, `contract_violation`, `template`, `tool`, `skipped` … */
+            kind: string;
+            /** @description In words. */
+            message: string;
+        };
+        /**
          * @description A governance decision.
          * @enum {string}
          */
         GovernanceAction: "allow" | "require-approval" | "deny";
+        /** @description The graph of a runbook. */
+        Graph: {
+            /** @description Every step, depth-first in file order. */
+            nodes: components["schemas"]["Node"][];
+            /** @description How control moves between them. */
+            edges: components["schemas"]["Edge"][];
+        };
         /** @description The chain's head: its last packet. */
         Head: {
             /**
@@ -730,6 +948,76 @@ export interface components {
              */
             "tools.dispatch.files_touched": number;
         };
+        /** @description What a waiting step needs. */
+        Need: {
+            /** @description Why: `stepwise`, or the governance rule that asks for approval. */
+            reason: string;
+            /** @enum {string} */
+            need: "go";
+        } | {
+            /** @description What to supply. */
+            required: components["schemas"]["EvidenceRequirement"][];
+            /** @enum {string} */
+            need: "evidence";
+        } | {
+            /** @description The question. */
+            prompt?: string | null;
+            /** @description The options. */
+            options: components["schemas"]["ChoiceOption"][];
+            /** @enum {string} */
+            need: "choice";
+        } | {
+            /** @description The approval to decide. */
+            approval_id: string;
+            /** @description The rule that asked. */
+            rule: string;
+            /** @enum {string} */
+            need: "approval";
+        } | {
+            /** @description What went wrong. */
+            failure: components["schemas"]["Failure"];
+            /** @enum {string} */
+            need: "failed";
+        } | {
+            /** @enum {string} */
+            need: "paused";
+        };
+        /** @description One step. */
+        Node: {
+            /** @description Unique in the graph: the step's JSON pointer in its file. */
+            id: string;
+            /** @description The id a run records for it (`visited`, `waiting[].step_id`). */
+            step_id: string;
+            /**
+             * @description `tool`, `manual`, `cli`, `invoke`, `assert`, `branch`, `parallel`, `repeat`, `end`,
+             *     `extension`.
+             */
+            kind: string;
+            /** @description What people read: the title, else the id. */
+            label: string;
+            /** @description One line on what it does: the tool, the runbook invoked, the outcome, the loop's bound. */
+            detail?: string | null;
+            /** @description Its guard (`when`), when it has one. */
+            when?: string | null;
+            /** @description What it iterates over (`for_each.over`), when it does. */
+            for_each?: string | null;
+        };
+        /** @description The structured outcome an `end` step declares (kernel-v0 §5). */
+        Outcome: {
+            /** @description The fixed category. */
+            category: components["schemas"]["OutcomeCategory"];
+            /** @description Domain-specific meaning. */
+            code?: string | null;
+            /** @description Details, rendered. */
+            meta?: Record<string, never>;
+            /** @description The `end` step (instance key). */
+            step: string;
+        };
+        /**
+         * @description Outcome categories (kernel-v0 §5; the `state` of v0/v1 outcomes).
+         * @enum {string}
+         */
+        OutcomeCategory: "resolved" | "escalated" | "no_action" | "needs_rca";
         /** @description A stored packet. */
         Packet: {
             /**
@@ -837,15 +1125,18 @@ export interface components {
             /** @description What is wrong. */
             message: string;
         };
-        /** @description Progress of a running task. */
+        /** @description Where an advance left the run. */
         Progress: {
-            /**
-             * Format: double
-             * @description Percent complete, 0–100, when known.
-             */
-            pct?: number | null;
-            /** @description What is happening now. */
-            message?: string | null;
+            /** @description Completed, failed, error, denied, or paused (waiting). */
+            status: components["schemas"]["RunStatus"];
+            outcome?: components["schemas"]["Outcome"] | null;
+            /** @description The steps waiting for people. */
+            waiting?: components["schemas"]["Waiting"][];
+            failure?: components["schemas"]["StepFailure"] | null;
+            /** @description Step ids executed (not skipped by `when`), in order. */
+            visited: string[];
+            /** @description The variables at the end: inputs, constants and outputs. */
+            variables: Record<string, never>;
         };
         /** @description What live reload did with a change of the project's files. */
         RegistryEvent: {
@@ -956,6 +1247,98 @@ export interface components {
          * @enum {string}
          */
         RunState: "created" | "queued" | "running" | "succeeded" | "failed" | "denied" | "pending_approval" | "cancelled";
+        /**
+         * @description Final status of a runbook run.
+         * @enum {string}
+         */
+        RunStatus: "completed" | "failed" | "error" | "denied" | "paused";
+        /** @description A run as people see it: where it stands and what it waits for. */
+        RunView: {
+            /** @description The run's id. */
+            id: string;
+            /** @description The runbook. */
+            runbook: string;
+            /** @description Who started it. */
+            started_by?: string | null;
+            /**
+             * Format: int64
+             * @description When it began (µs since the epoch).
+             */
+            created_us: number;
+            /**
+             * Format: int64
+             * @description When it last moved.
+             */
+            updated_us: number;
+            /** @description Where it stands. */
+            progress: components["schemas"]["Progress"];
+            /**
+             * @description What the policy will decide for each waiting tool step's call, by step instance: the
+             *     reviewer sees the verdict before giving the go-ahead.
+             */
+            verdicts: {
+                [key: string]: components["schemas"]["Preview"];
+            };
+        };
+        /** @description A runbook with the graph of its steps. */
+        RunbookDetail: components["schemas"]["RunbookSummary"] & {
+            /** @description Its steps and how control moves between them. */
+            graph: components["schemas"]["Graph"];
+        };
+        /**
+         * @description A runbook run moved; read it again for where it stands. Everyone may see that a run moved
+         *     (the run itself is read through the API, which checks who asks).
+         */
+        RunbookEvent: {
+            /** @description The run. */
+            run_id: string;
+            /** @description Its runbook. */
+            runbook: string;
+            /** @description `paused` (waiting for people), `completed`, `failed`, `error` or `denied`. */
+            status: string;
+        };
+        /** @description A runbook run as the store lists it (its state proper is its journal). */
+        RunbookRunRecord: {
+            /** @description The run's id. */
+            id: string;
+            /** @description The runbook's reference name. */
+            runbook: string;
+            /** @description The runbook's hash when the run began. */
+            hash: string;
+            /** @description `completed`, `failed`, `error`, `denied` or `paused`. */
+            status: string;
+            /** @description Who started it. */
+            started_by?: string | null;
+            /**
+             * Format: int64
+             * @description When it began (µs since the epoch).
+             */
+            created_us: number;
+            /**
+             * Format: int64
+             * @description When it last moved.
+             */
+            updated_us: number;
+            /** @description Where it stands: the outcome, the failure, or the steps it waits at. */
+            summary: Record<string, never>;
+        };
+        /** @description A runbook of the project, as listed. */
+        RunbookSummary: {
+            /** @description Its reference name. */
+            name: string;
+            /** @description What it is for. */
+            description?: string | null;
+            /** @description `kernel/v0`, `runbook/v1` … */
+            api_version: string;
+            /** @description Its file, relative to the project root. */
+            file: string;
+            /** @description Its inputs: name → declaration. */
+            inputs: Record<string, never>;
+            /** @description How many steps, counting those inside branches and loops. */
+            steps: number;
+            /** @description Its recorded scenarios. */
+            scenarios: string[];
+        };
         /** @description Calls over a window. */
         Series: {
             /**
@@ -993,10 +1376,26 @@ export interface components {
          * @enum {string}
          */
         Severity: "error" | "warning";
+        /** @description A run to start. */
+        StartRun: {
+            /** @description The runbook's name. */
+            runbook: string;
+            /** @description Its inputs (checked against the runbook's declarations before anything is recorded). */
+            inputs?: Record<string, never>;
+            /** @description Wait for a go-ahead before every step (the default: a reviewer steps through). */
+            stepwise?: boolean;
+        };
         /** @description A started call. */
         Started: {
             /** @description Follow it on `/api/events` and read it at `/api/calls/{request_id}`. */
             request_id: string;
+        };
+        /** @description The step that stopped a run, and why. */
+        StepFailure: {
+            /** @description The step instance. */
+            key: string;
+            /** @description Why. */
+            failure: components["schemas"]["Failure"];
         };
         /** @description One tool in full. */
         ToolDetail: components["schemas"]["ToolSummary"] & {
@@ -1087,6 +1486,26 @@ export interface components {
             rule: string;
             /** @description Why. */
             reason: string;
+        };
+        /** @description A step the run waits at. */
+        Waiting: {
+            /** @description The step instance. */
+            key: string;
+            /** @description The step's id. */
+            step_id: string;
+            /** @description The step's type (`tool`, `manual` …). */
+            step_type: string;
+            /** @description Its title, if it has one. */
+            title?: string | null;
+            /** @description What it needs. */
+            need: components["schemas"]["Need"];
+            /** @description Instructions, rendered (manual steps). */
+            instructions?: string | null;
+            /** @description The registry tool (tool steps). */
+            tool?: string | null;
+            /** @description The inputs as they will be sent, rendered (tool steps). */
+            inputs?: Record<string, never> | null;
+            contract?: components["schemas"]["Contract"] | null;
         };
         /** @description The draft's verdicts on the history. */
         WhatIf: {
@@ -1655,6 +2074,263 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Diagnostic"][];
+                };
+            };
+        };
+    };
+    listRunbookRuns: {
+        parameters: {
+            query?: {
+                /** @description At most this many, newest first (default 100, at most 1,000). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunbookRunRecord"][];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    startRunbookRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartRun"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    showRunbookRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    actOnRunbookRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    resumeRunbookRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    listRunbooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunbookSummary"][];
+                };
+            };
+        };
+    };
+    showRunbook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The runbook's name (slashes encoded as %2F) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunbookDetail"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
         };

@@ -602,16 +602,21 @@ impl Checker<'_> {
             }
             for key in data.tool_responses.keys() {
                 let pointer = crate::yaml::pointer_push("/tool_responses", key);
-                let Some((tool, action)) = key.rsplit_once(':') else {
-                    out.push(located.at_key(
-                        Diagnostic::error(
-                            codes::SCENARIO,
-                            format!("response key `{key}` must be `tool:action`"),
-                        ),
-                        &pointer,
-                    ));
-                    continue;
+                // `tool:action` for a tool/v0 tool; a tool without actions (a toolpack tool,
+                // a built-in) is keyed by its reference alone unless its step names an action,
+                // as the replay looks it up.
+                let (tool, action) = match key.rsplit_once(':') {
+                    Some((tool, action)) => (tool, Some(action)),
+                    None => (key.as_str(), None),
                 };
+                let gert = matches!(tools.get(tool), Some(ToolRef::File(file)) if matches!(&file.kind, Some(ToolFileKind::Gert(_))));
+                if gert && action.is_none() {
+                    let message =
+                        format!("response key `{key}` must be `tool:action`: `{tool}` has actions");
+                    out.push(located.at_key(Diagnostic::error(codes::SCENARIO, message), &pointer));
+                    continue;
+                }
+                let action = action.unwrap_or_default();
                 match tools.get(tool) {
                     // A runbook this one invokes answers from the same scenario.
                     None if self.invoked_tools().contains(tool) => {}

@@ -71,12 +71,12 @@ fn the_example_project_loads_cleanly_and_uses_every_feature() {
         assert!(snapshot.get(id).is_some(), "{id}");
     }
     let formats: Vec<&str> = snapshot.runbooks().map(|r| r.runbook.api_version.as_str()).collect();
-    assert_eq!(formats.len(), 3);
+    assert_eq!(formats.len(), 4);
     for api in ["runbook/v0", "runbook/v1", "kernel/v0"] {
         assert!(formats.contains(&api), "{api}");
     }
     let scenarios: usize = snapshot.runbooks().map(|r| r.scenarios.len()).sum();
-    assert_eq!(scenarios, 5);
+    assert_eq!(scenarios, 7);
     let roles: Vec<_> = snapshot.packages().iter().map(|p| (p.name.as_str(), p.role)).collect();
     assert_eq!(roles.len(), 4);
 }

@@ -218,16 +218,17 @@ fn scenarios_beside_the_runbook_and_at_the_root_are_checked() {
     assert_eq!(names, ["up", "down"]);
 
     project
-        .file("runbooks/scenarios/check/up/scenario.yaml", "inputs: { hots: a.example }\ntool_responses:\n  \"curl:gte\": []\n  \"wget:get\": []\n  nocolon: []\n")
+        .file("runbooks/scenarios/check/up/scenario.yaml", "inputs: { hots: a.example }\ntool_responses:\n  \"curl:gte\": []\n  \"wget:get\": []\n  curl: []\n  nocolon: []\n")
         .file("runbooks/scenarios/check/up/test.yaml", "must_reach: [prob, ok]\nmust_not_reach: [ok]\n")
         .file("scenarios/check/down/scenario.yaml", "inputs: { host: b.example }\nevidence: { probe: { notes: x } }\n");
     let mut found: Vec<(String, Option<String>)> =
         project.diagnostics().into_iter().map(|d| (d.message, d.hint)).collect();
     found.sort();
     let expected = [
+        ("`nocolon` is not in the runbook's `tools` list", None),
         ("`ok` is in both `must_reach` and `must_not_reach`", None),
         ("`wget` is not in the runbook's `tools` list", None),
-        ("response key `nocolon` must be `tool:action`", None),
+        ("response key `curl` must be `tool:action`: `curl` has actions", None),
         ("runbook `check` has no input `hots`", Some("did you mean `host`?")),
         ("runbook `check` has no step `prob`", Some("did you mean `probe`?")),
         ("step `probe` is not a manual step; it takes no evidence", None),

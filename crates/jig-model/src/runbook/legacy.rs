@@ -426,6 +426,7 @@ pub struct CliConfig {
 
 /// Evidence a person must provide.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EvidenceRequirement {
     /// `text`, `checklist` or `attachment`.
@@ -439,6 +440,7 @@ pub struct EvidenceRequirement {
 
 /// Kinds of evidence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum EvidenceKind {
     /// Free text.
@@ -477,6 +479,7 @@ pub struct ChoiceConfig {
 
 /// One option of a choice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ChoiceOption {
     /// The value stored.

@@ -27,6 +27,7 @@ use legacy::{
 
 /// Outcome categories (kernel-v0 §5; the `state` of v0/v1 outcomes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeCategory {
     /// Problem fixed.

@@ -9,11 +9,11 @@
 
 mod host;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use jig_audit::{NewPacket, Op, PacketKind, RunbookRunRecord};
-use jig_engine::{Engine, canonical_principal};
+use jig_engine::{Engine, RunbookEvent, canonical_principal};
 use jig_model::ErrorCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -26,6 +26,7 @@ use host::EngineHost;
 
 /// A runbook of the project, as listed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunbookSummary {
     /// Its reference name.
     pub name: String,
@@ -36,6 +37,7 @@ pub struct RunbookSummary {
     /// Its file, relative to the project root.
     pub file: String,
     /// Its inputs: name → declaration.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub inputs: Value,
     /// How many steps, counting those inside branches and loops.
     pub steps: usize,
@@ -44,7 +46,8 @@ pub struct RunbookSummary {
 }
 
 /// A run as people see it: where it stands and what it waits for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunView {
     /// The run's id.
     pub id: String,
@@ -58,10 +61,25 @@ pub struct RunView {
     pub updated_us: i64,
     /// Where it stands.
     pub progress: Progress,
+    /// What the policy will decide for each waiting tool step's call, by step instance: the
+    /// reviewer sees the verdict before giving the go-ahead.
+    pub verdicts: BTreeMap<String, jig_engine::Preview>,
+}
+
+/// A runbook with the graph of its steps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RunbookDetail {
+    /// What the list shows.
+    #[serde(flatten)]
+    pub summary: RunbookSummary,
+    /// Its steps and how control moves between them.
+    pub graph: crate::graph::Graph,
 }
 
 /// What a person does to a waiting step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
     /// Run the step (a go-ahead).
@@ -74,6 +92,7 @@ pub enum Action {
     /// Supply a manual step's evidence.
     Evidence {
         /// Evidence name → value.
+        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
         values: Map<String, Value>,
     },
     /// Answer a step's choice.
@@ -143,19 +162,14 @@ impl Runbooks {
 
     /// Every runbook, by name.
     pub fn list(&self) -> Vec<RunbookSummary> {
-        self.engine
-            .snapshot()
-            .runbooks()
-            .map(|entry| RunbookSummary {
-                name: entry.name.clone(),
-                description: entry.runbook.description.clone(),
-                api_version: entry.runbook.api_version.as_str().to_owned(),
-                file: entry.file.clone(),
-                inputs: serde_json::to_value(&entry.runbook.inputs).unwrap_or(Value::Null),
-                steps: entry.runbook.walk().len(),
-                scenarios: entry.scenarios.iter().map(|s| s.name.clone()).collect(),
-            })
-            .collect()
+        self.engine.snapshot().runbooks().map(|entry| summary(entry)).collect()
+    }
+
+    /// One runbook with its step graph.
+    pub fn detail(&self, name: &str) -> Result<RunbookDetail, ServiceError> {
+        let snapshot = self.engine.snapshot();
+        let entry = find(&snapshot, name)?;
+        Ok(RunbookDetail { summary: summary(entry), graph: crate::graph::of(&entry.runbook) })
     }
 
     /// Start a run of `name` with `inputs` (checked before anything is recorded) and walk it
@@ -168,13 +182,7 @@ impl Runbooks {
         principal: &str,
     ) -> Result<RunView, ServiceError> {
         let snapshot = self.engine.snapshot();
-        let entry = snapshot.runbook(name).ok_or_else(|| {
-            let known: Vec<&str> = snapshot.runbooks().map(|r| r.name.as_str()).collect();
-            ServiceError::NotFound(match jig_load::did_you_mean(name, known) {
-                Some(hint) => format!("no runbook `{name}`; did you mean `{hint}`?"),
-                None => format!("no runbook `{name}`"),
-            })
-        })?;
+        let entry = find(&snapshot, name)?;
         crate::inputs::resolve(&entry.runbook, &inputs)?;
         let id = uuid::Uuid::new_v4().to_string();
         let host = self.host(&id, name, principal);
@@ -216,7 +224,7 @@ impl Runbooks {
             .clone()
             .and_then(|s| serde_json::from_value::<Progress>(s).ok())
             .ok_or_else(|| ServiceError::NotFound(format!("run `{id}` has not been walked yet")))?;
-        Ok(view(record, progress))
+        Ok(self.view(record, progress).await)
     }
 
     /// The latest runs.
@@ -417,27 +425,75 @@ impl Runbooks {
             tokens,
         };
         let progress = Interpreter::new(run, journal).advance().await?;
-        let status = serde_json::to_value(progress.status)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
+        let status = saved_status(&progress);
         let saved =
             RunbookRunRecord { status, summary: serde_json::to_value(&progress).ok(), ..record };
         self.engine.store().apply(vec![Op::SaveRunbookRun(Box::new(saved))]).await?;
         let record = self.record(id).await?;
-        Ok(view(record, progress))
+        let view = self.view(record, progress).await;
+        self.engine.announce_runbook(RunbookEvent {
+            run_id: view.id.clone(),
+            runbook: view.runbook.clone(),
+            status: saved_status(&view.progress),
+        });
+        Ok(view)
+    }
+
+    /// A run as people see it, with the policy's verdict on each waiting tool call.
+    async fn view(&self, record: RunbookRunRecord, progress: Progress) -> RunView {
+        let mut verdicts = BTreeMap::new();
+        for waiting in &progress.waiting {
+            if let (Some(tool), Some(inputs)) = (&waiting.tool, &waiting.inputs) {
+                let args = Value::Object(inputs.clone());
+                // A tool gone from the registry has no verdict; the step says so when it runs.
+                if let Ok(preview) = self.engine.preview(tool, &args, &record.id).await {
+                    verdicts.insert(waiting.key.clone(), preview);
+                }
+            }
+        }
+        RunView {
+            id: record.id,
+            runbook: record.runbook,
+            started_by: record.started_by,
+            created_us: record.created_us,
+            updated_us: record.updated_us,
+            progress,
+            verdicts,
+        }
     }
 }
 
-fn view(record: RunbookRunRecord, progress: Progress) -> RunView {
-    RunView {
-        id: record.id,
-        runbook: record.runbook,
-        started_by: record.started_by,
-        created_us: record.created_us,
-        updated_us: record.updated_us,
-        progress,
+/// The runbook `name` of `snapshot`, or a not-found error with the nearest name.
+fn find<'s>(
+    snapshot: &'s jig_load::Snapshot,
+    name: &str,
+) -> Result<&'s std::sync::Arc<jig_load::RunbookEntry>, ServiceError> {
+    snapshot.runbook(name).ok_or_else(|| {
+        let known: Vec<&str> = snapshot.runbooks().map(|r| r.name.as_str()).collect();
+        ServiceError::NotFound(match jig_load::did_you_mean(name, known) {
+            Some(hint) => format!("no runbook `{name}`; did you mean `{hint}`?"),
+            None => format!("no runbook `{name}`"),
+        })
+    })
+}
+
+fn summary(entry: &jig_load::RunbookEntry) -> RunbookSummary {
+    RunbookSummary {
+        name: entry.name.clone(),
+        description: entry.runbook.description.clone(),
+        api_version: entry.runbook.api_version.as_str().to_owned(),
+        file: entry.file.clone(),
+        inputs: serde_json::to_value(&entry.runbook.inputs).unwrap_or(Value::Null),
+        steps: entry.runbook.walk().len(),
+        scenarios: entry.scenarios.iter().map(|s| s.name.clone()).collect(),
     }
+}
+
+fn saved_status(progress: &Progress) -> String {
+    serde_json::to_value(progress.status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// Whether a waiting step's go-ahead is an approval (governance asked), not a step-by-step go.

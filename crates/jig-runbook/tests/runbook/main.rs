@@ -4,6 +4,7 @@
 
 mod constructs;
 mod flow;
+mod graph;
 mod journal;
 mod parallel;
 mod scenarios;

@@ -8,5 +8,6 @@ pub mod export;
 pub mod presets;
 pub mod project;
 pub mod prometheus;
+pub mod runbooks;
 pub mod series;
 pub mod tools;

@@ -10,10 +10,10 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use crate::support::{ALICE, BOB, Served, VIC, send};
 
-type Socket =
+pub type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn events(served: &Served, token: &str) -> Socket {
+pub async fn events(served: &Served, token: &str) -> Socket {
     let mut request = format!("ws://127.0.0.1:{}/api/events", served.port)
         .into_client_request()
         .expect("request");
@@ -24,7 +24,7 @@ async fn events(served: &Served, token: &str) -> Socket {
 }
 
 /// The next event matching `wanted`, within five seconds.
-async fn next_event(socket: &mut Socket, wanted: impl Fn(&Value) -> bool) -> Value {
+pub async fn next_event(socket: &mut Socket, wanted: impl Fn(&Value) -> bool) -> Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     loop {
         let message = tokio::time::timeout_at(deadline, socket.next())

@@ -6,4 +6,5 @@ mod calls;
 mod local;
 mod openapi;
 mod records;
+mod runbooks;
 mod support;

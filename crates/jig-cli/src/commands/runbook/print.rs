@@ -58,8 +58,10 @@ pub fn run(out: &mut impl Write, view: &RunView) -> std::io::Result<()> {
                     .iter()
                     .map(|r| format!("{} ({:?})", r.name, r.kind).to_lowercase())
                     .collect();
+                // One piece: the file's text is it. More: a JSON object names each.
+                let file = if required.len() == 1 { "FILE" } else { "FILE.json" };
                 format!(
-                    "needs evidence {}: jig runbook resume {} --evidence {}=FILE",
+                    "needs evidence {}: jig runbook resume {} --evidence {}={file}",
                     names.join(", "),
                     view.id,
                     w.step_id

@@ -1,0 +1,162 @@
+//! Runbooks over the API: the step graph, a run a runner starts and an approver finishes,
+//! people acting in their roles, a second act on one step refused, and the news of each move
+//! on the event stream.
+
+use serde_json::{Value, json};
+
+use crate::calls::{events, next_event};
+use crate::support::{ALICE, BOB, Served, VIC, send};
+
+const WRITE_UP: &str = "/api/runbooks/incident%2Fwrite-up";
+
+fn edge<'a>(graph: &'a Value, source: &str, target: &str) -> Option<&'a Value> {
+    let id = |step: &str| {
+        graph["nodes"]
+            .as_array()
+            .and_then(|nodes| nodes.iter().find(|n| n["step_id"] == step))
+            .and_then(|n| n["id"].as_str())
+            .map(str::to_owned)
+    };
+    let (source, target) = (id(source)?, id(target)?);
+    graph["edges"]
+        .as_array()?
+        .iter()
+        .find(|e| e["source"] == source.as_str() && e["target"] == target.as_str())
+}
+
+#[tokio::test]
+async fn a_runbooks_graph_shows_its_steps_arms_and_ends() {
+    let served = Served::start().await;
+    let (status, list) = send(served.get("/api/runbooks"), Some(VIC)).await;
+    assert_eq!(status, 200);
+    let names: Vec<&str> =
+        list.as_array().expect("list").iter().filter_map(|r| r["name"].as_str()).collect();
+    assert!(names.contains(&"incident/write-up") && names.contains(&"release/cut-release"));
+
+    let (status, detail) = send(served.get(WRITE_UP), Some(VIC)).await;
+    assert_eq!(status, 200, "{detail}");
+    let graph = &detail["graph"];
+    let steps: Vec<&str> = graph["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter_map(|n| n["step_id"].as_str())
+        .collect();
+    assert_eq!(steps, ["rota", "findings", "by_severity", "recorded_end", "file", "filed_end"]);
+    assert_eq!(edge(graph, "rota", "findings").expect("in order")["kind"], "next");
+    let sev3 = edge(graph, "by_severity", "recorded_end").expect("an arm");
+    assert_eq!((&sev3["kind"], &sev3["label"]), (&json!("arm"), &json!("sev3")));
+    assert_eq!(edge(graph, "by_severity", "file").expect("the other arm")["label"], "sev1 or sev2");
+    assert!(edge(graph, "recorded_end", "file").is_none(), "an end goes nowhere");
+    assert_eq!(detail["scenarios"], json!(["filed", "sev3"]));
+
+    // A runbook/v1 tree draws on the same engine: its branch and its invoked runbook.
+    let (_, release) = send(served.get("/api/runbooks/release%2Fcut-release"), Some(VIC)).await;
+    let kinds: Vec<&str> = release["graph"]["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter_map(|n| n["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"branch") && kinds.contains(&"invoke"), "{kinds:?}");
+
+    let (status, missing) = send(served.get("/api/runbooks/incident%2Fwriteup"), Some(VIC)).await;
+    assert_eq!(status, 404);
+    assert_eq!(missing["code"], "E_NOT_FOUND");
+    assert!(
+        missing["message"].as_str().is_some_and(|m| m.contains("did you mean `incident/write-up`"))
+    );
+}
+
+#[tokio::test]
+async fn a_runner_starts_a_run_gives_evidence_and_an_approver_approves_its_write() {
+    let served = Served::start().await;
+    let mut news = events(&served, VIC).await;
+    let start = json!({
+        "runbook": "incident/write-up",
+        "inputs": { "incident": "INC-9", "week": 12 },
+        "stepwise": false,
+    });
+    assert_eq!(send(served.post("/api/runbook-runs", &start), Some(VIC)).await.0, 403);
+    let (status, run) = send(served.post("/api/runbook-runs", &start), Some(ALICE)).await;
+    assert_eq!(status, 201, "{run}");
+    let id = run["id"].as_str().expect("id").to_owned();
+    assert_eq!(run["started_by"], "alice");
+    assert_eq!(run["progress"]["status"], "paused");
+    let waiting = &run["progress"]["waiting"][0];
+    assert_eq!(
+        (&waiting["key"], &waiting["need"]["need"]),
+        (&json!("findings"), &json!("evidence"))
+    );
+    assert!(
+        waiting["instructions"].as_str().is_some_and(|i| i.starts_with("ada was primary")),
+        "rendered with the rota's answer: {waiting}"
+    );
+    let moved = next_event(&mut news, |e| e["event"] == "RunbookRunChanged").await;
+    assert_eq!((&moved["run_id"], &moved["status"]), (&json!(id), &json!("paused")));
+
+    let act = format!("/api/runbook-runs/{id}/act");
+    let partial = json!({ "key": "findings", "action": "evidence", "values": { "summary": "x" } });
+    let (status, refused) = send(served.post(&act, &partial), Some(ALICE)).await;
+    assert_eq!(status, 409);
+    assert!(refused["message"].as_str().is_some_and(|m| m.contains("`checked`")), "{refused}");
+    let evidence = json!({
+        "key": "findings",
+        "action": "evidence",
+        "values": { "summary": "A config push; rolled back.", "checked": ["dashboards"] },
+    });
+    assert_eq!(send(served.post(&act, &evidence), Some(VIC)).await.0, 403, "a viewer looks only");
+    let (status, run) = send(served.post(&act, &evidence), Some(ALICE)).await;
+    assert_eq!(status, 200, "{run}");
+    let waiting = &run["progress"]["waiting"][0];
+    let key = waiting["key"].as_str().expect("key").to_owned();
+    assert_eq!(waiting["need"]["need"], "approval");
+    assert_eq!(waiting["inputs"]["path"], "incidents/INC-9.md", "the reviewer sees what will run");
+    assert_eq!(run["verdicts"][&key]["decision"]["action"], "require-approval");
+    assert_eq!(run["verdicts"][&key]["decision"]["rule"], "rules[0]");
+    assert!(!served.dir.path().join("incidents/INC-9.md").exists());
+
+    let approve = json!({ "key": key, "action": "approve" });
+    assert_eq!(
+        send(served.post(&act, &approve), Some(ALICE)).await.0,
+        403,
+        "a runner cannot approve"
+    );
+    let (status, run) = send(served.post(&act, &approve), Some(BOB)).await;
+    assert_eq!(status, 200, "{run}");
+    assert_eq!(run["progress"]["status"], "completed");
+    assert_eq!(run["progress"]["outcome"]["category"], "resolved");
+    assert_eq!(run["progress"]["outcome"]["code"], "write_up_filed");
+    let written =
+        fs_err::read_to_string(served.dir.path().join("incidents/INC-9.md")).expect("filed");
+    assert!(written.contains("A config push; rolled back."), "{written}");
+
+    // The step was acted on: a second evidence is a conflict, and the record is unchanged.
+    let (status, conflict) = send(served.post(&act, &evidence), Some(ALICE)).await;
+    assert_eq!(status, 409, "{conflict}");
+    assert_eq!(conflict["code"], "E_CONFLICT");
+    let (status, shown) = send(served.get(&format!("/api/runbook-runs/{id}")), Some(VIC)).await;
+    assert_eq!(status, 200);
+    assert_eq!(shown["progress"], run["progress"]);
+    let (_, runs) = send(served.get("/api/runbook-runs?limit=5"), Some(VIC)).await;
+    assert_eq!(runs[0]["id"], id.as_str());
+    assert_eq!(runs[0]["status"], "completed");
+}
+
+#[tokio::test]
+async fn bad_starts_name_what_is_wrong_and_record_nothing() {
+    let served = Served::start().await;
+    let bad =
+        json!({ "runbook": "incident/write-up", "inputs": { "incident": "1042", "week": 12 } });
+    let (status, error) = send(served.post("/api/runbook-runs", &bad), Some(ALICE)).await;
+    assert_eq!(status, 400, "{error}");
+    assert!(error["message"].as_str().is_some_and(|m| m.contains("incident")), "{error}");
+    let unknown = json!({ "runbook": "incident/write-up", "inputs": {}, "colour": "red" });
+    assert_eq!(send(served.post("/api/runbook-runs", &unknown), Some(ALICE)).await.0, 400);
+    let (_, runs) = send(served.get("/api/runbook-runs"), Some(ALICE)).await;
+    assert_eq!(runs, json!([]), "nothing recorded");
+    let (status, _) = send(served.get("/api/runbook-runs?limit=0"), Some(ALICE)).await;
+    assert_eq!(status, 400);
+    let (status, _) = send(served.get("/api/runbook-runs/no-such-run"), Some(ALICE)).await;
+    assert_eq!(status, 404);
+}
