@@ -592,6 +592,20 @@ impl Store {
         }
     }
 
+    /// The latest approval asked for exactly this request (its hash), whatever its state.
+    pub async fn approval_for_request(
+        &self,
+        request_hash: &str,
+    ) -> Result<Option<ApprovalRecord>, AuditError> {
+        let row = sqlx::query(
+            "SELECT * FROM approvals WHERE request_hash = $1 ORDER BY created_us DESC LIMIT 1",
+        )
+        .bind(request_hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(approval_from_row).transpose()
+    }
+
     /// What a session has used.
     pub async fn usage(&self, session_id: &str) -> Result<SessionUsage, AuditError> {
         let row = sqlx::query("SELECT calls, bytes, wall_ms FROM sessions WHERE id = $1")

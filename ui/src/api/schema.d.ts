@@ -620,6 +620,8 @@ export interface components {
             token: string;
             /** @description The request now running the approved call, when it was started here. */
             resumed_as?: string | null;
+            /** @description The runbook run that walked on, when the call was a runbook step's. */
+            runbook_run?: string | null;
         };
         /** @description A call to start. */
         CallRequest: {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use jig_audit::{NewPacket, Op, Outcome, PacketKind};
+use jig_audit::{ApprovalState, NewPacket, Op, Outcome, PacketKind};
 use jig_engine::{CallContext, CommitHook, Engine, ToolRequest, ToolResponse};
 use jig_model::ErrorCode;
 use serde_json::{Value, json};
@@ -108,6 +108,32 @@ fn packet_kind(kind: TraceKind) -> PacketKind {
     }
 }
 
+impl EngineHost {
+    /// The answer of a step already waiting on a person's decision on exactly this request:
+    /// still pending (walking the run again asks nobody twice), or denied. `None`: call.
+    async fn asked_before(&self, call: &ToolCall, principal: &str) -> Option<ToolAnswer> {
+        if call.approval_token.is_some() {
+            return None;
+        }
+        let args = Value::Object(call.inputs.clone());
+        let hash = jig_engine::request_hash(&call.tool, &args, &self.run_id, principal);
+        let approval = self.engine.store().approval_for_request(&hash).await.ok()??;
+        match approval.state {
+            ApprovalState::Pending => {
+                Some(ToolAnswer::PendingApproval { approval_id: approval.id, rule: approval.rule })
+            }
+            ApprovalState::Denied => Some(ToolAnswer::Denied {
+                rule: approval.rule,
+                reason: format!(
+                    "{} denied the approval",
+                    approval.decided_by.as_deref().unwrap_or("a reviewer")
+                ),
+            }),
+            _ => None,
+        }
+    }
+}
+
 #[async_trait]
 impl Host for EngineHost {
     fn tool(&self, reference: &str, action: Option<&str>) -> Result<ToolInfo, String> {
@@ -119,6 +145,9 @@ impl Host for EngineHost {
 
     async fn call_tool(&self, call: &ToolCall) -> ToolAnswer {
         let principal = call.by.clone().unwrap_or_else(|| self.started_by.clone());
+        if let Some(answer) = self.asked_before(call, &principal).await {
+            return answer;
+        }
         // The engine's idempotency key is thread + tool + arguments: a walk that repeats this
         // step after a crash gets the recorded result instead of a second execution.
         let request = ToolRequest {

@@ -329,6 +329,28 @@ impl Runbooks {
         self.walk(id, tokens).await
     }
 
+    /// An approval decided outside the run (the Approvals view, `jig approve`): the run whose
+    /// step waits on it walks on — with the token when approved, to its denial when denied.
+    /// `None` when the approval is no runbook step's.
+    pub async fn approval_decided(
+        &self,
+        approval_id: &str,
+        token: Option<String>,
+    ) -> Result<Option<RunView>, ServiceError> {
+        let Some(approval) = self.engine.store().approval(approval_id).await? else {
+            return Ok(None);
+        };
+        let Some(run_id) = approval.session_id else { return Ok(None) };
+        let Some(run) = self.engine.store().runbook_run(&run_id).await? else { return Ok(None) };
+        let Ok(current) = self.show(&run.id).await else { return Ok(None) };
+        let waiting = current.progress.waiting.iter().find(|w| {
+            matches!(&w.need, Need::Approval { approval_id: waiting, .. } if *waiting == approval.id)
+        });
+        let Some(waiting) = waiting else { return Ok(None) };
+        let tokens = token.map(|t| HashMap::from([(waiting.key.clone(), t)])).unwrap_or_default();
+        self.walk(&run.id, tokens).await.map(Some)
+    }
+
     /// A go-ahead that is governance's approval may not come from who started the run when
     /// the policy forbids self-approval.
     fn refuse_self_approval(

@@ -38,6 +38,8 @@ pub struct Approved {
     pub token: String,
     /// The request now running the approved call, when it was started here.
     pub resumed_as: Option<String>,
+    /// The runbook run that walked on, when the call was a runbook step's.
+    pub runbook_run: Option<String>,
 }
 
 /// Approve as the person behind the token (`approvals.self_approval` decides whether one may
@@ -53,7 +55,10 @@ pub async fn approve(
 ) -> Result<Json<Approved>, ApiError> {
     person.require(Role::Approver)?;
     let (token, resumed_as) = state.engine.approve_and_run(&id, &person.name).await?;
-    Ok(Json(Approved { token, resumed_as }))
+    // A runbook step waiting on this approval walks on now, not when someone next looks.
+    let runbooks = jig_runbook::Runbooks::new(state.engine.clone());
+    let run = runbooks.approval_decided(&id, Some(token.clone())).await?;
+    Ok(Json(Approved { token, resumed_as, runbook_run: run.map(|r| r.id) }))
 }
 
 /// Deny as the person behind the token.
@@ -68,5 +73,6 @@ pub async fn deny(
 ) -> Result<axum::http::StatusCode, ApiError> {
     person.require(Role::Approver)?;
     state.engine.deny(&id, &person.name, None).await?;
+    jig_runbook::Runbooks::new(state.engine.clone()).approval_decided(&id, None).await?;
     Ok(axum::http::StatusCode::NO_CONTENT)
 }

@@ -160,3 +160,56 @@ async fn bad_starts_name_what_is_wrong_and_record_nothing() {
     let (status, _) = send(served.get("/api/runbook-runs/no-such-run"), Some(ALICE)).await;
     assert_eq!(status, 404);
 }
+
+/// Start a write-up run as alice and give its evidence: it then waits on the write's approval.
+async fn waiting_for_the_write(served: &Served, incident: &str) -> (String, String) {
+    let start = json!({ "runbook": "incident/write-up", "inputs": { "incident": incident, "week": 3 }, "stepwise": false });
+    let (_, run) = send(served.post("/api/runbook-runs", &start), Some(ALICE)).await;
+    let id = run["id"].as_str().expect("id").to_owned();
+    let evidence = json!({ "key": "findings", "action": "evidence", "values": { "summary": "s", "checked": [] } });
+    let (_, run) =
+        send(served.post(&format!("/api/runbook-runs/{id}/act"), &evidence), Some(ALICE)).await;
+    let approval = run["progress"]["waiting"][0]["need"]["approval_id"].as_str().expect("approval");
+    (id, approval.to_owned())
+}
+
+#[tokio::test]
+async fn a_runbook_steps_approval_decided_in_the_approvals_queue_moves_the_run_at_once() {
+    let served = Served::start().await;
+    let (id, approval) = waiting_for_the_write(&served, "INC-21").await;
+    let (status, approved) =
+        send(served.post(&format!("/api/approvals/{approval}/approve"), &json!({})), Some(BOB))
+            .await;
+    assert_eq!(status, 200, "{approved}");
+    assert_eq!(approved["runbook_run"], id.as_str());
+    let (_, run) = send(served.get(&format!("/api/runbook-runs/{id}")), Some(ALICE)).await;
+    assert_eq!(run["progress"]["status"], "completed", "{run}");
+    assert!(served.dir.path().join("incidents/INC-21.md").exists());
+
+    let (id, approval) = waiting_for_the_write(&served, "INC-22").await;
+    let status =
+        send(served.post(&format!("/api/approvals/{approval}/deny"), &json!({})), Some(BOB))
+            .await
+            .0;
+    assert_eq!(status, 204);
+    let (_, run) = send(served.get(&format!("/api/runbook-runs/{id}")), Some(ALICE)).await;
+    assert_eq!(run["progress"]["status"], "denied", "{run}");
+    assert!(!served.dir.path().join("incidents/INC-22.md").exists());
+    let (_, approvals) = send(served.get("/api/approvals?all=true"), Some(BOB)).await;
+    let asked = approvals.as_array().expect("list").iter().filter(|a| a["tool"] == "file_write");
+    assert_eq!(asked.count(), 2, "walking a run again asks nobody twice: {approvals}");
+
+    // Denied from the run itself.
+    let (id, _) = waiting_for_the_write(&served, "INC-23").await;
+    let deny = json!({ "key": "by_severity/sev1 or sev2/file", "action": "deny" });
+    let (status, run) =
+        send(served.post(&format!("/api/runbook-runs/{id}/act"), &deny), Some(BOB)).await;
+    assert_eq!(status, 200, "{run}");
+    assert_eq!(run["progress"]["status"], "denied");
+    assert!(
+        run["progress"]["failure"]["failure"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("bob denied")),
+        "{run}"
+    );
+}
