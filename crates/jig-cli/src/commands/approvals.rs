@@ -29,6 +29,7 @@ pub async fn run(
                         "approved {id} as {}; pass the token once: jig call … --approve <token>",
                         settings.principal
                     );
+                    runbook_moves(&engine, id, Some(token)).await;
                     Ok(Code::Ok)
                 }
                 Err(error) => {
@@ -46,6 +47,7 @@ pub async fn run(
             match engine.deny(id, &settings.principal, settings.asserted_by.as_deref()).await {
                 Ok(()) => {
                     eprintln!("denied {id} as {}", settings.principal);
+                    runbook_moves(&engine, id, None).await;
                     Ok(Code::Ok)
                 }
                 Err(error) => {
@@ -53,6 +55,25 @@ pub async fn run(
                     Ok(Code::Failed)
                 }
             }
+        }
+    }
+}
+
+/// A runbook step waiting on the decided approval walks on now; say where its run stands.
+async fn runbook_moves(
+    engine: &std::sync::Arc<jig_engine::Engine>,
+    id: &str,
+    token: Option<String>,
+) {
+    let runbooks = jig_runbook::Runbooks::new(std::sync::Arc::clone(engine));
+    match runbooks.approval_decided(id, token).await {
+        Ok(Some(run)) => {
+            let status = serde_json::to_value(run.progress.status).unwrap_or_default();
+            eprintln!("runbook run {} walked on: {}", run.id, status.as_str().unwrap_or_default());
+        }
+        Ok(None) => {}
+        Err(error) => {
+            eprintln!("error[{}]: the runbook run did not walk on: {error}", error.code())
         }
     }
 }

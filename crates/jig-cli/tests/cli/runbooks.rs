@@ -198,3 +198,47 @@ fn copy(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The example's write-up waits on the write's approval; `jig approvals approve` in another
+/// process moves the run to its outcome, and the file is written once.
+#[test]
+fn approving_a_runbook_steps_call_from_the_queue_moves_the_run() {
+    let dir = crate::calls::example_copy();
+    let root = dir.path();
+    let evidence = root.join("findings.json");
+    std::fs::write(
+        &evidence,
+        r#"{"summary": "A config push; rolled back.", "checked": ["dashboards"]}"#,
+    )
+    .expect("evidence");
+    let evidence = format!("findings={}", evidence.display());
+    let started = jig(
+        root,
+        &[
+            "--as",
+            "alice",
+            "runbook",
+            "run",
+            "incident/write-up",
+            "--input",
+            "incident=INC-5",
+            "--input",
+            "week=12",
+            "--evidence",
+            &evidence,
+            "--json",
+        ],
+    );
+    assert_eq!(started.status.code(), Some(6), "waiting: {}", stderr(&started));
+    let view = stdout_json(&started);
+    let id = view["id"].as_str().expect("id");
+    let approval =
+        view["progress"]["waiting"][0]["need"]["approval_id"].as_str().expect("approval");
+    let approved = jig(root, &["--as", "bob", "approvals", "approve", approval]);
+    assert_eq!(approved.status.code(), Some(0), "{}", stderr(&approved));
+    assert!(stderr(&approved).contains(&format!("runbook run {id} walked on: completed")));
+    let written = std::fs::read_to_string(root.join("incidents/INC-5.md")).expect("written");
+    assert!(written.contains("A config push; rolled back."), "{written}");
+    let shown = jig(root, &["runbook", "show", id]);
+    assert!(text(&shown).contains("outcome: resolved (write_up_filed)"), "{}", text(&shown));
+}
