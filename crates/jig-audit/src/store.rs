@@ -497,6 +497,15 @@ impl Store {
         rows.iter().map(packet_from_row).collect()
     }
 
+    /// The packets a runbook run appended (its trace, the people's acts), in order.
+    pub async fn packets_of_run(&self, run_id: &str) -> Result<Vec<Packet>, AuditError> {
+        let rows = sqlx::query("SELECT * FROM packets WHERE run_id = $1 ORDER BY seq")
+            .bind(run_id)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(packet_from_row).collect()
+    }
+
     /// The packets of one request, in order.
     pub async fn packets_of(&self, request_id: &str) -> Result<Vec<Packet>, AuditError> {
         let rows = sqlx::query("SELECT * FROM packets WHERE request_id = $1 ORDER BY seq")

@@ -117,6 +117,16 @@ pub enum Entry {
         /// Who.
         by: String,
     },
+    /// A person decided the approval a tool step waited on (the engine keeps the decision;
+    /// this names it in the run's record).
+    Decision {
+        /// The approval.
+        approval_id: String,
+        /// Approved, or denied.
+        approved: bool,
+        /// Who.
+        by: String,
+    },
 }
 
 impl Entry {
@@ -128,7 +138,8 @@ impl Entry {
             | Self::Evidence { by, .. }
             | Self::Choice { by, .. }
             | Self::Retry { by }
-            | Self::Abort { by } => Some(by),
+            | Self::Abort { by }
+            | Self::Decision { by, .. } => Some(by),
             Self::Done { .. } => None,
         }
     }
@@ -210,6 +221,11 @@ pub mod keys {
     /// A retry of the attempt `key`.
     pub fn retry(key: &str) -> String {
         format!("retry:{key}")
+    }
+
+    /// A decision on the approval `approval_id` the step `key` waited on.
+    pub fn decision(key: &str, approval_id: &str) -> String {
+        format!("decision:{key}:{approval_id}")
     }
 
     /// Accepting the failure of the attempt `key`.

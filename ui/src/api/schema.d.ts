@@ -360,6 +360,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runbook-runs/{id}/trace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's trace: the packets it appended to the audit chain, in order — run started, each
+         *     step's start and completion, branches, governance decisions, evidence, approvals, the
+         *     outcome — each with the principal it is attributed to.
+         */
+        get: operations["runbookRunTrace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runbooks": {
         parameters: {
             query?: never;
@@ -2279,6 +2300,35 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    runbookRunTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Packet"][];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

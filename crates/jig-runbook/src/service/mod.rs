@@ -227,6 +227,13 @@ impl Runbooks {
         Ok(self.view(record, progress).await)
     }
 
+    /// A run's trace: the packets it appended to the audit chain (kernel-v0 §11's events and
+    /// the people's acts), in order, each with its principal.
+    pub async fn trace(&self, id: &str) -> Result<Vec<jig_audit::Packet>, ServiceError> {
+        let record = self.record(id).await?;
+        Ok(self.engine.store().packets_of_run(&record.id).await?)
+    }
+
     /// The latest runs.
     pub async fn runs(&self, limit: i64) -> Result<Vec<RunbookRunRecord>, ServiceError> {
         Ok(self.engine.store().runbook_runs(limit).await?)
@@ -277,11 +284,15 @@ impl Runbooks {
             (Action::Approve, Some(Need::Approval { approval_id, .. })) => {
                 let token = self.engine.approve(approval_id, principal, None).await?;
                 tokens.insert(key.to_owned(), token);
-                return self.walk(id, tokens).await;
+                let decision =
+                    Entry::Decision { approval_id: approval_id.clone(), approved: true, by };
+                (keys::decision(key, approval_id), decision)
             }
             (Action::Deny, Some(Need::Approval { approval_id, .. })) => {
                 self.engine.deny(approval_id, principal, None).await?;
-                return self.walk(id, tokens).await;
+                let decision =
+                    Entry::Decision { approval_id: approval_id.clone(), approved: false, by };
+                (keys::decision(key, approval_id), decision)
             }
             (Action::Retry, Some(Need::Failed { .. })) | (Action::Retry, None)
                 if failed_here || waiting.is_some() =>
@@ -300,23 +311,8 @@ impl Runbooks {
                 }));
             }
         };
-        let host =
-            self.host(id, &current.runbook, current.started_by.as_deref().unwrap_or("unknown"));
-        let data = json!({ "event": "person", "key": key, "action": action, "by": principal });
-        let packet = NewPacket {
-            kind: PacketKind::RunbookPerson,
-            session_id: Some(id.to_owned()),
-            thread_id: Some(key.to_owned()),
-            principal: Some(principal.to_owned()),
-            request_id: None,
-            run_id: Some(id.to_owned()),
-            tool: Some(format!("runbook:{}", current.runbook)),
-            args_hash: None,
-            data,
-        };
-        let value = serde_json::to_value(&entry).unwrap_or(Value::Null);
         let (inserted, kept) =
-            host.journal(&journal_key, value, Some(packet)).await.map_err(RunbookError::Host)?;
+            self.record_person(&current, key, &journal_key, &entry, &action).await?;
         if !inserted {
             let who = serde_json::from_value::<Entry>(kept)
                 .ok()
@@ -327,6 +323,34 @@ impl Runbooks {
             )));
         }
         self.walk(id, tokens).await
+    }
+
+    /// Record what a person did to a step, with its packet in the chain (first writer wins):
+    /// whether it was recorded, and what is recorded under the key.
+    async fn record_person(
+        &self,
+        run: &RunView,
+        key: &str,
+        journal_key: &str,
+        entry: &Entry,
+        action: &Action,
+    ) -> Result<(bool, Value), ServiceError> {
+        let by = entry.by().unwrap_or("unknown");
+        let host = self.host(&run.id, &run.runbook, run.started_by.as_deref().unwrap_or("unknown"));
+        let data = json!({ "event": "person", "key": key, "action": action, "by": by });
+        let packet = NewPacket {
+            kind: PacketKind::RunbookPerson,
+            session_id: Some(run.id.clone()),
+            thread_id: Some(key.to_owned()),
+            principal: Some(by.to_owned()),
+            request_id: None,
+            run_id: Some(run.id.clone()),
+            tool: Some(format!("runbook:{}", run.runbook)),
+            args_hash: None,
+            data,
+        };
+        let value = serde_json::to_value(entry).unwrap_or(Value::Null);
+        Ok(host.journal(journal_key, value, Some(packet)).await.map_err(RunbookError::Host)?)
     }
 
     /// An approval decided outside the run (the Approvals view, `jig approve`): the run whose
@@ -347,6 +371,15 @@ impl Runbooks {
             matches!(&w.need, Need::Approval { approval_id: waiting, .. } if *waiting == approval.id)
         });
         let Some(waiting) = waiting else { return Ok(None) };
+        let approved = token.is_some();
+        let entry = Entry::Decision {
+            approval_id: approval.id.clone(),
+            approved,
+            by: approval.decided_by.clone().unwrap_or_default(),
+        };
+        let action = if approved { Action::Approve } else { Action::Deny };
+        let journal_key = keys::decision(&waiting.key, &approval.id);
+        self.record_person(&current, &waiting.key, &journal_key, &entry, &action).await?;
         let tokens = token.map(|t| HashMap::from([(waiting.key.clone(), t)])).unwrap_or_default();
         self.walk(&run.id, tokens).await.map(Some)
     }

@@ -120,6 +120,19 @@ pub async fn run(
     Ok(Json(service(&state).show(&id).await?))
 }
 
+/// A run's trace: the packets it appended to the audit chain, in order — run started, each
+/// step's start and completion, branches, governance decisions, evidence, approvals, the
+/// outcome — each with the principal it is attributed to.
+#[utoipa::path(get, path = "/api/runbook-runs/{id}/trace", operation_id = "runbookRunTrace",
+    tag = "runbooks", params(("id" = String, Path)),
+    responses((status = 200, body = Vec<jig_audit::Packet>), (status = 404, body = ErrorMessage)))]
+pub async fn trace(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<jig_audit::Packet>>, ApiError> {
+    Ok(Json(service(&state).trace(&id).await?))
+}
+
 /// Walk a run again from its journal (after a restart, or to pick up an approval decided
 /// elsewhere).
 #[utoipa::path(post, path = "/api/runbook-runs/{id}/resume", operation_id = "resumeRunbookRun",

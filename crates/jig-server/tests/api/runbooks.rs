@@ -138,6 +138,28 @@ async fn a_runner_starts_a_run_gives_evidence_and_an_approver_approves_its_write
     let (status, shown) = send(served.get(&format!("/api/runbook-runs/{id}")), Some(VIC)).await;
     assert_eq!(status, 200);
     assert_eq!(shown["progress"], run["progress"]);
+    let (status, trace) =
+        send(served.get(&format!("/api/runbook-runs/{id}/trace")), Some(VIC)).await;
+    assert_eq!(status, 200);
+    let events: Vec<(&str, &str)> = trace
+        .as_array()
+        .expect("packets")
+        .iter()
+        .map(|p| {
+            (p["data"]["event"].as_str().unwrap_or("?"), p["principal"].as_str().unwrap_or("?"))
+        })
+        .collect();
+    for wanted in [
+        ("run_start", "alice"),
+        ("person", "alice"),
+        ("person", "bob"),
+        ("outcome_resolved", "kernel"),
+    ] {
+        assert!(events.contains(&wanted), "{wanted:?} in {events:?}");
+    }
+    let seqs: Vec<i64> =
+        trace.as_array().expect("packets").iter().filter_map(|p| p["seq"].as_i64()).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "in chain order");
     let (_, runs) = send(served.get("/api/runbook-runs?limit=5"), Some(VIC)).await;
     assert_eq!(runs[0]["id"], id.as_str());
     assert_eq!(runs[0]["status"], "completed");
