@@ -11,7 +11,9 @@ export default defineConfig({
     outDir: "dist",
     target: "es2022",
     sourcemap: false,
-    chunkSizeWarningLimit: 400,
+    // ELK's bundle (1.46 MB, loaded only when a step graph is drawn) is the one chunk above
+    // 400 kB; the application's own chunks stay far below this.
+    chunkSizeWarningLimit: 1500,
   },
   server: {
     proxy: process.env.JIG_API

@@ -3,30 +3,12 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { launch, person } from "./browser.mjs";
+import { test } from "node:test";
+import { workbench } from "./harness.mjs";
 import { look } from "./look.mjs";
-import { startServer } from "./server.mjs";
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
-
-async function signIn(name) {
-  const who = await person(browser);
-  await who.page.goto(server.signIn(name));
-  await who.page.getByRole("listbox", { name: "Tools" }).waitFor();
-  return who;
-}
+const suite = workbench();
+const signIn = suite.signIn;
 
 test("a runner finds a tool by search, fills its $ref/oneOf form, previews and runs it", async () => {
   const { page, context, problems } = await signIn("alice");
@@ -80,7 +62,7 @@ test("a runner finds a tool by search, fills its $ref/oneOf form, previews and r
 
 test("a preset is saved beside the tool and loads back into the form", async () => {
   const { page, context } = await signIn("alice");
-  await page.goto(`${server.url}/#/tools/acme.slugify`);
+  await page.goto(`${suite.server.url}/#/tools/acme.slugify`);
   await page.getByRole("heading", { name: "acme.slugify" }).waitFor();
   await page.getByLabel(/^title/).fill("Release 2.0: presets");
   await page.getByRole("button", { name: "Save as preset" }).click();
@@ -90,7 +72,7 @@ test("a preset is saved beside the tool and loads back into the form", async () 
     .getByRole("combobox", { name: "Load a preset" })
     .getByRole("option", { name: "release-two" })
     .waitFor({ state: "attached" });
-  const file = join(server.project, "tools/acme.slugify.release-two.preset.json");
+  const file = join(suite.server.project, "tools/acme.slugify.release-two.preset.json");
   assert.equal(JSON.parse(readFileSync(file, "utf8")).args.title, "Release 2.0: presets");
 
   await page.reload();
@@ -103,7 +85,7 @@ test("a preset is saved beside the tool and loads back into the form", async () 
 
 test("an approval round trip between two people: alice asks, bob approves, alice's call runs", async () => {
   const alice = await signIn("alice");
-  await alice.page.goto(`${server.url}/#/tools/file_write`);
+  await alice.page.goto(`${suite.server.url}/#/tools/file_write`);
   await alice.page.getByRole("heading", { name: "file_write" }).waitFor();
   await alice.page.getByRole("radio", { name: "JSON" }).click();
   await alice.page
@@ -116,7 +98,7 @@ test("an approval round trip between two people: alice asks, bob approves, alice
   await alice.page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
 
   const bob = await signIn("bob");
-  await bob.page.goto(`${server.url}/#/approvals`);
+  await bob.page.goto(`${suite.server.url}/#/approvals`);
   const item = bob.page.getByRole("listitem", { name: /file_write/ });
   await item.getByText("asked by").waitFor();
   await item.getByText("alice").first().waitFor();
@@ -126,8 +108,8 @@ test("an approval round trip between two people: alice asks, bob approves, alice
 
   // Alice's panel follows the resumed call to its result, with no reload.
   await alice.page.getByRole("heading", { name: "Succeeded" }).waitFor({ timeout: 15000 });
-  assert.equal(readFileSync(join(server.project, "review.txt"), "utf8"), "approved by bob\n");
-  const approvals = await server.api("ada", "GET", "/api/approvals?all=true");
+  assert.equal(readFileSync(join(suite.server.project, "review.txt"), "utf8"), "approved by bob\n");
+  const approvals = await suite.server.api("ada", "GET", "/api/approvals?all=true");
   const decided = approvals.body.find((a) => a.tool === "file_write");
   assert.equal(decided.principal, "alice");
   assert.equal(decided.decided_by, "bob");
@@ -137,30 +119,30 @@ test("an approval round trip between two people: alice asks, bob approves, alice
 });
 
 test("alice cannot approve her own request: the policy refuses self-approval", async () => {
-  const started = await server.api("alice", "POST", "/api/calls", {
+  const started = await suite.server.api("alice", "POST", "/api/calls", {
     tool: "file_write",
     args: { path: "self.txt", content: "x" },
   });
   assert.equal(started.status, 202);
   // Alice is a runner, so the UI offers no decision; ada (an admin) asks for her own call and
   // cannot approve it either.
-  const mine = await server.api("ada", "POST", "/api/calls", {
+  const mine = await suite.server.api("ada", "POST", "/api/calls", {
     tool: "file_write",
     args: { path: "own.txt", content: "x" },
   });
   assert.equal(mine.status, 202);
   const ada = await signIn("ada");
-  await ada.page.goto(`${server.url}/#/approvals`);
+  await ada.page.goto(`${suite.server.url}/#/approvals`);
   const own = ada.page.getByRole("listitem", { name: /file_write/ }).filter({ hasText: "(you)" });
   await own.getByRole("button", { name: "Approve and run" }).click();
   await own.getByRole("alert").getByText("E_POLICY").waitFor();
-  assert.equal(existsSync(join(server.project, "own.txt")), false);
+  assert.equal(existsSync(join(suite.server.project, "own.txt")), false);
   await ada.context.close();
 });
 
 test("a viewer can look but not run", async () => {
   const vera = await signIn("vera");
-  await vera.page.goto(`${server.url}/#/tools/acme.slugify`);
+  await vera.page.goto(`${suite.server.url}/#/tools/acme.slugify`);
   await vera.page.getByRole("heading", { name: "acme.slugify" }).waitFor();
   await vera.page.getByLabel("title").fill("Hello");
   await vera.page
@@ -168,7 +150,7 @@ test("a viewer can look but not run", async () => {
     .getByText(/may look but not run/)
     .waitFor();
   assert.equal(await vera.page.getByRole("button", { name: "Run" }).isDisabled(), true);
-  const refused = await server.api("vera", "POST", "/api/calls", {
+  const refused = await suite.server.api("vera", "POST", "/api/calls", {
     tool: "acme.slugify",
     args: { title: "x" },
   });
@@ -178,7 +160,7 @@ test("a viewer can look but not run", async () => {
 
 test("a denied call shows the rule that denies it", async () => {
   const alice = await signIn("alice");
-  await alice.page.goto(`${server.url}/#/tools/shell_exec`);
+  await alice.page.goto(`${suite.server.url}/#/tools/shell_exec`);
   await alice.page.getByRole("heading", { name: "shell_exec" }).waitFor();
   await alice.page.getByLabel("cmd").fill("curl http://example.com");
   const preview = alice.page.getByRole("status", { name: "Preview" });
@@ -191,14 +173,14 @@ test("a denied call shows the rule that denies it", async () => {
 
 test("the audit timeline filters, shows a run, and diffs two runs", async () => {
   for (const title of ["Release 1.2", "Release 1.3"]) {
-    const started = await server.api("alice", "POST", "/api/calls", {
+    const started = await suite.server.api("alice", "POST", "/api/calls", {
       tool: "acme.slugify",
       args: { title },
     });
     assert.equal(started.status, 202);
   }
   const ada = await signIn("ada");
-  await ada.page.goto(`${server.url}/#/audit`);
+  await ada.page.goto(`${suite.server.url}/#/audit`);
   await ada.page.getByRole("table", { name: "Runs" }).waitFor();
   await ada.page.getByRole("textbox", { name: "Tool" }).fill("acme.slugify");
   const rows = ada.page.getByRole("row").filter({ hasText: "acme.slugify" });
@@ -217,7 +199,7 @@ test("the audit timeline filters, shows a run, and diffs two runs", async () => 
   await args.getByText('"Release 1.3"').waitFor();
   await ada.page.getByRole("region", { name: "Decision" }).getByText("identical").waitFor();
   await look(ada.page, "audit-diff");
-  await ada.page.goto(`${server.url}/#/audit`);
+  await ada.page.goto(`${suite.server.url}/#/audit`);
   const download = ada.page.waitForEvent("download");
   await ada.page.getByRole("button", { name: "Export the filtered runs as CSV" }).click();
   const csv = readFileSync(await (await download).path(), "utf8");
@@ -233,9 +215,9 @@ test("the tool list follows the files on disk; a broken save shows its problem",
   const before = await ada.page
     .getByRole("combobox", { name: "Search tools" })
     .getAttribute("placeholder");
-  const source = readFileSync(join(server.project, "tools/slugify.tool.yaml"), "utf8");
+  const source = readFileSync(join(suite.server.project, "tools/slugify.tool.yaml"), "utf8");
   writeFileSync(
-    join(server.project, "tools/kebab.tool.yaml"),
+    join(suite.server.project, "tools/kebab.tool.yaml"),
     source
       .replace("id: acme.slugify", "id: acme.kebab")
       .replace("Turn a release", "Kebab-case a release"),
@@ -246,12 +228,15 @@ test("the tool list follows the files on disk; a broken save shows its problem",
     .getAttribute("placeholder");
   assert.notEqual(afterAdd, before);
 
-  writeFileSync(join(server.project, "tools/kebab.tool.yaml"), "id: acme.kebab\nversion: [oops\n");
+  writeFileSync(
+    join(suite.server.project, "tools/kebab.tool.yaml"),
+    "id: acme.kebab\nversion: [oops\n",
+  );
   await ada.page
     .getByRole("link", { name: /Problems/ })
     .getByLabel(/problems/)
     .waitFor({ timeout: 15000 });
-  await ada.page.goto(`${server.url}/#/problems`);
+  await ada.page.goto(`${suite.server.url}/#/problems`);
   await ada.page
     .getByRole("table", { name: "Problems" })
     .getByText("tools/kebab.tool.yaml")
@@ -259,14 +244,14 @@ test("the tool list follows the files on disk; a broken save shows its problem",
     .waitFor();
   await look(ada.page, "problems");
   // The last valid registry keeps serving.
-  await ada.page.goto(`${server.url}/#/tools/acme.kebab`);
+  await ada.page.goto(`${suite.server.url}/#/tools/acme.kebab`);
   await ada.page.getByRole("heading", { name: "acme.kebab" }).waitFor();
   await ada.context.close();
 });
 
 test("what-if replays a draft policy against the calls made so far", async () => {
   const ada = await signIn("ada");
-  await ada.page.goto(`${server.url}/#/policy`);
+  await ada.page.goto(`${suite.server.url}/#/policy`);
   // The effective rules, in order, as the manifest has them.
   const rules = ada.page.getByRole("table", { name: "Rules" });
   await rules
@@ -294,8 +279,8 @@ test("what-if replays a draft policy against the calls made so far", async () =>
 
 test("every other view passes axe and is captured", async () => {
   const ada = await signIn("ada");
-  for (const view of ["policy", "metrics", "runbooks"]) {
-    await ada.page.goto(`${server.url}/#/${view}`);
+  for (const view of ["policy", "metrics"]) {
+    await ada.page.goto(`${suite.server.url}/#/${view}`);
     await ada.page.getByRole("heading", { level: 1 }).first().waitFor();
     await look(ada.page, view);
   }

@@ -84,7 +84,7 @@ function View({ place, rest }: { place: string; rest: string[] }) {
     case "audit":
       return <AuditView rest={rest} />;
     case "runbooks":
-      return <RunbooksView />;
+      return <RunbooksView rest={rest} />;
     case "problems":
       return <ProblemsView />;
     case "policy":
@@ -117,7 +117,6 @@ function Nav({ place }: { place: string }) {
               {errors}
             </span>
           )}
-          {p.id === "runbooks" && <span className="soon">soon</span>}
         </a>
       ))}
       <div className="grow" />

@@ -146,6 +146,34 @@ test("the app opens a project, finds a tool by search, runs it and shows the res
     await shoot("desktop-audit");
   }));
 
+test("a runbook's step graph draws in the app and a run waits at its manual step", () =>
+  withApp("runbook", [acme], async () => {
+    await app.element(TOOLS);
+    await app.execute(() => {
+      window.location.hash = "#/runbooks/book/incident%2Fwrite-up";
+      return true;
+    });
+    // ELK lays the graph out inside the app's webview (its chunk loads from the app's assets).
+    const steps = await app.waitFor("the laid-out graph", () => {
+      const nodes = document.querySelectorAll(".react-flow__node .step-node");
+      const ys = [...document.querySelectorAll(".react-flow__node")].map(
+        (n) => n.getBoundingClientRect().top,
+      );
+      return nodes.length === 6 && new Set(ys).size > 3 ? nodes.length : 0;
+    });
+    assert.equal(steps, 6);
+    await app.type("#input-incident", "INC-9");
+    await app.type("#input-week", "12");
+    await app.click('input[type="checkbox"]');
+    await app.click('form[aria-label="Start a run"] button[type="submit"]');
+    const waiting = await app.waitFor(
+      "the manual step waiting",
+      () => document.querySelector('[aria-label="Step Write down what happened"]')?.textContent,
+    );
+    assert.match(waiting, /was primary and .* secondary in week 12/);
+    await shoot("desktop-runbook-run");
+  }));
+
 test("projects: a recent one opens in place; a broken one shows why and the open one stays", () =>
   withApp("projects", [acme], async () => {
     await app.element(TOOLS);

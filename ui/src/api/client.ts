@@ -20,6 +20,14 @@ export type EngineEvent = Schemas["Event"];
 export type PolicyView = Schemas["PolicyView"];
 export type MetricsSnapshot = Schemas["MetricsSnapshot"];
 export type ErrorMessage = Schemas["ErrorMessage"];
+export type RunbookSummary = Schemas["RunbookSummary"];
+export type RunbookDetail = Schemas["RunbookDetail"];
+export type RunbookRunRecord = Schemas["RunbookRunRecord"];
+export type RunView = Schemas["RunView"];
+export type Waiting = Schemas["Waiting"];
+export type Need = Schemas["Need"];
+export type StepGraph = Schemas["Graph"];
+export type StepAction = Schemas["Action"];
 
 /** The typed client over whichever platform the UI runs on. */
 export function apiClient(platform: Platform) {

@@ -80,9 +80,11 @@ function staleAfter(event: unknown): string[] {
     case "RegistryRejected":
       return ["problems"];
     case "ApprovalDecided":
-      return ["approvals", "runs"];
+      return ["approvals", "runs", "runbook-run"];
+    case "RunbookRunChanged":
+      return ["runbook-runs", "runbook-run", "approvals", "runs"];
     case "EventsLost":
-      return ["approvals", "runs", "tools", "problems"];
+      return ["approvals", "runs", "tools", "problems", "runbook-runs", "runbook-run"];
     default:
       if ((event as { type?: unknown }).type === "ToolResponse") return ["runs", "approvals"];
       return [];

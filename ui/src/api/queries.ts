@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { unwrap, type RunPage } from "./client";
+import { unwrap, type RunPage, type RunView, type StepAction } from "./client";
 import { useApi } from "./context";
 
 /** Filters of the audit timeline, as the API takes them. */
@@ -153,4 +153,110 @@ export function clean(filters: RunFilters): RunFilters {
   return Object.fromEntries(
     Object.entries(filters).filter(([, value]) => value !== undefined && value !== ""),
   );
+}
+
+export function useRunbooks() {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["runbooks"],
+    queryFn: async () => unwrap(await api.GET("/api/runbooks")),
+  });
+}
+
+export function useRunbook(name: string | undefined) {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["runbooks", name],
+    enabled: name !== undefined,
+    queryFn: async () =>
+      unwrap(await api.GET("/api/runbooks/{name}", { params: { path: { name: name ?? "" } } })),
+  });
+}
+
+/** The latest runs of every runbook; refreshed by `RunbookRunChanged` events. */
+export function useRunbookRuns() {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["runbook-runs"],
+    queryFn: async () =>
+      unwrap(await api.GET("/api/runbook-runs", { params: { query: { limit: 100 } } })),
+  });
+}
+
+export function useRunbookRun(id: string) {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["runbook-run", id],
+    queryFn: async () =>
+      unwrap(await api.GET("/api/runbook-runs/{id}", { params: { path: { id } } })),
+  });
+}
+
+export function useRunbookTrace(id: string) {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["runbook-run", id, "trace"],
+    queryFn: async () =>
+      unwrap(await api.GET("/api/runbook-runs/{id}/trace", { params: { path: { id } } })),
+  });
+}
+
+/** What starting a run takes. */
+export interface StartRun {
+  runbook: string;
+  inputs: Record<string, unknown>;
+  stepwise: boolean;
+}
+
+export function useStartRunbook() {
+  const api = useApi();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async (start: StartRun): Promise<RunView> =>
+      unwrap(
+        await api.POST("/api/runbook-runs", {
+          body: start as unknown as { runbook: string; inputs: Record<string, never> },
+        }),
+      ),
+    onSuccess: (run) => {
+      queries.setQueryData(["runbook-run", run.id], run);
+      void queries.invalidateQueries({ queryKey: ["runbook-runs"] });
+    },
+  });
+}
+
+/** Act on a waiting step of run `id` (run, skip, evidence, choose, approve, deny, retry, abort). */
+export function useActOnRun(id: string) {
+  const api = useApi();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ key, action }: { key: string; action: StepAction }): Promise<RunView> =>
+      unwrap(
+        await api.POST("/api/runbook-runs/{id}/act", {
+          params: { path: { id } },
+          body: { key, ...action },
+        }),
+      ),
+    onSuccess: (run) => {
+      queries.setQueryData(["runbook-run", id], run);
+    },
+    onSettled: () => {
+      void queries.invalidateQueries({ queryKey: ["runbook-run", id] });
+      void queries.invalidateQueries({ queryKey: ["runbook-runs"] });
+      void queries.invalidateQueries({ queryKey: ["approvals"] });
+    },
+  });
+}
+
+export function useResumeRun(id: string) {
+  const api = useApi();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async (): Promise<RunView> =>
+      unwrap(await api.POST("/api/runbook-runs/{id}/resume", { params: { path: { id } } })),
+    onSuccess: (run) => {
+      queries.setQueryData(["runbook-run", id], run);
+      void queries.invalidateQueries({ queryKey: ["runbook-runs"] });
+    },
+  });
 }

@@ -66,12 +66,14 @@ impl Interpreter<'_> {
             );
             return self.keep(key, StepStatus::Skipped, Map::new(), Some(failure)).await;
         }
-        // A person says go first: in a step-by-step run, and where the runbook's governance
-        // asks for approval of a step that is not a tool call (those go to the engine's queue).
+        // A person says go first: in a step-by-step run (except at a manual step, where the
+        // person's evidence is the go-ahead), and where the runbook's governance asks for
+        // approval of a step that is not a tool call (those go to the engine's queue).
         let governance_asks =
             plan.verdict.as_ref().is_some_and(|v| v.action == GovernanceAction::RequireApproval)
                 && !matches!(plan.action, super::plan::Action::Tool(_));
-        if self.stepwise() || governance_asks {
+        let manual = matches!(plan.action, super::plan::Action::Manual { .. });
+        if (self.stepwise() && !manual) || governance_asks {
             match self.entry(&keys::go(key)) {
                 None => {
                     let reason = match &plan.verdict {

@@ -9,9 +9,16 @@ import { Timeline } from "./Timeline";
 const RunDetailPane = lazy(() => import("./RunDetailPane"));
 const RunDiff = lazy(() => import("./RunDiff"));
 
+/** Filters a link asked for (`#/audit?session=RUN`: a runbook run's calls). */
+function linkedFilters(): RunFilters {
+  const query = new URLSearchParams(window.location.hash.split("?")[1] ?? "");
+  const session = query.get("session");
+  return session ? { session } : {};
+}
+
 /** The record: a virtualized timeline of runs with filters, one run's detail, two runs' diff. */
 export default function AuditView({ rest }: { rest: string[] }) {
-  const [filters, setFilters] = useState<RunFilters>({});
+  const [filters, setFilters] = useState<RunFilters>(linkedFilters);
   const [marked, setMarked] = useState<string[]>([]);
   // Stable, so the timeline's memoized rows do not all redraw on every change.
   const toggleMark = useCallback((id: string) => {

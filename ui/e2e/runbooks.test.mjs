@@ -1,0 +1,116 @@
+// A reviewer steps through the example's incident write-up in the workbench: alice starts it
+// step by step, answers the on-call step and the manual step's evidence; the write waits for a
+// second person; bob approves it from the run; both see the outcome live, and the run's trace
+// and calls are in the audit.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { workbench } from "./harness.mjs";
+import { look } from "./look.mjs";
+
+const suite = workbench();
+const signIn = suite.signIn;
+
+test("a runbook stepped through to its outcome: evidence, an approval by a second person, the audit", async () => {
+  const alice = await signIn("alice");
+  const { page } = alice;
+  await page.goto(`${suite.server.url}/#/runbooks`);
+  await page.getByRole("link", { name: "incident/write-up" }).click();
+  await page.getByRole("group", { name: /tool step Who was on call: not reached/ }).waitFor();
+  await look(page, "runbook");
+
+  await page.getByLabel("incident").fill("INC-4242");
+  await page.getByLabel("week").fill("12");
+  await page.getByRole("button", { name: "Start the run" }).click();
+  await page.waitForURL(/#\/runbooks\/run\//);
+  const runId = decodeURIComponent(page.url().split("/").pop());
+
+  // Step by step: the on-call lookup waits for a go-ahead, with what it will call.
+  const rota = page.getByRole("region", { name: "Step Who was on call" });
+  await rota.getByText("oncall.who").waitFor();
+  await rota.getByLabel("Policy verdict").getByText("allow").waitFor();
+  await rota.getByRole("button", { name: "Run this step" }).click();
+
+  // The manual step, rendered with the rota's answer; its evidence is required.
+  const findings = page.getByRole("region", { name: "Step Write down what happened" });
+  await findings.getByText(/was primary and .* secondary in week 12/).waitFor();
+  const submit = findings.getByRole("button", { name: "Submit the evidence" });
+  assert.equal(await submit.isDisabled(), true, "the summary is required");
+  await findings
+    .getByLabel("summary")
+    .fill("A config push disabled retries; rolled back at 14:10.");
+  await findings.getByRole("checkbox", { name: "dashboards" }).check();
+  await findings.getByRole("checkbox", { name: "deploy log" }).check();
+  await look(page, "runbook-run-evidence");
+  await submit.click();
+
+  // The write: a go-ahead, then the policy holds it for someone other than alice.
+  const file = page.getByRole("region", { name: "Step File the write-up" });
+  await file.getByText('"incidents/INC-4242.md"').waitFor();
+  await file.getByRole("button", { name: "Run this step" }).click();
+  await file.getByText("You started this run; someone else must approve its calls.").waitFor();
+  assert.equal(await file.getByRole("button", { name: "Approve and run" }).isDisabled(), true);
+  await page.getByRole("group", { name: /tool step File the write-up: waiting for you/ }).waitFor();
+  await look(page, "runbook-run-approval");
+
+  const bob = await signIn("bob");
+  await bob.page.goto(`${suite.server.url}/#/runbooks/run/${runId}`);
+  const held = bob.page.getByRole("region", { name: "Step File the write-up" });
+  await held.getByText("needs approval").waitFor();
+  await held.getByRole("button", { name: "Approve and run" }).click();
+  await bob.page.getByRole("region", { name: "Outcome" }).getByText("write_up_filed").waitFor();
+
+  // Alice's page follows without a reload.
+  const outcome = page.getByRole("region", { name: "Outcome" });
+  await outcome.getByText("resolved").waitFor({ timeout: 15000 });
+  await outcome.getByText("write_up_filed").waitFor();
+  await page.getByRole("group", { name: /end step filed_end: ended here/ }).waitFor();
+  const written = readFileSync(join(suite.server.project, "incidents/INC-4242.md"), "utf8");
+  assert.match(written, /A config push disabled retries/);
+
+  // The trace: who did what, in the chain.
+  await page.getByText(/^Trace \(\d+ events; \d+ packets in the audit chain\)$/).click();
+  const trace = page.locator(".trace-table");
+  await trace.getByText("person: evidence").waitFor();
+  await trace.getByText("person: approve").waitFor();
+  await trace.getByRole("cell", { name: "bob" }).first().waitFor();
+  await trace.getByText("outcome_resolved").waitFor();
+  await look(page, "runbook-run-outcome");
+
+  // Its calls in the audit view, filtered to the run's session.
+  await page.getByRole("link", { name: /See its steps' tool calls in the Audit view/ }).click();
+  await page.getByRole("heading", { name: "Audit" }).waitFor();
+  await page
+    .getByRole("row", { name: /file_write/ })
+    .first()
+    .waitFor();
+  await page
+    .getByRole("row", { name: /oncall/ })
+    .first()
+    .waitFor();
+  const runs = await suite.server.api("ada", "GET", "/api/runbook-runs");
+  assert.equal(runs.body[0].status, "completed");
+  assert.deepEqual([...alice.problems, ...bob.problems], []);
+  await alice.context.close();
+  await bob.context.close();
+});
+
+test("a viewer sees a waiting run but cannot act on it", async () => {
+  const started = await suite.server.api("alice", "POST", "/api/runbook-runs", {
+    runbook: "incident/write-up",
+    inputs: { incident: "INC-7", week: 3 },
+    stepwise: false,
+  });
+  assert.equal(started.status, 201);
+  const vera = await signIn("vera");
+  await vera.page.goto(`${suite.server.url}/#/runbooks/run/${started.body.id}`);
+  const findings = vera.page.getByRole("region", { name: "Step Write down what happened" });
+  await findings.getByText("Your role (viewer) may look but not act.").waitFor();
+  assert.equal(await findings.getByLabel("summary").isVisible(), true);
+  assert.equal(
+    await findings.getByRole("button", { name: "Submit the evidence" }).isDisabled(),
+    true,
+  );
+  await vera.context.close();
+});

@@ -1,0 +1,147 @@
+import { lazy, Suspense, useMemo } from "react";
+import type { RunView } from "../../api/client";
+import { useResumeRun, useRunbook, useRunbookRun, useSession } from "../../api/queries";
+import { Failure } from "../../components/Failure";
+import { JsonTree } from "../../components/JsonTree";
+import { formatTime } from "../../lib/format";
+import { href } from "../../lib/route";
+import { stepIdOfKey, type RunMarks } from "./layout";
+import { RunStatusBadge } from "./RunStatusBadge";
+import { RunTrace } from "./RunTrace";
+import { WaitingCard } from "./WaitingCard";
+
+const StepGraph = lazy(() => import("./StepGraph"));
+
+/** Where a run stands, for the graph: visited, waiting, failed and ending steps by step id. */
+function marksOf(run: RunView): RunMarks {
+  const progress = run.progress;
+  return {
+    visited: progress.visited,
+    waiting: (progress.waiting ?? []).map((w) => w.step_id),
+    failed: progress.failure?.key ? stepIdOfKey(progress.failure.key) : undefined,
+    ended: progress.outcome ? stepIdOfKey(progress.outcome.step) : undefined,
+  };
+}
+
+/**
+ * One run stepped through: the graph with the path taken and the steps waiting, what each
+ * waiting step needs (acted on here, in one's own name), the outcome or the failure, the
+ * variables, and the trace. Moves made elsewhere (the terminal, another reviewer) arrive on
+ * the event stream.
+ */
+export default function RunPage({ id }: { id: string }) {
+  const run = useRunbookRun(id);
+  const runbook = useRunbook(run.data?.runbook);
+  const session = useSession();
+  const resume = useResumeRun(id);
+  const marks = useMemo(() => (run.data ? marksOf(run.data) : undefined), [run.data]);
+  const viewer = { name: session.data?.person.name, role: session.data?.person.role };
+  const data = run.data;
+  return (
+    <div className="page run-page">
+      <header className="page-head">
+        <a href={href("runbooks")}>Runbooks</a>
+        <span className="muted">/</span>
+        {data && (
+          <a href={href("runbooks", "book", data.runbook)} className="mono">
+            {data.runbook}
+          </a>
+        )}
+        <span className="muted">/</span>
+        <h1>
+          Run <span className="mono">{id.slice(0, 8)}</span>
+        </h1>
+        {data && <RunStatusBadge status={data.progress.status} />}
+        {data && (
+          <span className="sub">
+            started by <strong>{data.started_by ?? "unknown"}</strong> ·{" "}
+            {formatTime(data.created_us)}
+          </span>
+        )}
+        <span className="grow" />
+        {data?.progress.status === "paused" && (
+          <button
+            type="button"
+            disabled={resume.isPending}
+            title="Walk the run again: picks up approvals and evidence given elsewhere"
+            onClick={() => {
+              resume.mutate();
+            }}
+          >
+            Resume
+          </button>
+        )}
+      </header>
+      {run.error && <Failure error={run.error} />}
+      {resume.error && <Failure error={resume.error} />}
+      {data && (
+        <div className="runbook-body">
+          <section aria-label="Steps" className="graph-pane">
+            {runbook.data ? (
+              <Suspense fallback={<div className="step-graph" aria-busy />}>
+                <StepGraph graph={runbook.data.graph} marks={marks} />
+              </Suspense>
+            ) : (
+              <div className="step-graph" aria-busy />
+            )}
+          </section>
+          <aside className="side-pane" aria-label="Run">
+            <Standing run={data} />
+            {(data.progress.waiting ?? []).map((waiting) => (
+              <WaitingCard
+                key={waiting.key}
+                runId={id}
+                waiting={waiting}
+                verdict={data.verdicts[waiting.key]}
+                viewer={viewer}
+                startedBy={data.started_by}
+              />
+            ))}
+            <details className="card">
+              <summary>Variables</summary>
+              <JsonTree value={data.progress.variables} label="Variables" />
+            </details>
+            <RunTrace id={id} />
+          </aside>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The outcome, or why the run stopped. */
+function Standing({ run }: { run: RunView }) {
+  const { outcome, failure, status } = run.progress;
+  if (outcome)
+    return (
+      <section className="card outcome-card" aria-label="Outcome">
+        <h2>
+          Outcome: <span className="badge ok">{outcome.category.replace("_", " ")}</span>
+        </h2>
+        {outcome.code && (
+          <p>
+            Code <code>{outcome.code}</code> at step <code>{outcome.step}</code>
+          </p>
+        )}
+        {outcome.meta && Object.keys(outcome.meta).length > 0 && (
+          <JsonTree value={outcome.meta} label="Outcome details" />
+        )}
+      </section>
+    );
+  if (failure && status !== "paused")
+    return (
+      <section className="callout bad" aria-label="Why the run stopped">
+        <strong>Stopped at {failure.key || "the end"}</strong>: [{failure.failure.kind}]{" "}
+        {failure.failure.message}
+      </section>
+    );
+  if (status === "paused")
+    return (
+      <p className="muted" role="status">
+        Waiting for people at {(run.progress.waiting ?? []).length} step
+        {(run.progress.waiting ?? []).length === 1 ? "" : "s"}. The run keeps its place: leave and
+        come back, or go on from the terminal with <code>jig runbook resume {run.id}</code>.
+      </p>
+    );
+  return null;
+}
