@@ -31,6 +31,9 @@ pub enum AuditError {
     /// A transaction could not be committed; nothing of it was stored.
     #[error("audit store: commit failed: {0}")]
     Commit(String),
+    /// Stored state the hash chain does not vouch for (changed behind it).
+    #[error("audit store: {0}")]
+    Tampered(String),
     /// A stored value cannot be read back.
     #[error("audit store: unreadable record ({0})")]
     Corrupt(String),

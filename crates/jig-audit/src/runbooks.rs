@@ -28,6 +28,52 @@ impl Store {
             .collect()
     }
 
+    /// A run's journal entries, by key, each vouched for by the chain — what a resumed run does
+    /// rests on them, so a row changed behind the chain is refused here rather than found by a
+    /// later `verify`. Every row must be sealed, as it is, by one of the run's packets; each
+    /// sealing packet must match its own hash; and the packet after it must link to it.
+    pub async fn runbook_journal_checked(
+        &self,
+        run_id: &str,
+    ) -> Result<Vec<(String, Value)>, AuditError> {
+        let rows = sqlx::query(
+            "SELECT p.*, n.prev_hash AS next_prev_hash FROM packets p \
+             LEFT JOIN packets n ON n.seq = p.seq + 1 \
+             WHERE p.run_id = $1 AND p.kind LIKE 'runbook.%'",
+        )
+        .bind(run_id)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut sealed = std::collections::HashMap::new();
+        for row in &rows {
+            let packet = crate::rows::packet_from_row(row)?;
+            let journal = &packet.data["journal"];
+            let (Some(key), Some(hash)) = (journal["key"].as_str(), journal["hash"].as_str())
+            else {
+                continue;
+            };
+            let next: Option<String> = row.try_get("next_prev_hash")?;
+            let linked = next.as_deref().is_none_or(|next| next == packet.hash);
+            if packet.expected_hash() != packet.hash || !linked {
+                return Err(AuditError::Tampered(format!(
+                    "runbook run {run_id}: packet {} that records `{key}` was altered",
+                    packet.seq
+                )));
+            }
+            sealed.insert(key.to_owned(), hash.to_owned());
+        }
+        let journal = self.runbook_journal(run_id).await?;
+        for (key, entry) in &journal {
+            let seal = journal_seal(key, entry);
+            if sealed.get(key).map(String::as_str) != seal["hash"].as_str() {
+                return Err(AuditError::Tampered(format!(
+                    "runbook run {run_id}: journal entry `{key}` does not match the packet that recorded it (changed outside Jig); the run will not go on"
+                )));
+            }
+        }
+        Ok(journal)
+    }
+
     /// The latest runbook runs, newest first.
     pub async fn runbook_runs(&self, limit: i64) -> Result<Vec<RunbookRunRecord>, AuditError> {
         let rows =

@@ -1,6 +1,7 @@
 //! The audit store's tests, each run against SQLite (a file) and a real PostgreSQL server.
 
 mod chain;
+mod runbooks;
 mod state;
 
 use jig_audit::{NewPacket, PacketKind, Store};

@@ -441,7 +441,7 @@ impl Runbooks {
         let journal: Journal = self
             .engine
             .store()
-            .runbook_journal(id)
+            .runbook_journal_checked(id)
             .await?
             .into_iter()
             .filter(|(key, _)| !key.starts_with("trace:"))

@@ -219,4 +219,52 @@ async fn a_journal_entry_changed_behind_the_chain_fails_verify() {
     assert!(!status.is_ok(), "{status:?}");
     let text = format!("{status:?}");
     assert!(text.contains("journal entry `done:read`") && text.contains(&started.id), "{text}");
+
+    // And the run itself will not go on from a record the chain does not vouch for.
+    let before = engine.store().runbook_journal(&started.id).await.expect("journal");
+    let error = runbooks.act(&started.id, "look", evidence("keep"), "alice").await;
+    let error = error.expect_err("a tampered run does not walk");
+    assert_eq!(error.code().as_str(), "E_INTERNAL");
+    let message = error.to_string();
+    assert!(message.contains("`done:read`") && message.contains("will not go on"), "{message}");
+    let after = engine.store().runbook_journal(&started.id).await.expect("journal");
+    assert_eq!(before.len() + 1, after.len(), "only the evidence was recorded, nothing ran");
+    let error = runbooks.resume(&started.id).await.expect_err("nor on resume");
+    assert!(error.to_string().contains("changed outside Jig"), "{error}");
+}
+
+#[tokio::test]
+async fn a_packet_that_seals_a_journal_row_altered_with_it_stops_the_run() {
+    let (_dir, engine) = project().await;
+    let runbooks = Runbooks::new(Arc::clone(&engine));
+    let started = runbooks.start("note", Map::new(), false, "alice").await.expect("start");
+    // Change the row and its seal together: the packet no longer matches its hash.
+    let journal = engine.store().runbook_journal(&started.id).await.expect("journal");
+    let (_, entry) = journal.iter().find(|(k, _)| k == "done:read").expect("row");
+    let forged = entry.to_string().replace("keep the second line", "delete everything");
+    let forged_value: serde_json::Value = serde_json::from_str(&forged).expect("json");
+    let hash = jig_model::canonical::Sha256Hash::of_bytes(
+        jig_model::canonical::canonical_json(&forged_value).as_bytes(),
+    )
+    .to_hex();
+    let store = engine.store();
+    store
+        .execute_raw(&format!(
+            "UPDATE runbook_journal SET entry = '{}' WHERE key = 'done:read'",
+            forged.replace('\'', "''")
+        ))
+        .await
+        .expect("tamper the row");
+    let old = jig_model::canonical::Sha256Hash::of_bytes(
+        jig_model::canonical::canonical_json(entry).as_bytes(),
+    )
+    .to_hex();
+    // Someone with the database file gets past the append-only trigger (SQLite here).
+    store.execute_raw("DROP TRIGGER packets_no_update").await.expect("disable the trigger");
+    store
+        .execute_raw(&format!("UPDATE packets SET payload = replace(payload, '{old}', '{hash}')"))
+        .await
+        .expect("tamper the seal");
+    let error = runbooks.resume(&started.id).await.expect_err("an altered packet stops the run");
+    assert!(error.to_string().contains("was altered"), "{error}");
 }
