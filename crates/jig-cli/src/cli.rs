@@ -117,6 +117,15 @@ pub enum RunbookCommand {
     /// Play every recorded scenario (tool steps answered from `scenario.yaml`) and check
     /// `test.yaml`; exit 1 when one fails
     Test(RunbookTestArgs),
+    /// Save a finished run as a new scenario beside its runbook (inputs, each tool step's
+    /// answer, the evidence, and what the run did as `test.yaml`), secrets redacted
+    Record {
+        /// The run's id
+        run: String,
+        /// The scenario's name (a directory under `scenarios/<runbook>/`)
+        #[arg(long)]
+        name: String,
+    },
 }
 
 /// `jig runbook run`.
@@ -175,6 +184,19 @@ pub struct RunbookTestArgs {
     /// Stop at the first failing scenario
     #[arg(long)]
     pub fail_fast: bool,
+    /// `replay`: tool steps answered from the scenario. `dry-run`: the same, and every tool
+    /// call is also rendered and decided by the project's policy and listed (nothing runs)
+    #[arg(long, value_enum, default_value = "replay")]
+    pub mode: TestMode,
+}
+
+/// How `jig runbook test` plays scenarios.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TestMode {
+    /// Answer tool steps from the scenario.
+    Replay,
+    /// Also render and decide each tool call, and list it.
+    DryRun,
 }
 
 /// `jig serve`.

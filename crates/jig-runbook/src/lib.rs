@@ -36,7 +36,9 @@ pub use inputs::resolve as resolve_inputs;
 pub use interp::{Interpreter, Run};
 pub use journal::{Entry, Failure, Journal, StepStatus};
 pub use outcome::{Need, Outcome, Progress, RunStatus, StepFailure, Waiting};
-pub use service::{Action, RunView, RunbookDetail, RunbookSummary, Runbooks, ServiceError};
+pub use service::{
+    Action, Recorded, RunView, RunbookDetail, RunbookSummary, Runbooks, ServiceError,
+};
 pub use trace::{Actor, TraceEvent, TraceKind};
 
 use sha2::{Digest, Sha256};

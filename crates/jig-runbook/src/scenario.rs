@@ -44,6 +44,32 @@ pub struct ReplayHost {
     journal: Mutex<Journal>,
     trace: Mutex<Vec<TraceEvent>>,
     traced: Mutex<std::collections::HashSet<String>>,
+    /// Dry-run: the project's policy, and each tool call as it would be made with its decision.
+    decide: Option<Decider>,
+}
+
+/// What a dry run decides with: the policy and the tools it decides on.
+struct Decider {
+    policy: std::sync::Arc<jig_policy::Policy>,
+    snapshot: std::sync::Arc<jig_load::Snapshot>,
+    planned: Mutex<Vec<PlannedCall>>,
+}
+
+/// A tool call a dry run rendered and decided, but did not make.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PlannedCall {
+    /// The step instance.
+    pub key: String,
+    /// The registry tool.
+    pub tool: String,
+    /// The inputs, rendered as they would be sent.
+    pub inputs: serde_json::Map<String, serde_json::Value>,
+    /// `allow`, `require-approval` or `deny`.
+    pub action: String,
+    /// The rule that decided.
+    pub rule: String,
+    /// Why.
+    pub reason: String,
 }
 
 impl ReplayHost {
@@ -63,7 +89,28 @@ impl ReplayHost {
             journal: Mutex::new(Journal::new()),
             trace: Mutex::new(Vec::new()),
             traced: Mutex::new(std::collections::HashSet::new()),
+            decide: None,
         }
+    }
+
+    /// Dry-run: decide every tool call with `policy` as `jig call` would (its rule, its
+    /// reason), and keep it with its rendered inputs; answers still come from the scenario,
+    /// so nothing runs.
+    pub fn deciding(
+        mut self,
+        policy: std::sync::Arc<jig_policy::Policy>,
+        snapshot: std::sync::Arc<jig_load::Snapshot>,
+    ) -> Self {
+        self.decide = Some(Decider { policy, snapshot, planned: Mutex::new(Vec::new()) });
+        self
+    }
+
+    /// The calls a dry run decided, in order.
+    pub fn planned(&self) -> Vec<PlannedCall> {
+        self.decide
+            .as_ref()
+            .and_then(|d| d.planned.lock().ok().map(|p| p.clone()))
+            .unwrap_or_default()
     }
 
     /// Let `invoke` steps run the project's runbooks (answered from the same scenario).
@@ -94,6 +141,9 @@ impl Host for ReplayHost {
     }
 
     async fn call_tool(&self, call: &ToolCall) -> ToolAnswer {
+        if let Some(decider) = &self.decide {
+            decider.plan(call);
+        }
         if call.approval_required_by.is_some() && self.approvals.get(&call.step_id) == Some(&false)
         {
             return ToolAnswer::Denied {
@@ -290,4 +340,32 @@ pub fn check(test: &ScenarioTest, progress: &Progress) -> Vec<Mismatch> {
 
 fn json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+impl Decider {
+    fn plan(&self, call: &ToolCall) {
+        let args = serde_json::Value::Object(call.inputs.clone());
+        let (action, rule, reason) = match self.snapshot.get(&call.tool) {
+            Some(tool) => {
+                let decision = self.policy.decide(tool, &args);
+                let action = serde_json::to_value(decision.action)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                (action, decision.rule, decision.reason)
+            }
+            None => ("deny".to_owned(), "registry".to_owned(), "no such tool".to_owned()),
+        };
+        let planned = PlannedCall {
+            key: call.key.clone(),
+            tool: call.tool.clone(),
+            inputs: call.inputs.clone(),
+            action,
+            rule,
+            reason,
+        };
+        if let Ok(mut list) = self.planned.lock() {
+            list.push(planned);
+        }
+    }
 }

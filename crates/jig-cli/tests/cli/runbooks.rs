@@ -86,6 +86,116 @@ fn the_example_projects_runbooks_pass_their_scenarios() {
     assert!(text(&output).contains(" 0 failed"));
 }
 
+/// A real run saved as a scenario replays: its answers in call order, the evidence with the
+/// secret in it redacted, and what it did as the expectations; a name is never reused.
+#[test]
+fn a_finished_run_is_recorded_as_a_scenario_that_replays() {
+    let dir = crate::calls::example_copy();
+    let root = dir.path();
+    let secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+    let evidence = root.join("findings.json");
+    std::fs::write(
+        &evidence,
+        format!(r#"{{"summary": "Rolled back; the deploy token {secret} was rotated.", "checked": ["dashboards"]}}"#),
+    )
+    .expect("evidence");
+    let evidence = format!("findings={}", evidence.display());
+    let started = jig(
+        root,
+        &[
+            "--as",
+            "alice",
+            "runbook",
+            "run",
+            "incident/write-up",
+            "--input",
+            "incident=INC-6",
+            "--input",
+            "week=14",
+            "--evidence",
+            &evidence,
+            "--json",
+        ],
+    );
+    let view = stdout_json(&started);
+    let id = view["id"].as_str().expect("id").to_owned();
+    let refused = jig(root, &["runbook", "record", &id, "--name", "too-early"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("still waiting for people"), "{}", stderr(&refused));
+    let approval =
+        view["progress"]["waiting"][0]["need"]["approval_id"].as_str().expect("approval");
+    assert_eq!(
+        jig(root, &["--as", "bob", "approvals", "approve", approval]).status.code(),
+        Some(0)
+    );
+
+    let recorded = jig(root, &["runbook", "record", &id, "--name", "real-run"]);
+    assert_eq!(recorded.status.code(), Some(0), "{}", stderr(&recorded));
+    let scenario_dir = root.join("playbooks/incident/scenarios/write-up/real-run");
+    let scenario = std::fs::read_to_string(scenario_dir.join("scenario.yaml")).expect("scenario");
+    assert!(!scenario.contains(secret), "the secret is redacted: {scenario}");
+    assert!(scenario.contains("oncall:who") && scenario.contains("std/file_write"), "{scenario}");
+    let test = std::fs::read_to_string(scenario_dir.join("test.yaml")).expect("test");
+    assert!(test.contains("write_up_filed") && test.contains("filed_end"), "{test}");
+
+    let replayed =
+        jig(root, &["runbook", "test", "--json", "playbooks/incident/write-up.runbook.yaml"]);
+    let results = stdout_json(&replayed);
+    let real = results.as_array().expect("results").iter().find(|r| r["scenario"] == "real-run");
+    let real = real.expect("the recorded scenario is found");
+    assert_eq!(real["passed"], true, "{real}");
+    assert_eq!(replayed.status.code(), Some(0));
+    let again = jig(root, &["runbook", "record", &id, "--name", "real-run"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stderr(&again).contains("E_CONFLICT"), "{}", stderr(&again));
+}
+
+/// Dry-run renders every tool call and says what the project's policy would do with it, and
+/// runs nothing: the write-up's file is not written, and the audit store is not even opened.
+#[test]
+fn dry_run_lists_each_call_rendered_with_the_policys_decision_and_runs_nothing() {
+    let dir = crate::calls::example_copy();
+    let root = dir.path();
+    let output = jig(
+        root,
+        &["runbook", "test", "--mode", "dry-run", "playbooks/incident/write-up.runbook.yaml"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}{}", text(&output), stderr(&output));
+    let report = text(&output);
+    assert!(report.contains("ok   incident/write-up/filed"), "{report}");
+    assert!(
+        report.contains(
+            r#"by_severity/sev1 or sev2/file → file_write {"path":"incidents/INC-1042.md","#
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("needs approval by rules[0]: a rule on effects write/exec"),
+        "{report}"
+    );
+    assert!(
+        report.contains("rota → oncall.who {\"week\":12}")
+            || report.contains(r#"rota → oncall.who {"week":12}"#),
+        "{report}"
+    );
+    assert!(report.contains("allow by rules[1]"), "{report}");
+    assert!(!root.join("incidents").exists(), "nothing ran");
+    assert!(!root.join(".jig/audit.db").exists(), "nothing recorded");
+
+    let json = stdout_json(&jig(root, &["runbook", "test", "--mode", "dry-run", "--json"]));
+    let filed =
+        json.as_array().expect("results").iter().find(|r| r["scenario"] == "filed").expect("filed");
+    let actions: Vec<&str> = filed["calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .filter_map(|c| c["action"].as_str())
+        .collect();
+    assert_eq!(actions, ["allow", "require-approval"]);
+    let replay = stdout_json(&jig(root, &["runbook", "test", "--json"]));
+    assert!(replay[0].get("calls").is_none(), "replay lists no calls");
+}
+
 #[test]
 fn a_run_paused_in_one_process_is_resumed_by_another() {
     let dir = project();

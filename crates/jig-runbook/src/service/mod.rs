@@ -8,6 +8,9 @@
 //! on one step, one wins and the other gets `E_CONFLICT`.
 
 mod host;
+mod record;
+
+pub use record::Recorded;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

@@ -1,6 +1,7 @@
-//! `jig runbook list|run|resume|show|test`.
+//! `jig runbook list|run|resume|show|test|record`.
 
 mod print;
+mod record;
 mod run;
 mod test;
 mod walk;
@@ -23,6 +24,7 @@ pub async fn run(
         RunbookCommand::Resume(args) => run::resume(settings, args, out).await,
         RunbookCommand::Show { run, json } => run::show(settings, run, *json, out).await,
         RunbookCommand::Test(args) => test::run(settings, args, out).await,
+        RunbookCommand::Record { run, name } => record::run(settings, run, name, out).await,
     }
 }
 

@@ -4,11 +4,11 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
-use jig_runbook::scenario::{Mismatch, ReplayHost, check, play, resolver};
+use jig_runbook::scenario::{Mismatch, PlannedCall, ReplayHost, check, play, resolver};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cli::RunbookTestArgs;
+use crate::cli::{RunbookTestArgs, TestMode};
 use crate::exit::Code;
 use crate::output::{Settings, plural, print_json};
 
@@ -25,6 +25,9 @@ struct Result {
     status: Value,
     outcome: Value,
     visited: Vec<String>,
+    /// Dry-run: the tool calls it would make, rendered, with the policy's decision.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    calls: Vec<PlannedCall>,
     duration_ms: f64,
 }
 
@@ -51,6 +54,18 @@ pub async fn run(
         eprintln!("error[E_NOT_FOUND]: none of the files given is a runbook of the project");
         return Ok(Code::Failed);
     }
+    let policy = match args.mode {
+        TestMode::Replay => None,
+        TestMode::DryRun => {
+            match jig_policy::Policy::new(snapshot.policy().cloned().unwrap_or_default()) {
+                Ok(policy) => Some(Arc::new(policy)),
+                Err(error) => {
+                    eprintln!("error[E_VALIDATION_FAIL]: the project's policy: {error}");
+                    return Ok(Code::Invalid);
+                }
+            }
+        }
+    };
     let mut results = Vec::new();
     let mut untested = Vec::new();
     'runbooks: for entry in &wanted {
@@ -68,12 +83,16 @@ pub async fn run(
                 status: Value::Null,
                 outcome: Value::Null,
                 visited: Vec::new(),
+                calls: Vec::new(),
                 duration_ms: 0.0,
             };
             match (&scenario.scenario, &scenario.test) {
                 (Some(given), Some(test)) => {
-                    let host = ReplayHost::new(given, resolver(Arc::clone(&snapshot), entry))
+                    let mut host = ReplayHost::new(given, resolver(Arc::clone(&snapshot), entry))
                         .with_runbooks(Arc::clone(&snapshot));
+                    if let Some(policy) = &policy {
+                        host = host.deciding(Arc::clone(policy), Arc::clone(&snapshot));
+                    }
                     match play(&entry.runbook, &entry.name, &entry.hash, given, &host).await {
                         Ok(progress) => {
                             result.mismatches = check(test, &progress);
@@ -83,6 +102,7 @@ pub async fn run(
                             result.outcome =
                                 serde_json::to_value(&progress.outcome).unwrap_or(Value::Null);
                             result.visited = progress.visited;
+                            result.calls = host.planned();
                         }
                         Err(error) => result.error = Some(format!("[{}] {error}", error.code())),
                     }
@@ -123,7 +143,8 @@ pub async fn run(
 fn report(out: &mut impl Write, result: &Result) -> std::io::Result<()> {
     let name = format!("{}/{}", result.runbook, result.scenario);
     if result.passed {
-        return writeln!(out, "ok   {name} ({:.1} ms)", result.duration_ms);
+        writeln!(out, "ok   {name} ({:.1} ms)", result.duration_ms)?;
+        return calls(out, &result.calls);
     }
     writeln!(out, "FAIL {name}")?;
     if let Some(error) = &result.error {
@@ -131,6 +152,21 @@ fn report(out: &mut impl Write, result: &Result) -> std::io::Result<()> {
     }
     for m in &result.mismatches {
         writeln!(out, "     {}: expected {}, got {}", m.field, m.expected, m.actual)?;
+    }
+    calls(out, &result.calls)
+}
+
+/// A dry run's calls: each as it would be made, and what the policy would do with it.
+fn calls(out: &mut impl Write, calls: &[PlannedCall]) -> std::io::Result<()> {
+    for call in calls {
+        let inputs = Value::Object(call.inputs.clone());
+        let verdict = match call.action.as_str() {
+            "require-approval" => "needs approval",
+            "deny" => "denied",
+            other => other,
+        };
+        writeln!(out, "     {} → {} {inputs}", call.key, call.tool)?;
+        writeln!(out, "       {verdict} by {}: {}", call.rule, call.reason)?;
     }
     Ok(())
 }
