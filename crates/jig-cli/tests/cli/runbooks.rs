@@ -93,29 +93,13 @@ fn a_finished_run_is_recorded_as_a_scenario_that_replays() {
     let dir = crate::calls::example_copy();
     let root = dir.path();
     let secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
-    let evidence = root.join("findings.json");
-    std::fs::write(
-        &evidence,
-        format!(r#"{{"summary": "Rolled back; the deploy token {secret} was rotated.", "checked": ["dashboards"]}}"#),
-    )
-    .expect("evidence");
-    let evidence = format!("findings={}", evidence.display());
-    let started = jig(
+    let started = start_write_up(
         root,
-        &[
-            "--as",
-            "alice",
-            "runbook",
-            "run",
-            "incident/write-up",
-            "--input",
-            "incident=INC-6",
-            "--input",
-            "week=14",
-            "--evidence",
-            &evidence,
-            "--json",
-        ],
+        "INC-6",
+        "14",
+        &format!(
+            r#"{{"summary": "Rolled back; the deploy token {secret} was rotated.", "checked": ["dashboards"]}}"#
+        ),
     );
     let view = stdout_json(&started);
     let id = view["id"].as_str().expect("id").to_owned();
@@ -309,20 +293,15 @@ fn copy(from: &Path, to: &Path) {
     }
 }
 
-/// The example's write-up waits on the write's approval; `jig approvals approve` in another
-/// process moves the run to its outcome, and the file is written once.
-#[test]
-fn approving_a_runbook_steps_call_from_the_queue_moves_the_run() {
-    let dir = crate::calls::example_copy();
-    let root = dir.path();
-    let evidence = root.join("findings.json");
-    std::fs::write(
-        &evidence,
-        r#"{"summary": "A config push; rolled back.", "checked": ["dashboards"]}"#,
-    )
-    .expect("evidence");
-    let evidence = format!("findings={}", evidence.display());
-    let started = jig(
+/// Start the example's write-up as alice with the findings' evidence (JSON): it then waits on
+/// the write's approval.
+fn start_write_up(root: &Path, incident: &str, week: &str, findings: &str) -> std::process::Output {
+    let file = root.join("findings.json");
+    std::fs::write(&file, findings).expect("evidence");
+    let evidence = format!("findings={}", file.display());
+    let incident = format!("incident={incident}");
+    let week = format!("week={week}");
+    jig(
         root,
         &[
             "--as",
@@ -331,13 +310,27 @@ fn approving_a_runbook_steps_call_from_the_queue_moves_the_run() {
             "run",
             "incident/write-up",
             "--input",
-            "incident=INC-5",
+            &incident,
             "--input",
-            "week=12",
+            &week,
             "--evidence",
             &evidence,
             "--json",
         ],
+    )
+}
+
+/// The example's write-up waits on the write's approval; `jig approvals approve` in another
+/// process moves the run to its outcome, and the file is written once.
+#[test]
+fn approving_a_runbook_steps_call_from_the_queue_moves_the_run() {
+    let dir = crate::calls::example_copy();
+    let root = dir.path();
+    let started = start_write_up(
+        root,
+        "INC-5",
+        "12",
+        &r#"{"summary": "A config push; rolled back.", "checked": ["dashboards"]}"#,
     );
     assert_eq!(started.status.code(), Some(6), "waiting: {}", stderr(&started));
     let view = stdout_json(&started);
