@@ -330,7 +330,7 @@ fn approving_a_runbook_steps_call_from_the_queue_moves_the_run() {
         root,
         "INC-5",
         "12",
-        &r#"{"summary": "A config push; rolled back.", "checked": ["dashboards"]}"#,
+        r#"{"summary": "A config push; rolled back.", "checked": ["dashboards"]}"#,
     );
     assert_eq!(started.status.code(), Some(6), "waiting: {}", stderr(&started));
     let view = stdout_json(&started);
