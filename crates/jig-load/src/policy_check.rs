@@ -52,6 +52,26 @@ pub(crate) fn check(policy: &PolicyConfig, manifest: &Located) -> Vec<Diagnostic
             _ => {}
         }
     }
+    // A resource tag spelled like a class Jig knows is most likely that class misspelled: as
+    // written, the rule would match only tools tagged with the misspelling.
+    const CLASSES: [&str; 5] = ["none", "read", "write", "network", "exec"];
+    for (i, rule) in policy.rules.iter().enumerate() {
+        for (j, effect) in rule.effects.iter().flatten().enumerate() {
+            if let jig_model::EffectTag::Resource(tag) = effect
+                && let Some(class) = crate::located::did_you_mean(tag, CLASSES)
+            {
+                let diagnostic = Diagnostic::warning(
+                    codes::POLICY,
+                    format!(
+                        "`{tag}` is no side-effect class ({}); the rule matches only tools tagged `{tag}`",
+                        CLASSES.join(", ")
+                    ),
+                )
+                .with_hint(format!("did you mean `{class}`?"));
+                out.push(manifest.at(diagnostic, &format!("/policy/rules/{i}/effects/{j}")));
+            }
+        }
+    }
     for (i, validator) in policy.validators.iter().enumerate() {
         if jig_model::policy::RuleId::parse(&validator.rule).is_none() {
             let diagnostic =

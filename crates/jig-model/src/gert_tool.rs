@@ -222,9 +222,10 @@ pub struct Contract {
     /// Whether it changes external state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side_effects: Option<bool>,
-    /// The classes of side effect (gert's shared tools use this instead of `side_effects`).
+    /// The classes of side effect Jig knows, and opaque resource tags (gert's shared tools use
+    /// this instead of `side_effects`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub effects: Option<Vec<crate::SideEffect>>,
+    pub effects: Option<Vec<crate::EffectTag>>,
     /// Same inputs, same outputs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deterministic: Option<bool>,

@@ -25,4 +25,4 @@ pub use canonical::Sha256Hash;
 pub use diagnostic::{Diagnostic, Severity};
 pub use error_code::ErrorCode;
 pub use tool_def::ToolDef;
-pub use toolpack::{Risk, SideEffect};
+pub use toolpack::{EffectTag, Risk, SideEffect};

@@ -95,6 +95,9 @@ pub struct GertExecution {
     /// Resource tags written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub writes: Vec<String>,
+    /// The contract's `effects` that are resource tags, not classes Jig knows (`azure`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effect_tags: Vec<String>,
     /// The action always needs approval.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub requires_approval: bool,
@@ -159,7 +162,15 @@ pub struct ToolDef {
 impl ToolDef {
     /// `true` when the tool has any effect beyond reading (seed 003 "side-effect tools").
     pub fn has_side_effects(&self) -> bool {
-        self.side_effects.iter().any(|e| e.is_side_effect())
+        self.side_effects.iter().any(|e| e.is_side_effect()) || !self.effect_tags().is_empty()
+    }
+
+    /// Its resource tags among its effects (tool/v0 only): each counts as a side effect.
+    pub fn effect_tags(&self) -> &[String] {
+        match &self.execution {
+            ToolExecution::Gert(gert) => &gert.effect_tags,
+            ToolExecution::Toolpack(_) => &[],
+        }
     }
 
     /// The content hash: SHA-256 of the JSON of everything but `source` and `hash`, so moving a

@@ -146,6 +146,39 @@ impl SideEffect {
     }
 }
 
+/// One entry of a tool/v0 contract's `effects`, or of a governance rule's: a class of side
+/// effect Jig knows, or an opaque resource tag (`azure`, `kubernetes`) — kernel-v0 §4: tags are
+/// convention, not vocabulary. A tool with a tag Jig does not know counts as having side
+/// effects, so the default still asks a person.
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(untagged)]
+pub enum EffectTag {
+    /// `none`, `read`, `write`, `network` or `exec`.
+    Known(SideEffect),
+    /// Anything else: a resource the tool acts on.
+    Resource(String),
+}
+
+impl EffectTag {
+    /// The spelling.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Known(effect) => effect.as_str(),
+            Self::Resource(tag) => tag,
+        }
+    }
+
+    /// The class Jig knows, if it is one.
+    pub fn known(&self) -> Option<SideEffect> {
+        match self {
+            Self::Known(effect) => Some(*effect),
+            Self::Resource(_) => None,
+        }
+    }
+}
+
 /// Risk level. `critical` exists for gert's contract-derived risk (kernel-v0 §9).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,

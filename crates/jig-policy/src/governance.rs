@@ -5,7 +5,7 @@
 
 use jig_model::runbook::kernel::{GovernanceAction, GovernanceRule};
 use jig_model::tool_def::ToolExecution;
-use jig_model::{SideEffect, ToolDef};
+use jig_model::{EffectTag, SideEffect, ToolDef};
 
 use crate::decision::Decision;
 
@@ -50,7 +50,12 @@ fn decision(action: GovernanceAction, rule: String, reason: String) -> Decision 
 /// Seed 003: side effects are deny-by-default, i.e. need a person's approval.
 fn builtin_default(tool: &ToolDef) -> Decision {
     if tool.has_side_effects() {
-        let effects: Vec<&str> = tool.side_effects.iter().map(|e| e.as_str()).collect();
+        let effects: Vec<&str> = tool
+            .side_effects
+            .iter()
+            .map(|e| e.as_str())
+            .chain(tool.effect_tags().iter().map(String::as_str))
+            .collect();
         Decision::require_approval(
             "default.side_effects",
             format!(
@@ -67,8 +72,11 @@ fn builtin_default(tool: &ToolDef) -> Decision {
 fn matches(rule: &GovernanceRule, tool: &ToolDef) -> bool {
     let effects = rule.effects.as_ref().is_none_or(|wanted| {
         wanted.iter().any(|effect| match effect {
-            SideEffect::None => tool.side_effects.is_empty(),
-            other => tool.side_effects.contains(other),
+            EffectTag::Known(SideEffect::None) => {
+                tool.side_effects.is_empty() && tool.effect_tags().is_empty()
+            }
+            EffectTag::Known(other) => tool.side_effects.contains(other),
+            EffectTag::Resource(tag) => tool.effect_tags().contains(tag),
         })
     });
     let risk = rule.risk.is_none_or(|risk| risk == tool.risk);

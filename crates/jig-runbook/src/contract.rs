@@ -46,7 +46,7 @@ fn side_effects_of(declared: &Declared) -> Option<bool> {
         declared
             .effects
             .as_ref()
-            .map(|effects| effects.iter().any(|e| *e != jig_model::SideEffect::None))
+            .map(|effects| effects.iter().any(|e| e.known() != Some(jig_model::SideEffect::None)))
     })
 }
 

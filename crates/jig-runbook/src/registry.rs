@@ -19,8 +19,18 @@ pub fn tool_id(reference: &str, action: Option<&str>) -> String {
 
 /// A registry tool as a step sees it.
 pub fn tool_info(tool: &ToolDef) -> ToolInfo {
+    // A resource tag among the effects (`kubernetes`) is a write to that resource for the
+    // parallel-safety check: two arms acting on one resource do not run at once.
     let (reads, writes) = match &tool.execution {
-        ToolExecution::Gert(gert) => (gert.reads.clone(), gert.writes.clone()),
+        ToolExecution::Gert(gert) => {
+            let mut writes = gert.writes.clone();
+            for tag in &gert.effect_tags {
+                if !writes.contains(tag) {
+                    writes.push(tag.clone());
+                }
+            }
+            (gert.reads.clone(), writes)
+        }
         ToolExecution::Toolpack(_) => (Vec::new(), Vec::new()),
     };
     let outputs = tool
@@ -40,6 +50,7 @@ pub fn tool_info(tool: &ToolDef) -> ToolInfo {
                 .iter()
                 .map(|e| e.as_str().to_owned())
                 .filter(|e| e != "none")
+                .chain(tool.effect_tags().iter().cloned())
                 .collect(),
             reads,
             writes,

@@ -185,6 +185,8 @@ impl Checker<'_> {
                     {
                         usage.0.extend(gert.reads.iter().cloned());
                         usage.1.extend(gert.writes.iter().cloned());
+                        // A resource tag among its effects: it acts on (writes) that resource.
+                        usage.1.extend(gert.effect_tags.iter().cloned());
                     }
                 }
                 contract.as_ref()
@@ -482,13 +484,25 @@ impl Checker<'_> {
             schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
         for name in required.iter().filter_map(Value::as_str) {
             if !inputs.contains_key(name) {
-                out.push(self.located.at(
+                let argv_only = schema["properties"][name]
+                    .get(crate::toolfile::gert::UNDECLARED)
+                    .is_some_and(|v| v == true);
+                // gert warns where an action's argv uses a variable its contract does not list;
+                // the call then fails naming it, unless something gives it.
+                let diagnostic = if argv_only {
+                    Diagnostic::warning(
+                        codes::RUNBOOK,
+                        format!(
+                            "step does not give `{tool}` the input `{name}`, which its action's argv uses but its contract does not list; the call will fail without it"
+                        ),
+                    )
+                } else {
                     Diagnostic::error(
                         codes::RUNBOOK,
                         format!("step does not give `{tool}` its required input `{name}`"),
-                    ),
-                    &step.pointer,
-                ));
+                    )
+                };
+                out.push(self.located.at(diagnostic, &step.pointer));
             }
         }
     }

@@ -15,7 +15,7 @@ use jig_model::file_schemas::FileFormat;
 use jig_model::gert_tool::{Action, Contract, ContractField, GertTool, Platform, TransportMode};
 use jig_model::tool_def::{Dialect, GertExecution, SourceLocation, ToolExecution};
 use jig_model::toolpack::Limits;
-use jig_model::{Diagnostic, Risk, SideEffect, ToolDef};
+use jig_model::{Diagnostic, EffectTag, Risk, SideEffect, ToolDef};
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
@@ -101,10 +101,12 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
     for (name, action, plan) in plans {
         let contract = plan.contract;
         let side_effects = contract_effects(&contract, &tool);
+        let effect_tags = resource_tags(&contract);
         let deterministic = contract.deterministic.unwrap_or(false);
         let idempotent = contract.idempotent.unwrap_or(false);
-        let risk =
-            contract.risk.unwrap_or_else(|| kernel_risk(&side_effects, deterministic, idempotent));
+        let risk = contract.risk.unwrap_or_else(|| {
+            kernel_risk(&side_effects, !effect_tags.is_empty(), deterministic, idempotent)
+        });
         let mut def = ToolDef {
             id: format!("{prefix}{tool_name}.{name}"),
             version: tool.meta.version.clone().unwrap_or_else(|| "0.0.0".to_owned()),
@@ -142,6 +144,7 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
                 platform: tool.meta.platform.clone(),
                 reads: contract.reads.clone().unwrap_or_default(),
                 writes: contract.writes.clone().unwrap_or_default(),
+                effect_tags,
                 requires_approval: action
                     .governance
                     .as_ref()
@@ -328,7 +331,10 @@ fn check_action(
                         );
                         out.push(located.at(diagnostic, &at));
                     } else {
-                        inputs.insert(var.clone(), json!({ "type": "string" }));
+                        // Marked, so a runbook that does not give it is warned, as gert warns.
+                        let mut field = json!({ "type": "string" });
+                        field[UNDECLARED] = json!(true);
+                        inputs.insert(var.clone(), field);
                         required.insert(var);
                     }
                 }
@@ -447,7 +453,7 @@ fn tighten(
     merged.side_effects = action.side_effects.or(base.side_effects);
     merged.effects = match (&base.effects, &action.effects) {
         (Some(a), Some(b)) => {
-            Some(a.iter().chain(b).copied().collect::<BTreeSet<_>>().into_iter().collect())
+            Some(a.iter().chain(b).cloned().collect::<BTreeSet<_>>().into_iter().collect())
         }
         (a, b) => b.clone().or_else(|| a.clone()),
     };
@@ -471,7 +477,14 @@ fn tighten(
 fn contract_effects(contract: &Contract, tool: &GertTool) -> Vec<SideEffect> {
     let read_only = tool.governance.as_ref().and_then(|g| g.read_only).unwrap_or(false);
     let mut effects: Vec<SideEffect> = match (&contract.effects, contract.side_effects) {
-        (Some(effects), _) => effects.clone(),
+        // Resource tags alone say nothing of the classes: `side_effects` may still.
+        (Some(effects), side_effects) if effects.iter().all(|e| e.known().is_none()) => {
+            match side_effects {
+                Some(true) => vec![SideEffect::Write],
+                _ => Vec::new(),
+            }
+        }
+        (Some(effects), _) => effects.iter().filter_map(EffectTag::known).collect(),
         (None, Some(true)) => vec![SideEffect::Write],
         (None, Some(false)) => {
             if contract.reads.as_ref().is_some_and(|r| !r.is_empty()) {
@@ -489,9 +502,27 @@ fn contract_effects(contract: &Contract, tool: &GertTool) -> Vec<SideEffect> {
     effects
 }
 
-/// Kernel-v0 §9 risk classification.
-fn kernel_risk(effects: &[SideEffect], deterministic: bool, idempotent: bool) -> Risk {
-    let side_effects = effects.iter().any(|e| e.is_side_effect());
+/// The input-schema keyword of an input only an action's `argv` uses (its contract does not list
+/// it): required by the tool, but a runbook step that does not give it is a warning, as in gert.
+pub const UNDECLARED: &str = "x-jig-argv-only";
+
+/// The contract's `effects` that are resource tags (`azure`, `kubernetes`), not classes.
+fn resource_tags(contract: &Contract) -> Vec<String> {
+    let tags = contract.effects.iter().flatten().filter(|e| e.known().is_none());
+    let mut tags: Vec<String> = tags.map(|e| e.as_str().to_owned()).collect();
+    tags.sort();
+    tags.dedup();
+    tags
+}
+
+/// Kernel-v0 §9 risk classification; a resource tag is a side effect on that resource.
+fn kernel_risk(
+    effects: &[SideEffect],
+    tagged: bool,
+    deterministic: bool,
+    idempotent: bool,
+) -> Risk {
+    let side_effects = tagged || effects.iter().any(|e| e.is_side_effect());
     match (side_effects, idempotent, deterministic) {
         (false, _, _) => Risk::Low,
         (true, true, _) => Risk::Medium,

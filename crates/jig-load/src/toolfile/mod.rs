@@ -4,7 +4,7 @@
 //! Each dialect's module checks the rules a schema cannot express and builds [`ToolDef`]s with
 //! fully resolved schemas.
 
-mod gert;
+pub(crate) mod gert;
 mod templates;
 mod toolpack;
 

@@ -118,7 +118,8 @@ fn kernel_actions_infer_undeclared_variables_as_required_strings() {
     let snapshot = project.snapshot();
     let schema = &snapshot.get("ping.check").expect("tool").input_schema;
     assert_eq!(schema["required"], json!(["count", "host"]));
-    assert_eq!(schema["properties"]["count"], json!({ "type": "string" }));
+    // Marked as only the argv's: a runbook step that does not give it is warned, as in gert.
+    assert_eq!(schema["properties"]["count"], json!({ "type": "string", "x-jig-argv-only": true }));
 }
 
 #[test]
@@ -327,4 +328,46 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
         if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
     }
     out
+}
+
+/// A project laid out and written like gert's own: runbooks as plain `.yaml` under
+/// `paths.runbooks`, `meta.secrets`, tools whose effects are resource tags, governance on those
+/// tags and on `reads`/`writes`, and an action whose argv uses a variable its contract does not
+/// list. It loads; what gert only warns about is a warning here too.
+#[test]
+fn a_project_written_like_gerts_own_loads_with_warnings_where_gert_warns() {
+    let project = Project::with_manifest(
+        "name: gertlike\npaths: { runbooks: runbooks }\npolicy:\n  rules:\n    - { effects: [wrte], action: deny }\n",
+    );
+    let tool = |name: &str, tag: &str, argv: &str| {
+        format!(
+            "apiVersion: tool/v0\nmeta: {{ name: {name}, transport: stdio, binary: {name} }}\ncontract:\n  inputs: {{ namespace: {{ type: string, required: true }} }}\n  effects: [{tag}]\n  idempotent: true\nactions:\n  list:\n    argv: [{argv}]\n"
+        )
+    };
+    project
+        .file("tools/kubectl.tool.yaml", &tool("kubectl", "kubernetes", "kubectl, --context, \"{{ .context }}\", -n, \"{{ .namespace }}\""))
+        .file("tools/helm.tool.yaml", &tool("helm", "kubernetes", "helm, list, -n, \"{{ .namespace }}\""))
+        .file(
+            "runbooks/rollout.yaml",
+            "apiVersion: kernel/v0\nmeta:\n  name: rollout\n  secrets:\n    - { env: KUBECONFIG, description: the cluster, required: true }\n  governance:\n    rules:\n      - { effects: [kubernetes], action: require-approval }\n      - { contract: { writes: [kubernetes] }, action: require-approval }\n      - default: allow\ntools: [kubectl, helm]\nsteps:\n  - id: both\n    type: parallel\n    branches:\n      - steps: [{ id: pods, type: tool, tool: kubectl, action: list, inputs: { namespace: web } }]\n      - steps: [{ id: charts, type: tool, tool: helm, action: list, inputs: { namespace: web } }]\n  - id: done\n    type: end\n    outcome: { category: no_action, code: looked }\n",
+        );
+    let snapshot = project.load().unwrap_or_else(|f| panic!("{}", crate::support::render(&f)));
+    let entry = snapshot.runbook("rollout").expect("a plain .yaml runbook is discovered");
+    let kubectl = snapshot.get("kubectl.list").expect("kubectl.list");
+    assert_eq!(kubectl.effect_tags(), ["kubernetes"]);
+    assert!(kubectl.has_side_effects());
+    let warnings: Vec<&str> = snapshot.warnings().iter().map(|d| d.message.as_str()).collect();
+    let has = |needle: &str| warnings.iter().any(|w| w.contains(needle));
+    assert!(
+        has("the input `context`, which its action's argv uses but its contract does not list"),
+        "{warnings:#?}"
+    );
+    assert!(has("parallel arms"), "two arms acting on `kubernetes` at once: {warnings:#?}");
+    assert!(has("`wrte` is no side-effect class"), "{warnings:#?}");
+    assert_eq!(warnings.len(), 3, "{warnings:#?}");
+    assert_eq!(entry.runbook.secrets.len(), 1);
+    assert_eq!(
+        (entry.runbook.secrets[0].env.as_str(), entry.runbook.secrets[0].required),
+        ("KUBECONFIG", true)
+    );
 }

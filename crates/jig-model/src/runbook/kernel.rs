@@ -62,9 +62,26 @@ pub struct KernelMeta {
     /// Runbook-level governance; may only tighten the project's policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub governance: Option<KernelGovernance>,
+    /// Environment variables the runbook's tools need (gert's `meta.secrets`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secrets: Vec<SecretRef>,
     /// Uninterpreted `x-…` metadata.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extensions: Map<String, Value>,
+}
+
+/// A secret a runbook needs, by the environment variable that carries it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SecretRef {
+    /// The variable's name.
+    pub env: String,
+    /// What it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether the runbook cannot run without it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
 }
 
 /// A runbook input.
@@ -107,9 +124,9 @@ pub struct GovernanceRule {
     /// Match this risk level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk: Option<crate::Risk>,
-    /// Match tools with any of these effects.
+    /// Match tools with any of these effects (classes Jig knows, or resource tags).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub effects: Option<Vec<crate::SideEffect>>,
+    pub effects: Option<Vec<crate::EffectTag>>,
     /// Match these tool references.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<String>>,

@@ -111,6 +111,9 @@ pub struct Runbook {
     /// Runbook-level governance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub governance: Option<RunbookGovernance>,
+    /// Environment variables its tools need (kernel/v0 `meta.secrets`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secrets: Vec<kernel::SecretRef>,
     /// Uninterpreted metadata.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extensions: Map<String, Value>,
@@ -428,6 +431,7 @@ impl Runbook {
             tool_paths,
             imports,
             governance: meta.governance.map(RunbookGovernance::Legacy),
+            secrets: Vec::new(),
             extensions: Map::new(),
             steps,
         };
@@ -465,6 +469,7 @@ impl Runbook {
             tool_paths: BTreeMap::new(),
             imports: Vec::new(),
             governance: meta.governance.map(RunbookGovernance::Rules),
+            secrets: meta.secrets,
             extensions: meta.extensions,
             steps,
         };

@@ -106,3 +106,45 @@ fn the_policy_hash_is_canonical() {
     assert_ne!(a.hash(), policy("{}").hash());
     assert_eq!(a.hash().len(), 64);
 }
+
+/// gert's own tools tag their effects with the resources they act on (`effects: [azure]`):
+/// a tag Jig does not know is a side effect on that resource — the default asks a person —
+/// and a rule may name it; the classes Jig knows keep their meaning beside it.
+#[test]
+fn resource_tags_among_effects_are_side_effects_a_rule_can_name() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let tool = |name: &str, effects: &str| {
+        format!(
+            "apiVersion: tool/v0\nmeta: {{ name: {name}, transport: stdio, binary: az }}\ncontract:\n  inputs: {{ group: {{ type: string, required: true }} }}\n  effects: {effects}\n  idempotent: true\nactions:\n  show:\n    argv: [az, group, show, -n, \"{{{{ .group }}}}\"]\n"
+        )
+    };
+    std::fs::create_dir_all(dir.path().join("tools")).expect("dir");
+    std::fs::write(dir.path().join("jig.yaml"), "name: gertlike\n").expect("manifest");
+    std::fs::write(dir.path().join("tools/az.tool.yaml"), tool("az", "[azure]")).expect("az");
+    std::fs::write(dir.path().join("tools/kube.tool.yaml"), tool("kube", "[kubernetes, network]"))
+        .expect("kube");
+    let snapshot = jig_load::load(dir.path()).expect("gert's tags load");
+    let az = snapshot.get("az.show").expect("az.show");
+    assert!(az.side_effects.is_empty() && az.effect_tags() == ["azure"]);
+    assert!(az.has_side_effects(), "an unknown tag counts as a side effect");
+    assert_ne!(az.risk, jig_model::Risk::Low);
+    let kube = snapshot.get("kube.show").expect("kube.show");
+    assert_eq!(kube.side_effects, [jig_model::SideEffect::Network]);
+
+    let args = json!({ "group": "rg" });
+    let by_default = policy("{}").decide(az, &args);
+    assert_eq!(by_default.action, GovernanceAction::RequireApproval);
+    assert!(by_default.reason.contains("azure"), "{}", by_default.reason);
+
+    let p = policy(
+        "rules:\n  - { effects: [kubernetes], action: deny }\n  - { effects: [azure], action: allow }\n",
+    );
+    assert_eq!(p.decide(az, &args).action, GovernanceAction::Allow);
+    assert_eq!(
+        (p.decide(kube, &args).action, p.decide(kube, &args).rule),
+        (GovernanceAction::Deny, "rules[0]".to_owned())
+    );
+    // `none` means no side effect of any kind, tags included.
+    let none = policy("rules:\n  - { effects: [none], action: allow }\n");
+    assert_eq!(none.decide(az, &args).action, GovernanceAction::RequireApproval);
+}
