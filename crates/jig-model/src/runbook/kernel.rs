@@ -143,6 +143,10 @@ pub struct GovernanceRule {
     /// The fallback action when nothing else matches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<GovernanceAction>,
+    /// gert's switch promoting contract violations to errors (`deny`). Jig always refuses a
+    /// step that relaxes its tool's contract, so the field is read and changes nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract_violations: Option<String>,
 }
 
 /// `contract:` matcher in a governance rule.
