@@ -3,7 +3,7 @@
 // second person; bob approves it from the run; both see the outcome live, and the run's trace
 // and calls are in the audit.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { workbench } from "./harness.mjs";
@@ -113,4 +113,37 @@ test("a viewer sees a waiting run but cannot act on it", async () => {
     true,
   );
   await vera.context.close();
+});
+
+test("a file attached as evidence is kept by its hash and downloads as it was", async () => {
+  // A runbook saved into the served project appears without a restart.
+  writeFileSync(
+    join(suite.server.project, "playbooks/attach.runbook.yaml"),
+    "apiVersion: kernel/v0\nmeta: { name: attach, description: Keep the service's log with the incident. }\nsteps:\n  - id: logs\n    type: manual\n    title: Attach the service's log\n    contract: { side_effects: false }\n    required_evidence: [{ kind: attachment, name: log }]\n  - id: done\n    type: end\n    outcome: { category: resolved, code: attached }\n",
+  );
+  const alice = await signIn("alice");
+  const { page } = alice;
+  await page.goto(`${suite.server.url}/#/runbooks`);
+  await page.getByRole("link", { name: "attach" }).click({ timeout: 15000 });
+  await page.getByRole("checkbox", { name: /Step by step/ }).uncheck();
+  await page.getByRole("button", { name: "Start the run" }).click();
+  const step = page.getByRole("region", { name: "Step Attach the service's log" });
+  const content = "12:00 restarted\n<script>alert(1)</script>\n";
+  await step.getByLabel("log (a file)").setInputFiles({
+    name: "service.log",
+    mimeType: "text/plain",
+    buffer: Buffer.from(content),
+  });
+  await step.getByRole("button", { name: "Submit the evidence" }).click();
+  const attachments = page.getByRole("region", { name: "Attachments" });
+  await attachments.getByText(`log · ${Buffer.byteLength(content)} bytes`).waitFor();
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    attachments.getByRole("link", { name: "service.log" }).click(),
+  ]);
+  const saved = await download.path();
+  assert.equal(readFileSync(saved, "utf8"), content);
+  await look(page, "runbook-run-attachment");
+  assert.deepEqual(alice.problems, []);
+  await alice.context.close();
 });

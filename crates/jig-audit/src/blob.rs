@@ -32,6 +32,16 @@ impl Blob {
     /// `value` as a blob when its canonical JSON is larger than [`INLINE_MAX`], with the
     /// reference that replaces it; `None` when it stays inline.
     pub fn of_large(value: &Value) -> Result<Option<(Blob, Value)>, AuditError> {
+        Self::encode(value, false)
+    }
+
+    /// `value` as a blob whatever its size (a file a person attached), with its reference.
+    pub fn of(value: &Value) -> Result<(Blob, Value), AuditError> {
+        Self::encode(value, true)?
+            .ok_or_else(|| AuditError::Commit("storing a value: nothing was encoded".to_owned()))
+    }
+
+    fn encode(value: &Value, always: bool) -> Result<Option<(Blob, Value)>, AuditError> {
         let failed = |e: std::io::Error| AuditError::Commit(format!("storing a result: {e}"));
         // One pass: the canonical JSON is hashed and compressed as it is written, never held
         // whole (a grep result can be several megabytes).
@@ -42,7 +52,7 @@ impl Blob {
         };
         serde_json_canonicalizer::to_writer(value, &mut sink)
             .map_err(|e| AuditError::Commit(format!("storing a result: {e}")))?;
-        if sink.size <= INLINE_MAX {
+        if sink.size <= INLINE_MAX && !always {
             return Ok(None);
         }
         let hash: String = sink.hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();

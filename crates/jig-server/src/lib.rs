@@ -63,6 +63,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(runbooks::run))
         .routes(routes!(runbooks::resume))
         .routes(routes!(runbooks::trace))
+        .routes(routes!(runbooks::attachment))
         .routes(routes!(runbooks::act))
         .routes(routes!(audit::runs))
         .routes(routes!(audit::run))

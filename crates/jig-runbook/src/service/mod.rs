@@ -7,6 +7,7 @@
 //! evidence, go-aheads, choices, retries — is recorded first-writer-wins: when two reviewers act
 //! on one step, one wins and the other gets `E_CONFLICT`.
 
+mod attachments;
 mod host;
 mod record;
 
@@ -120,6 +121,9 @@ pub enum ServiceError {
     /// No such runbook or run.
     #[error("{0}")]
     NotFound(String),
+    /// What a person gave is not what the step takes (an attachment that is not one).
+    #[error("{0}")]
+    Invalid(String),
     /// Someone else acted first, or the step does not wait for this.
     #[error("{0}")]
     Conflict(String),
@@ -142,6 +146,7 @@ impl ServiceError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::NotFound(_) => ErrorCode::NotFound,
+            Self::Invalid(_) => ErrorCode::ValidationFail,
             Self::Conflict(_) => ErrorCode::Conflict,
             Self::Forbidden(_) => ErrorCode::Policy,
             Self::Runbook(e) => e.code(),
@@ -272,7 +277,8 @@ impl Runbooks {
                         missing.name
                     )));
                 }
-                (keys::evidence(key), Entry::Evidence { values: values.clone(), by })
+                let values = self.store_attachments(required, values).await?;
+                (keys::evidence(key), Entry::Evidence { values, by })
             }
             (Action::Choose { value }, Some(Need::Choice { options, .. })) => {
                 if !options.iter().any(|o| &o.value == value) {
@@ -313,6 +319,13 @@ impl Runbooks {
                     None => format!("run `{id}` is not waiting at step `{key}`"),
                 }));
             }
+        };
+        // The record shows the evidence as kept: attachments by reference, not their bytes.
+        let action = match (&entry, action) {
+            (Entry::Evidence { values, .. }, Action::Evidence { .. }) => {
+                Action::Evidence { values: values.clone() }
+            }
+            (_, action) => action,
         };
         let (inserted, kept) =
             self.record_person(&current, key, &journal_key, &entry, &action).await?;

@@ -133,6 +133,36 @@ pub async fn trace(
     Ok(Json(service(&state).trace(&id).await?))
 }
 
+/// A file attached as evidence to run `id`, by its SHA-256. Always sent as a download
+/// (`application/octet-stream`, `nosniff`): what a person attached is never rendered here.
+#[utoipa::path(get, path = "/api/runbook-runs/{id}/attachments/{sha256}",
+    operation_id = "runbookRunAttachment", tag = "runbooks",
+    params(("id" = String, Path), ("sha256" = String, Path, description = "The file's SHA-256, hex")),
+    responses((status = 200, description = "The file's bytes", content((String = "application/octet-stream"))),
+        (status = 404, body = ErrorMessage)))]
+pub async fn attachment(
+    State(state): State<AppState>,
+    Path((id, sha256)): Path<(String, String)>,
+) -> Result<axum::response::Response, ApiError> {
+    use axum::http::header;
+    use axum::response::IntoResponse;
+    let (name, _media_type, bytes) = service(&state).attachment(&id, &sha256).await?;
+    // The name goes into a header: keep it to characters that cannot end or split it.
+    let safe: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .collect();
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
+            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{safe}\"")),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
 /// Walk a run again from its journal (after a restart, or to pick up an approval decided
 /// elsewhere).
 #[utoipa::path(post, path = "/api/runbook-runs/{id}/resume", operation_id = "resumeRunbookRun",

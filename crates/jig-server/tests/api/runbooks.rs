@@ -235,3 +235,60 @@ async fn a_runbook_steps_approval_decided_in_the_approvals_queue_moves_the_run_a
         "{run}"
     );
 }
+
+const ATTACH: &str = "apiVersion: kernel/v0\nmeta: { name: attach }\nsteps:\n  - id: logs\n    type: manual\n    instructions: Attach the service's log.\n    contract: { side_effects: false }\n    required_evidence: [{ kind: attachment, name: log }, { kind: text, name: note }]\n  - id: done\n    type: end\n    outcome: { category: resolved, code: attached }\n";
+
+/// A file attached as evidence is kept content-addressed: the record names it by size and
+/// SHA-256 and holds none of its bytes; it downloads as exactly what was attached, never
+/// rendered; what is not a file is refused naming the piece.
+#[tokio::test]
+async fn an_attachment_is_stored_by_its_hash_and_downloads_as_it_was() {
+    let served = Served::start_with(&[("playbooks/attach.runbook.yaml", ATTACH)]).await;
+    let start = json!({ "runbook": "attach", "stepwise": false });
+    let (status, run) = send(served.post("/api/runbook-runs", &start), Some(ALICE)).await;
+    assert_eq!(status, 201, "{run}");
+    let id = run["id"].as_str().expect("id").to_owned();
+    let act = format!("/api/runbook-runs/{id}/act");
+
+    let bad = json!({ "key": "logs", "action": "evidence", "values": { "log": { "name": "x.log", "content_base64": "%%%" }, "note": "n" } });
+    let (status, refused) = send(served.post(&act, &bad), Some(ALICE)).await;
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["code"], "E_VALIDATION_FAIL");
+    assert!(refused["message"].as_str().is_some_and(|m| m.contains("`log`")), "{refused}");
+
+    let file = b"12:00 started\n<script>alert(1)</script>\n";
+    let encoded = "MTI6MDAgc3RhcnRlZAo8c2NyaXB0PmFsZXJ0KDEpPC9zY3JpcHQ+Cg==";
+    let evidence = json!({ "key": "logs", "action": "evidence", "values": {
+        "log": { "name": "service.log", "content_base64": encoded, "media_type": "text/html" },
+        "note": "the restart is at 12:00" } });
+    let (status, run) = send(served.post(&act, &evidence), Some(ALICE)).await;
+    assert_eq!(status, 200, "{run}");
+    assert_eq!(run["progress"]["status"], "completed");
+    let kept = &run["progress"]["variables"]["log"];
+    let sha256: String = {
+        use sha2::Digest;
+        sha2::Sha256::digest(file).iter().map(|b| format!("{b:02x}")).collect()
+    };
+    assert_eq!((&kept["sha256"], &kept["bytes"]), (&json!(sha256), &json!(file.len())), "{kept}");
+    let (_, trace) = send(served.get(&format!("/api/runbook-runs/{id}/trace")), Some(VIC)).await;
+    assert!(!trace.to_string().contains(encoded), "the chain holds no bytes of the file");
+    assert!(trace.to_string().contains(&sha256), "the chain names the file by its hash");
+
+    let response = served
+        .get(&format!("/api/runbook-runs/{id}/attachments/{sha256}"))
+        .bearer_auth(VIC)
+        .send()
+        .await
+        .expect("download");
+    assert_eq!(response.status().as_u16(), 200);
+    let header = |name: &str| {
+        response.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned()
+    };
+    assert_eq!(header("content-type"), "application/octet-stream", "never rendered as html");
+    assert_eq!(header("x-content-type-options"), "nosniff");
+    assert!(header("content-disposition").contains("service.log"));
+    assert_eq!(response.bytes().await.expect("body").as_ref(), file);
+    let missing = format!("/api/runbook-runs/{id}/attachments/{}", "0".repeat(64));
+    assert_eq!(send(served.get(&missing), Some(VIC)).await.0, 404);
+    assert!(served.engine.history().verify(None, None).await.expect("verify").is_ok());
+}

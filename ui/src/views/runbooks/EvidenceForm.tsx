@@ -3,15 +3,23 @@ import type { Schemas } from "../../api/client";
 
 type Requirement = Schemas["EvidenceRequirement"];
 
-/** SHA-256 of a file's bytes, hex. */
-async function sha256(file: File): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+/** The largest file an attachment may be (the server keeps the same limit). */
+const MAX_ATTACHMENT_BYTES = 1024 * 1024;
+
+/** A file's bytes as base64, for the request that carries it. */
+async function base64Of(file: File): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
 }
 
 /**
- * A manual step's evidence: text as text, a checklist as the items ticked, an attachment as
- * its name, size and SHA-256. Nothing listed: the person acknowledges the step is done.
+ * A manual step's evidence: text as text, a checklist as the items ticked, an attachment as the
+ * file itself (the server keeps it by its SHA-256). Nothing listed: the person acknowledges the
+ * step is done.
  */
 export function EvidenceForm({
   required,
@@ -31,6 +39,8 @@ export function EvidenceForm({
       (r.kind === "attachment" && files[r.name] === undefined),
   );
 
+  const tooLarge = required.filter((r) => (files[r.name]?.size ?? 0) > MAX_ATTACHMENT_BYTES);
+
   const submit = async (event: SyntheticEvent) => {
     event.preventDefault();
     const values: Record<string, unknown> = {};
@@ -42,8 +52,8 @@ export function EvidenceForm({
       if (requirement.kind === "attachment" && file)
         values[requirement.name] = {
           name: file.name,
-          bytes: file.size,
-          sha256: await sha256(file),
+          media_type: file.type || undefined,
+          content_base64: await base64Of(file),
         };
     }
     onSubmit(values);
@@ -116,11 +126,20 @@ export function EvidenceForm({
         );
       })}
       <div className="row">
-        <button type="submit" className="primary" disabled={disabled || missing.length > 0}>
+        <button
+          type="submit"
+          className="primary"
+          disabled={disabled || missing.length > 0 || tooLarge.length > 0}
+        >
           {required.length === 0 ? "Mark as done" : "Submit the evidence"}
         </button>
         {missing.length > 0 && (
           <span className="muted">Still needed: {missing.map((m) => m.name).join(", ")}</span>
+        )}
+        {tooLarge.length > 0 && (
+          <span className="muted" role="alert">
+            {tooLarge.map((m) => m.name).join(", ")}: a file may be at most 1 MiB
+          </span>
         )}
       </div>
     </form>

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useMemo } from "react";
 import type { RunView } from "../../api/client";
 import { useResumeRun, useRunbook, useRunbookRun, useSession } from "../../api/queries";
+import { useBackend } from "../../api/context";
 import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
 import { formatTime } from "../../lib/format";
@@ -97,6 +98,7 @@ export default function RunPage({ id }: { id: string }) {
                 startedBy={data.started_by}
               />
             ))}
+            <Attachments run={data} />
             <details className="card">
               <summary>Variables</summary>
               <JsonTree value={data.progress.variables} label="Variables" />
@@ -106,6 +108,56 @@ export default function RunPage({ id }: { id: string }) {
         </div>
       )}
     </div>
+  );
+}
+
+interface Attached {
+  name: string;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * Files people attached as evidence, by name, size and SHA-256; in the browser each is a
+ * download (the session cookie authenticates it, the server never renders it).
+ */
+function Attachments({ run }: { run: RunView }) {
+  const { platform } = useBackend();
+  const variables = run.progress.variables as Record<string, unknown>;
+  const attached = Object.entries(variables).filter(
+    (entry): entry is [string, Attached] =>
+      typeof entry[1] === "object" &&
+      entry[1] !== null &&
+      "sha256" in entry[1] &&
+      "stored" in entry[1],
+  );
+  if (attached.length === 0) return null;
+  return (
+    <section className="card" aria-labelledby="attachments-heading">
+      <h2 id="attachments-heading">Attachments</h2>
+      <ul className="plain-list">
+        {attached.map(([piece, file]) => {
+          const url = `${platform.baseUrl}/api/runbook-runs/${encodeURIComponent(run.id)}/attachments/${file.sha256}`;
+          return (
+            <li key={piece} className="row">
+              {platform.kind === "web" ? (
+                <a href={url} download={file.name}>
+                  {file.name}
+                </a>
+              ) : (
+                <strong>{file.name}</strong>
+              )}
+              <span className="muted">
+                {piece} · {file.bytes} bytes · <code>{file.sha256.slice(0, 12)}</code>
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+      {platform.kind !== "web" && (
+        <p className="muted">Open the run in the browser workbench to download a file.</p>
+      )}
+    </section>
   );
 }
 
