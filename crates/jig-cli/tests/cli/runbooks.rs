@@ -345,3 +345,26 @@ fn approving_a_runbook_steps_call_from_the_queue_moves_the_run() {
     let shown = jig(root, &["runbook", "show", id]);
     assert!(text(&shown).contains("outcome: resolved (write_up_filed)"), "{}", text(&shown));
 }
+
+/// `--evidence STEP=FILE` for a step that asks for a file attaches the file itself, binary
+/// included; Jig keeps it by its hash.
+#[test]
+fn a_file_given_as_evidence_is_attached_by_its_hash() {
+    let dir = project();
+    std::fs::write(
+        dir.path().join("runbooks/attach.runbook.yaml"),
+        "apiVersion: kernel/v0\nmeta: { name: attach }\nsteps:\n  - id: logs\n    type: manual\n    contract: { side_effects: false }\n    required_evidence: [{ kind: attachment, name: log }]\n  - id: done\n    type: end\n    outcome: { category: resolved, code: attached }\n",
+    )
+    .expect("runbook");
+    let bytes: Vec<u8> = (0..=255u8).chain([0, 159, 146, 150]).collect();
+    std::fs::write(dir.path().join("core.bin"), &bytes).expect("file");
+    let output =
+        jig(dir.path(), &["runbook", "run", "attach", "--evidence", "logs=core.bin", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let view = stdout_json(&output);
+    let log = &view["progress"]["variables"]["log"];
+    let sha256 = jig_model::canonical::Sha256Hash::of_bytes(&bytes).to_hex();
+    assert_eq!(log["sha256"], sha256.as_str(), "{log}");
+    assert_eq!(log["name"], "core.bin");
+    assert_eq!(log["bytes"], bytes.len());
+}

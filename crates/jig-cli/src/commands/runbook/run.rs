@@ -172,7 +172,7 @@ fn finish(out: &mut impl Write, view: &RunView, json: bool) -> anyhow::Result<Co
 async fn answer(
     runbooks: &Runbooks,
     mut view: RunView,
-    evidence: &[(String, Value)],
+    evidence: &[Evidence],
     go: &[String],
     approve: &[String],
     retry: &[String],
@@ -194,10 +194,8 @@ async fn answer(
             let action = match &waiting.need {
                 Need::Evidence { required } => evidence
                     .iter()
-                    .find(|(step, _)| *step == waiting.step_id || *step == waiting.key)
-                    .map(|(_, value)| Action::Evidence {
-                        values: evidence_values(value, required),
-                    }),
+                    .find(|given| given.step == waiting.step_id || given.step == waiting.key)
+                    .map(|given| Action::Evidence { values: evidence_values(given, required) }),
                 Need::Go { .. } | Need::Paused if named(go, &waiting.step_id, &waiting.key) => {
                     Some(Action::Run)
                 }
@@ -221,33 +219,55 @@ async fn answer(
     }
 }
 
-/// A file's evidence: a JSON object as is; text as the one piece a step asks for.
+/// Evidence given on the command line: `STEP=FILE`.
+pub(super) struct Evidence {
+    step: String,
+    /// The file's name, for an attachment.
+    name: String,
+    bytes: Vec<u8>,
+}
+
+/// A file's evidence: the file itself when the step asks for one attachment; else a JSON object
+/// as is, or text as the one piece a step asks for.
 fn evidence_values(
-    value: &Value,
+    given: &Evidence,
     required: &[jig_model::runbook::legacy::EvidenceRequirement],
 ) -> Map<String, Value> {
+    use base64::Engine as _;
+    use jig_model::runbook::legacy::EvidenceKind;
+    if let [one] = required
+        && one.kind == EvidenceKind::Attachment
+    {
+        let content = base64::engine::general_purpose::STANDARD.encode(&given.bytes);
+        let file = serde_json::json!({ "name": given.name, "content_base64": content });
+        return Map::from_iter([(one.name.clone(), file)]);
+    }
+    let text = String::from_utf8_lossy(&given.bytes);
+    let value = serde_json::from_str::<Value>(&text)
+        .ok()
+        .filter(Value::is_object)
+        .unwrap_or_else(|| Value::String(text.trim_end().to_owned()));
     match value {
-        Value::Object(map) => map.clone(),
+        Value::Object(map) => map,
         other => match required {
-            [one] => Map::from_iter([(one.name.clone(), other.clone())]),
-            _ => Map::from_iter([("text".to_owned(), other.clone())]),
+            [one] => Map::from_iter([(one.name.clone(), other)]),
+            _ => Map::from_iter([("text".to_owned(), other)]),
         },
     }
 }
 
-fn read_evidence(pairs: &[String]) -> Result<Vec<(String, Value)>, String> {
+fn read_evidence(pairs: &[String]) -> Result<Vec<Evidence>, String> {
     pairs
         .iter()
         .map(|pair| {
             let (step, file) = pair
                 .split_once('=')
                 .ok_or_else(|| format!("`--evidence {pair}`: write STEP=FILE"))?;
-            let text = fs_err::read_to_string(PathBuf::from(file)).map_err(|e| e.to_string())?;
-            let value = serde_json::from_str::<Value>(&text)
-                .ok()
-                .filter(Value::is_object)
-                .unwrap_or_else(|| Value::String(text.trim_end().to_owned()));
-            Ok((step.to_owned(), value))
+            let path = PathBuf::from(file);
+            let bytes = fs_err::read(&path).map_err(|e| e.to_string())?;
+            let name =
+                path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            Ok(Evidence { step: step.to_owned(), name, bytes })
         })
         .collect()
 }

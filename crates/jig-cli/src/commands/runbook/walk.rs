@@ -180,7 +180,16 @@ fn evidence(
                 let path =
                     prompt(input, out, &format!("  {} (path of a file): ", requirement.name))?;
                 match fs_err::read(path.trim()) {
-                    Ok(bytes) => Value::String(String::from_utf8_lossy(&bytes).into_owned()),
+                    // The file itself; Jig keeps it by its hash.
+                    Ok(bytes) => {
+                        use base64::Engine as _;
+                        let name = std::path::Path::new(path.trim())
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        let content = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                        serde_json::json!({ "name": name, "content_base64": content })
+                    }
                     Err(error) => {
                         let _ = writeln!(out, "  ! {error}");
                         return None;
