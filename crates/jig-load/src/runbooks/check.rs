@@ -46,6 +46,7 @@ pub(crate) fn check(
         super::parallel::check(runbook, located, &|step| checker.usage_of(step, &tools), out);
     }
     checker.legacy_links(out);
+    checker.approver_counts(out);
     if runbook.api_version == RunbookApi::KernelV0 && !terminates(&runbook.steps) {
         let last = runbook.steps.last().map_or("/steps", |s| s.pointer.as_str());
         out.push(located.at(
@@ -201,6 +202,29 @@ impl Checker<'_> {
             usage.1.extend(contract.writes.iter().flatten().cloned());
         }
         usage
+    }
+
+    /// `min_approvers` above one is not enforced yet: say so, rather than let a reader believe
+    /// two people must approve when one does.
+    fn approver_counts(&self, out: &mut Vec<Diagnostic>) {
+        let Some(jig_model::runbook::RunbookGovernance::Rules(governance)) =
+            &self.runbook.governance
+        else {
+            return;
+        };
+        for (i, rule) in governance.rules.iter().enumerate() {
+            if let Some(count) = rule.min_approvers.filter(|n| *n > 1) {
+                out.push(self.located.at(
+                    Diagnostic::warning(
+                        codes::RUNBOOK,
+                        format!(
+                            "`min_approvers: {count}` is not enforced yet: one approver's decision runs the step"
+                        ),
+                    ),
+                    &format!("/meta/governance/rules/{i}/min_approvers"),
+                ));
+            }
+        }
     }
 
     /// What a step produces, as its tool or its own fields declare.
