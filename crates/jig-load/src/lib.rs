@@ -27,7 +27,7 @@ pub mod watch;
 pub mod yaml;
 
 pub use buffer::check_tool_source;
-pub use loader::{LoadOptions, Loader, load};
+pub use loader::{LoadOptions, Loader, load, scenarios_beside};
 pub use located::did_you_mean;
 pub use package::{PackageRole, STD_PACKAGE, find_manifest, project_root};
 pub use snapshot::{LoadFailure, PackageSummary, RunbookEntry, ScenarioEntry, Snapshot};

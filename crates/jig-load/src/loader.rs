@@ -527,6 +527,17 @@ fn declares_runbook(text: &str) -> bool {
     })
 }
 
+/// Where gert keeps the scenarios of the runbook file at `path`: `scenarios/<name>/` beside it,
+/// `<name>` the file's name without `.runbook.yaml` (or `.yaml`).
+pub fn scenarios_beside(path: &Path) -> PathBuf {
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let base = file_name
+        .strip_suffix(".runbook.yaml")
+        .or_else(|| file_name.strip_suffix(".yaml"))
+        .unwrap_or(&file_name);
+    path.parent().unwrap_or(Path::new("")).join("scenarios").join(base)
+}
+
 /// Scenario directories for the runbook at `path`: `scenarios/<name>/*/` beside it (gert) and
 /// at the package root (seed 004).
 fn scenarios_for(
@@ -535,13 +546,9 @@ fn scenarios_for(
     display: &dyn Fn(&Path) -> String,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<runbook_file::ScenarioFiles> {
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let base = file_name
-        .strip_suffix(".runbook.yaml")
-        .or_else(|| file_name.strip_suffix(".yaml"))
-        .unwrap_or(&file_name)
-        .to_owned();
-    let mut dirs = vec![path.parent().unwrap_or(Path::new("")).join("scenarios").join(&base)];
+    let beside = scenarios_beside(path);
+    let base = beside.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut dirs = vec![beside];
     let at_root = package.root.join("scenarios").join(&base);
     if !dirs.contains(&at_root) {
         dirs.push(at_root);

@@ -198,6 +198,14 @@ pub mod keys {
     /// The run's start.
     pub const START: &str = "start";
 
+    /// The step id of an instance key: `triage/degraded/restart@2` → `restart`, `each[3]` →
+    /// `each`, `check~2` → `check`.
+    pub fn step_id(key: &str) -> &str {
+        let last = key.rsplit('/').next().unwrap_or(key);
+        let last = last.split(['@', '[', '~']).next().unwrap_or(last);
+        last.split('#').next().unwrap_or(last)
+    }
+
     /// The step's result.
     pub fn done(key: &str) -> String {
         format!("done:{key}")

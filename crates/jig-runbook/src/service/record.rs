@@ -9,7 +9,7 @@ use jig_model::scenario::{RecordedResponse, RunStatus, Scenario, ScenarioTest};
 use serde_json::{Map, Value};
 
 use super::{Runbooks, ServiceError};
-use crate::journal::{Entry, StepStatus};
+use crate::journal::{Entry, StepStatus, keys};
 
 /// A recorded run: what `scenario.yaml` and `test.yaml` will say.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,7 +51,7 @@ impl Runbooks {
                 view.runbook,
                 view.started_by.as_deref().unwrap_or("unknown")
             )),
-            inputs: match journal.get(crate::journal::keys::START) {
+            inputs: match journal.get(keys::START) {
                 Some(Entry::Start { inputs, .. }) => redact(inputs),
                 _ => Map::new(),
             },
@@ -62,7 +62,7 @@ impl Runbooks {
         for key in &order {
             if let Some(step_key) = key.strip_prefix("done:")
                 && let Some(Entry::Done { status, outputs, failure }) = journal.get(key)
-                && let Some(reference) = tool_reference(&runbook, step_of(step_key))
+                && let Some(reference) = tool_reference(&runbook, keys::step_id(step_key))
             {
                 let failed = matches!(status, StepStatus::Failed | StepStatus::Error);
                 let response = RecordedResponse {
@@ -76,7 +76,7 @@ impl Runbooks {
             if let Some(step_key) = key.strip_prefix("evidence:")
                 && let Some(Entry::Evidence { values, .. }) = journal.get(key)
             {
-                scenario.evidence.insert(step_of(step_key).to_owned(), redact(values));
+                scenario.evidence.insert(keys::step_id(step_key).to_owned(), redact(values));
             }
         }
         let mut reached: Vec<String> = Vec::new();
@@ -104,7 +104,7 @@ impl Runbooks {
         journal: &BTreeMap<String, Entry>,
     ) -> Result<Runbook, ServiceError> {
         if let Some(Entry::Start { definition: Some(definition), .. }) =
-            journal.get(crate::journal::keys::START)
+            journal.get(keys::START)
             && let Ok(runbook) = serde_json::from_value(definition.clone())
         {
             return Ok(runbook);
@@ -115,13 +115,6 @@ impl Runbooks {
             .map(|entry| entry.runbook.clone())
             .ok_or_else(|| ServiceError::NotFound(format!("no runbook `{name}`")))
     }
-}
-
-/// A step instance's step id: `triage/degraded/restart@2` → `restart`.
-fn step_of(key: &str) -> &str {
-    let last = key.rsplit('/').next().unwrap_or(key);
-    let last = last.split(['@', '[', '~']).next().unwrap_or(last);
-    last.split('#').next().unwrap_or(last)
 }
 
 /// How a scenario names a tool step's answers: `tool:action`, or the tool alone.

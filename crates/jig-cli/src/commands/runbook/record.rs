@@ -39,15 +39,8 @@ pub async fn run(
         eprintln!("error[E_NOT_FOUND]: runbook `{}` is no longer in the project", view.runbook);
         return Ok(Code::Failed);
     };
-    let file = snapshot.root().join(&entry.file);
-    let stem = file
-        .file_name()
-        .and_then(|n| n.to_str())
-        .map(|n| n.trim_end_matches(".yaml").trim_end_matches(".yml").trim_end_matches(".runbook"))
-        .unwrap_or(&entry.name)
-        .to_owned();
-    let dir: PathBuf =
-        file.parent().unwrap_or(snapshot.root()).join("scenarios").join(stem).join(name);
+    // Where the loader looks for it, so `jig runbook test` finds it.
+    let dir: PathBuf = jig_load::scenarios_beside(&snapshot.root().join(&entry.file)).join(name);
     if dir.exists() {
         eprintln!(
             "error[E_CONFLICT]: {} exists; pick another --name (a recorded scenario is never overwritten)",
