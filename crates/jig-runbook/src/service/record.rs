@@ -103,8 +103,7 @@ impl Runbooks {
         name: &str,
         journal: &BTreeMap<String, Entry>,
     ) -> Result<Runbook, ServiceError> {
-        if let Some(Entry::Start { definition: Some(definition), .. }) =
-            journal.get(keys::START)
+        if let Some(Entry::Start { definition: Some(definition), .. }) = journal.get(keys::START)
             && let Ok(runbook) = serde_json::from_value(definition.clone())
         {
             return Ok(runbook);
