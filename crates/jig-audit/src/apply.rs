@@ -8,7 +8,7 @@
 //! approval) read before they write and are executed one by one.
 
 use serde_json::Value;
-use sqlx::AnyConnection;
+use sqlx::{AnyConnection, Row};
 
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome, TokenRefusal};
@@ -165,6 +165,7 @@ pub(crate) fn blind(
             Op::ClaimKey { .. }
             | Op::DecideApproval { .. }
             | Op::ConsumeApproval { .. }
+            | Op::ConsumeApprovedRequest { .. }
             | Op::AbandonRun { .. }
             | Op::Journal { .. } => {}
         }
@@ -393,40 +394,67 @@ async fn interactive(
                 .fetch_optional(&mut *conn)
                 .await?;
             let Some(row) = row else { return Ok(Outcome::TokenRefused(TokenRefusal::Unknown)) };
+            consume(conn, approval_from_row(&row)?, token_hash, request_hash, now).await
+        }
+        Op::ConsumeApprovedRequest { request_hash } => {
+            let row = sqlx::query(
+                "SELECT * FROM approvals WHERE request_hash = $1 AND state = 'approved' \
+                 ORDER BY created_us DESC LIMIT 1",
+            )
+            .bind(request_hash)
+            .fetch_optional(&mut *conn)
+            .await?;
+            let Some(row) = row else { return Ok(Outcome::TokenRefused(TokenRefusal::Unknown)) };
             let approval = approval_from_row(&row)?;
-            let refusal = match approval.state {
-                ApprovalState::Consumed => Some(TokenRefusal::Used),
-                ApprovalState::Approved if approval.expires_us.is_some_and(|t| t <= now) => {
-                    Some(TokenRefusal::Expired)
-                }
-                ApprovalState::Approved if approval.request_hash != *request_hash => {
-                    Some(TokenRefusal::Mismatch)
-                }
-                ApprovalState::Approved => None,
-                ApprovalState::Pending | ApprovalState::Denied => Some(TokenRefusal::Unknown),
-            };
-            if let Some(refusal) = refusal {
-                return Ok(Outcome::TokenRefused(refusal));
-            }
-            if !decided_in_chain(conn, &approval.id, token_hash, request_hash).await? {
+            let token_hash: Option<String> = row.try_get("token_hash")?;
+            let Some(token_hash) = token_hash else {
                 return Ok(Outcome::TokenRefused(TokenRefusal::NotInChain));
-            }
-            let used = sqlx::query("UPDATE approvals SET state = 'consumed', consumed_us = $1 WHERE id = $2 AND state = 'approved'")
-                .bind(now)
-                .bind(&approval.id)
-                .execute(&mut *conn)
-                .await?
-                .rows_affected();
-            Ok(if used == 1 {
-                Outcome::Consumed(approval.id)
-            } else {
-                Outcome::TokenRefused(TokenRefusal::Used)
-            })
+            };
+            consume(conn, approval, &token_hash, request_hash, now).await
         }
         other => Err(AuditError::Commit(format!(
             "internal error: {other:?} is a blind write, not a read-write operation"
         ))),
     }
+}
+
+/// Mark `approval` used for the request `request_hash`, when it may be: approved, unexpired,
+/// for this request, and decided so in the chain (a forged approvals row has no packet).
+async fn consume(
+    conn: &mut AnyConnection,
+    approval: crate::records::ApprovalRecord,
+    token_hash: &str,
+    request_hash: &str,
+    now: i64,
+) -> Result<Outcome, AuditError> {
+    let refusal = match approval.state {
+        ApprovalState::Consumed => Some(TokenRefusal::Used),
+        ApprovalState::Approved if approval.expires_us.is_some_and(|t| t <= now) => {
+            Some(TokenRefusal::Expired)
+        }
+        ApprovalState::Approved if approval.request_hash != *request_hash => {
+            Some(TokenRefusal::Mismatch)
+        }
+        ApprovalState::Approved => None,
+        ApprovalState::Pending | ApprovalState::Denied => Some(TokenRefusal::Unknown),
+    };
+    if let Some(refusal) = refusal {
+        return Ok(Outcome::TokenRefused(refusal));
+    }
+    if !decided_in_chain(conn, &approval.id, token_hash, request_hash).await? {
+        return Ok(Outcome::TokenRefused(TokenRefusal::NotInChain));
+    }
+    let used = sqlx::query("UPDATE approvals SET state = 'consumed', consumed_us = $1 WHERE id = $2 AND state = 'approved'")
+        .bind(now)
+        .bind(&approval.id)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+    Ok(if used == 1 {
+        Outcome::Consumed(approval.id)
+    } else {
+        Outcome::TokenRefused(TokenRefusal::Used)
+    })
 }
 
 /// Whether the chain holds an intact `approval.decided` packet approving `id` with this token

@@ -95,6 +95,13 @@ pub enum Op {
         /// SHA-256 of the request it is presented with.
         request_hash: String,
     },
+    /// Use the approval a person gave to exactly this request (tool, arguments, session,
+    /// principal), without its token: the retry of a caller that cannot carry one (an MCP
+    /// client). The approval must still be approved, unexpired, unused and in the chain.
+    ConsumeApprovedRequest {
+        /// SHA-256 of the request.
+        request_hash: String,
+    },
 }
 
 /// A run's state change.

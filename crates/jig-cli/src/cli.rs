@@ -87,6 +87,27 @@ pub enum Command {
     /// their recorded scenarios
     #[command(subcommand)]
     Runbook(RunbookCommand),
+    /// Serve the project's tools to MCP clients (agents, editors, MCP Inspector): on stdio, or
+    /// Streamable HTTP with `--http`
+    ///
+    /// Every call goes through the policy, approvals and the audit, with the client acting for
+    /// you (`you (via CLIENT)`). Over HTTP: loopback only unless `--allow-remote`, and every
+    /// request needs `Authorization: Bearer TOKEN` (printed at start, or from `--users`).
+    Mcp(McpArgs),
+}
+
+/// `jig mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Serve Streamable HTTP on this address (`/mcp`) instead of stdio (port 0 picks one)
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// People, roles and tokens for HTTP, as for `jig serve --users`
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub users: Option<PathBuf>,
+    /// Listen on a non-loopback address
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
 }
 
 /// `jig runbook …`.

@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         cli::Command::Runbook(command) => {
             block_on(commands::runbook::run(&settings, command, &mut out))
         }
+        cli::Command::Mcp(args) => block_on(commands::mcp::run(&settings, args, &mut out)),
     };
     match result {
         Ok(code) => code.into(),

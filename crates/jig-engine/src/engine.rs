@@ -72,6 +72,10 @@ pub struct CallContext {
     pub commit_with: Option<CommitHook>,
     /// Stops the call when fired.
     pub cancel: jig_exec::Cancel,
+    /// A call needing approval that a person already approved for exactly this request (tool,
+    /// arguments, session, principal) runs without the token, and one still pending is not
+    /// asked again: for callers that cannot carry a token and simply retry (MCP clients).
+    pub retry_approved: bool,
 }
 
 impl Default for CallContext {
@@ -85,6 +89,7 @@ impl Default for CallContext {
             required_approval: None,
             commit_with: None,
             cancel: jig_exec::Cancel::new(),
+            retry_approved: false,
         }
     }
 }

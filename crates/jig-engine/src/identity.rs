@@ -15,9 +15,30 @@ pub fn request_hash(tool: &str, args: &Value, session: &str, principal: &str) ->
 }
 
 /// A principal as compared: trimmed and lower-cased (Unicode), so `Alice` and `alice` are one
-/// person to self-approval and token checks.
+/// person to self-approval and token checks. An agent acting for a person
+/// ([`agent_principal`]: `alice (via claude-code)`) is that person here: alice may not approve
+/// her own agent's call where self-approval is forbidden, and sees and may cancel its calls.
 pub fn canonical_principal(principal: &str) -> String {
-    principal.trim().to_lowercase()
+    let person = match principal.trim().strip_suffix(')') {
+        Some(rest) => rest.rsplit_once(AGENT_MARK).map_or(principal, |(person, _)| person),
+        None => principal,
+    };
+    person.trim().to_lowercase()
+}
+
+const AGENT_MARK: &str = " (via ";
+
+/// The principal of `client` (an MCP client, as it names itself) acting for `person` (who
+/// is known: the OS user, or the holder of a token): `alice (via claude-code)`. The client's
+/// name is reduced to letters, digits and `._-` (at most 64), so it cannot pose as someone.
+pub fn agent_principal(person: &str, client: &str) -> String {
+    let client: String = client
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        .take(64)
+        .collect();
+    let client = if client.is_empty() { "mcp-client" } else { client.as_str() };
+    format!("{person}{AGENT_MARK}{client})")
 }
 
 /// Seed 003's primary idempotency key: `thread + tool + params_hash`.
@@ -38,4 +59,22 @@ pub fn new_token() -> String {
 /// SHA-256 as hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256Hash::of_bytes(bytes).to_hex()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_acts_for_its_person() {
+        let agent = agent_principal("Alice", "claude-code");
+        assert_eq!(agent, "Alice (via claude-code)");
+        assert_eq!(canonical_principal(&agent), "alice");
+        assert_eq!(canonical_principal(" Bob "), "bob");
+        // A client cannot smuggle another person in through its name.
+        let sneaky = agent_principal("mallory", "x (via y) alice");
+        assert_eq!(sneaky, "mallory (via xviayalice)");
+        assert_eq!(canonical_principal(&sneaky), "mallory");
+        assert_eq!(canonical_principal(&agent_principal("carol", "")), "carol");
+    }
 }

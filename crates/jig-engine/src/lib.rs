@@ -30,7 +30,7 @@ pub use error::EngineError;
 pub use events::{
     ApprovalEvent, Audience, Event, EventBus, RegistryEvent, RunbookEvent, Subscription, Viewer,
 };
-pub use identity::{canonical_principal, idempotency_key, request_hash};
+pub use identity::{agent_principal, canonical_principal, idempotency_key, request_hash};
 pub use metrics::{LatencySummary, MetricsSnapshot};
 pub use os_user::os_user;
 pub use presets::{MAX_PRESET_BYTES, Preset, Presets};

@@ -58,6 +58,35 @@ pub struct PolicyConfig {
     /// How tools' `caps` are enforced on their processes.
     #[serde(default, skip_serializing_if = "SandboxPolicy::is_default")]
     pub sandbox: SandboxPolicy,
+    /// What the MCP server shows agents (docs/mcp.md).
+    #[serde(default, skip_serializing_if = "McpPolicy::is_default")]
+    pub mcp: McpPolicy,
+}
+
+/// `mcp`: what `jig mcp` shows its clients.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McpPolicy {
+    /// List the tools the policy denies outright too (for debugging a policy; an agent is
+    /// otherwise not shown what it can never call).
+    #[serde(default)]
+    pub list_denied: bool,
+    /// Ask the person at the client to approve a call through MCP elicitation when the client
+    /// supports it (default on); off, a call needing approval answers with the approval's id.
+    #[serde(default = "yes")]
+    pub elicit_approvals: bool,
+}
+
+impl Default for McpPolicy {
+    fn default() -> Self {
+        Self { list_denied: false, elicit_approvals: true }
+    }
+}
+
+impl McpPolicy {
+    fn is_default(&self) -> bool {
+        !self.list_denied && self.elicit_approvals
+    }
 }
 
 /// `sandbox`: how tools' processes are confined (docs/policy.md, "Processes").

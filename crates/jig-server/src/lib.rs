@@ -10,6 +10,7 @@ pub mod auth;
 pub mod error;
 mod extract;
 pub mod local;
+pub mod mcp;
 mod pages;
 pub mod routes;
 pub mod serve;

@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
 use crate::auth::{Access, Guard, Users};
 use crate::{AppState, router};
@@ -37,11 +38,38 @@ impl Bound {
         Ok(Self { listener, state: AppState { engine, access, project }, addr })
     }
 
-    /// Serve until `shutdown` resolves.
+    /// Serve the workbench, its API and the MCP endpoint until `shutdown` resolves.
     pub async fn run(
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        axum::serve(self.listener, router(self.state)).with_graceful_shutdown(shutdown).await
+        let sessions = CancellationToken::new();
+        let app =
+            router(self.state.clone()).merge(crate::mcp::router(&self.state, sessions.clone()));
+        serve(self.listener, app, shutdown, sessions).await
     }
+
+    /// Serve only the MCP endpoint (`jig mcp --http`) until `shutdown` resolves.
+    pub async fn run_mcp(
+        self,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let sessions = CancellationToken::new();
+        let app = crate::mcp::router(&self.state, sessions.clone());
+        serve(self.listener, app, shutdown, sessions).await
+    }
+}
+
+/// Serve `app`; on `shutdown`, end the MCP sessions first (their streams stay open otherwise).
+async fn serve(
+    listener: TcpListener,
+    app: axum::Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    sessions: CancellationToken,
+) -> std::io::Result<()> {
+    let shutdown = async move {
+        shutdown.await;
+        sessions.cancel();
+    };
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
 }

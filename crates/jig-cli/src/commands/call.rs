@@ -45,6 +45,7 @@ pub async fn run(
         required_approval: None,
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
+        retry_approved: false,
     };
     // Ctrl-C (SIGINT) or SIGTERM stops the tool through the engine; the (cancelled) response
     // is still recorded and printed. (SIGKILL cannot be caught: the tool's sandbox dies with

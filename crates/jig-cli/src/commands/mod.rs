@@ -5,6 +5,7 @@ pub mod audit;
 pub mod call;
 pub mod doctor;
 pub mod list;
+pub mod mcp;
 pub mod runbook;
 pub mod select;
 pub mod serve;

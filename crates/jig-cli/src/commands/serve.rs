@@ -22,19 +22,8 @@ pub async fn run(
         );
         return Ok(Code::Usage);
     }
-    let (users, token) = match &args.users {
-        Some(file) => match Users::from_file(file) {
-            Ok(users) => (users, None),
-            Err(error) => {
-                eprintln!("error[E_VALIDATION_FAIL]: {error}");
-                return Ok(Code::Usage);
-            }
-        },
-        None => {
-            let token = new_token();
-            let me = Person { name: settings.principal.clone(), role: Role::Admin };
-            (Users::single(me, &token), Some(token))
-        }
+    let Some((users, token)) = people(settings, args.users.as_deref()) else {
+        return Ok(Code::Usage);
     };
     let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
     if let Err(message) = settings.check_identity(&engine) {
@@ -61,4 +50,26 @@ pub async fn run(
     out.flush()?;
     bound.run(crate::signals::interrupted()).await?;
     Ok(Code::Ok)
+}
+
+/// Who may act: the people of a `--users` file, or one random token acting as the OS user with
+/// every role (returned to be printed). `None` when the file is refused (the reason printed).
+pub fn people(
+    settings: &Settings,
+    file: Option<&std::path::Path>,
+) -> Option<(Users, Option<String>)> {
+    match file {
+        Some(file) => match Users::from_file(file) {
+            Ok(users) => Some((users, None)),
+            Err(error) => {
+                eprintln!("error[E_VALIDATION_FAIL]: {error}");
+                None
+            }
+        },
+        None => {
+            let token = new_token();
+            let me = Person { name: settings.principal.clone(), role: Role::Admin };
+            Some((Users::single(me, &token), Some(token)))
+        }
+    }
 }

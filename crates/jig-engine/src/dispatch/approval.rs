@@ -88,6 +88,12 @@ impl Call<'_> {
             decided_us: None,
             consumed_us: None,
         })));
+        self.wait_for(tool, decision, id).await
+    }
+
+    /// Answer that this call waits for approval `id` (asked for now, or earlier for exactly
+    /// this request).
+    async fn wait_for(&mut self, tool: &ToolDef, decision: &Decision, id: String) -> ToolResponse {
         self.record(
             PacketKind::CallPendingApproval,
             json!({ "approval_id": id, "rule": decision.rule, "reason": decision.reason }),
@@ -110,6 +116,63 @@ impl Call<'_> {
         match self.commit_answer(&response).await {
             Ok(_) => response,
             Err(error) => self.internal(&error.to_string()).await,
+        }
+    }
+
+    /// For a caller that retries instead of carrying a token ([`CallContext::retry_approved`]):
+    /// the approval a person gave to exactly this request, used now (`Some(id)`); or the answer
+    /// when that request still waits (the same approval, not a second one) or was denied.
+    /// `None`: nobody was asked yet.
+    ///
+    /// [`CallContext::retry_approved`]: crate::CallContext::retry_approved
+    pub(super) async fn approved_before(
+        &mut self,
+        tool: &ToolDef,
+        decision: &Decision,
+    ) -> Result<Option<String>, Box<ToolResponse>> {
+        if !self.context.retry_approved {
+            return Ok(None);
+        }
+        let hash =
+            request_hash(&tool.id, &self.request.args, &self.session, &self.context.principal);
+        let asked = match self.engine.store.approval_for_request(&hash).await {
+            Ok(asked) => asked,
+            Err(error) => return Err(Box::new(self.internal(&error.to_string()).await)),
+        };
+        let Some(asked) = asked else { return Ok(None) };
+        match asked.state {
+            jig_audit::ApprovalState::Pending => {
+                self.pending = true;
+                self.record_decision(decision, "");
+                Err(Box::new(self.wait_for(tool, decision, asked.id).await))
+            }
+            jig_audit::ApprovalState::Denied => {
+                let by = asked.decided_by.as_deref().unwrap_or("a reviewer");
+                let denial = Decision::deny(
+                    "approval.denied",
+                    format!("{by} denied this exact request (approval {})", asked.id),
+                );
+                Err(Box::new(self.deny(tool, &denial).await))
+            }
+            // Used already: this is a new request for the same thing, which asks again.
+            jig_audit::ApprovalState::Consumed => Ok(None),
+            jig_audit::ApprovalState::Approved => {
+                self.ops.push(Op::ConsumeApprovedRequest { request_hash: hash });
+                let outcomes = match self.commit().await {
+                    Ok(outcomes) => outcomes,
+                    Err(error) => return Err(Box::new(self.internal(&error.to_string()).await)),
+                };
+                match outcomes.last() {
+                    Some(Outcome::Consumed(id)) => Ok(Some(id.clone())),
+                    Some(Outcome::TokenRefused(refusal)) => {
+                        let denial = Decision::deny("approval.token", refusal.describe());
+                        Err(Box::new(self.deny(tool, &denial).await))
+                    }
+                    _ => Err(Box::new(
+                        self.internal("unexpected answer to an approved request").await,
+                    )),
+                }
+            }
         }
     }
 

@@ -201,32 +201,45 @@ impl<'e> Call<'e> {
                         Err(response) => return *response,
                     }
                 } else {
-                    // A repeat of a call that already ran needs no approval: replaying it has no
-                    // side effect. Only the same principal's repeat: another caller still needs
-                    // the decision (and must not be handed someone else's result).
-                    if tool.has_side_effects() {
-                        let key = self.engine.store.key(&self.key(&tool)).await;
-                        let same_caller = match &key {
-                            Ok(Some(record)) => self.asked_by_caller(&record.request_id).await,
-                            _ => false,
-                        };
-                        match key {
-                            Ok(Some(record))
-                                if record.state == KeyState::Done
-                                    && record.response.is_some()
-                                    && same_caller =>
-                            {
-                                self.record_decision(
-                                    &decision,
-                                    "satisfied by replaying the recorded result",
-                                );
-                                return self.replay_key(record).await;
+                    match self.approved_before(&tool, &decision).await {
+                        Err(answer) => return *answer,
+                        Ok(Some(approval_id)) => {
+                            decision = Decision::allow(
+                                "approval",
+                                format!("approved ({approval_id}); {}", decision.reason),
+                            );
+                        }
+                        Ok(None) => {
+                            // A repeat of a call that already ran needs no approval: replaying it has no
+                            // side effect. Only the same principal's repeat: another caller still needs
+                            // the decision (and must not be handed someone else's result).
+                            if tool.has_side_effects() {
+                                let key = self.engine.store.key(&self.key(&tool)).await;
+                                let same_caller = match &key {
+                                    Ok(Some(record)) => {
+                                        self.asked_by_caller(&record.request_id).await
+                                    }
+                                    _ => false,
+                                };
+                                match key {
+                                    Ok(Some(record))
+                                        if record.state == KeyState::Done
+                                            && record.response.is_some()
+                                            && same_caller =>
+                                    {
+                                        self.record_decision(
+                                            &decision,
+                                            "satisfied by replaying the recorded result",
+                                        );
+                                        return self.replay_key(record).await;
+                                    }
+                                    Ok(_) => {}
+                                    Err(error) => return self.internal(&error.to_string()).await,
+                                }
                             }
-                            Ok(_) => {}
-                            Err(error) => return self.internal(&error.to_string()).await,
+                            return self.ask_approval(&tool, &decision).await;
                         }
                     }
-                    return self.ask_approval(&tool, &decision).await;
                 }
             }
             GovernanceAction::Allow => {}

@@ -75,6 +75,7 @@ pub async fn start(
         required_approval: None,
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
+        retry_approved: false,
     };
     let request_id = state.engine.start(request, context);
     Ok((StatusCode::ACCEPTED, Json(Started { request_id })))

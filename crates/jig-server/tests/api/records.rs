@@ -109,6 +109,7 @@ async fn record(served: &Served, title: &str) {
         required_approval: None,
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
+        retry_approved: false,
     };
     let response = served.engine.dispatch(request, context).await;
     assert!(response.ok, "{response:?}");

@@ -1,0 +1,318 @@
+//! The MCP server of one connection (stdio) or one session (Streamable HTTP).
+
+#![allow(deprecated)] // MCP logging: deprecated by a later revision, current in 2025-11-25.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use jig_engine::{CallContext, Engine, Event, ToolRequest, ToolResponse};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    LoggingLevel, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+use serde_json::Value;
+
+use crate::approval::{self, Answer};
+use crate::live::{self, Listener};
+use crate::outcome;
+use crate::transport::Acting;
+
+/// Jig's MCP server over one engine.
+#[derive(Debug, Clone)]
+pub struct JigMcp {
+    engine: Arc<Engine>,
+    /// Who acts when the transport does not say (stdio: the OS user).
+    person: Acting,
+    /// The Jig session of this MCP connection (budgets, approvals and idempotency are per
+    /// session).
+    session: String,
+    state: Arc<Mutex<SessionState>>,
+}
+
+#[derive(Debug, Default)]
+struct SessionState {
+    /// The client's name, from `initialize`.
+    client: Option<String>,
+    /// The level the client set with `logging/setLevel`.
+    log_level: Option<LoggingLevel>,
+    /// The registry watcher of this connection is running.
+    watching: bool,
+}
+
+impl JigMcp {
+    /// A server for `engine`, acting as `person` unless a request's transport names someone.
+    pub fn new(engine: Arc<Engine>, person: Acting) -> Self {
+        let session = format!("mcp-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+        Self { engine, person, session, state: Arc::default() }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, SessionState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Who acts for this request: the token's holder over HTTP, else this server's person.
+    fn acting(&self, context: &RequestContext<RoleServer>) -> Acting {
+        context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Acting>())
+            .cloned()
+            .unwrap_or_else(|| self.person.clone())
+    }
+
+    /// The principal in the audit: the person, and the client acting for them.
+    fn principal(&self, acting: &Acting) -> String {
+        let client = self.state().client.clone().unwrap_or_default();
+        jig_engine::agent_principal(&acting.person, &client)
+    }
+
+    fn context(&self, principal: String) -> CallContext {
+        CallContext {
+            session_id: self.session.clone(),
+            principal,
+            retry_approved: true,
+            ..CallContext::default()
+        }
+    }
+
+    /// Tell the client when the registry changes, for as long as it is connected.
+    fn watch_registry(&self, peer: rmcp::service::Peer<RoleServer>) {
+        {
+            let mut state = self.state();
+            if state.watching {
+                return;
+            }
+            state.watching = true;
+        }
+        let mut events = self.engine.subscribe();
+        tokio::spawn(async move {
+            loop {
+                match events.recv().await {
+                    Ok(Event::Registry(jig_engine::RegistryEvent::RegistryReloaded { .. })) => {
+                        if peer.notify_tool_list_changed().await.is_err() {
+                            return;
+                        }
+                    }
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+                if peer.is_transport_closed() {
+                    return;
+                }
+            }
+        });
+    }
+
+    async fn call(
+        &self,
+        params: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let name = params.name.to_string();
+        let Some(tool) = self.engine.get(&name) else {
+            return Err(ErrorData::invalid_params(
+                format!("no tool `{name}`"),
+                Some(serde_json::json!({ "tool": name })),
+            ));
+        };
+        let acting = self.acting(&context);
+        if !acting.may_run {
+            let text = format!(
+                "E_POLICY: `{}` may read here but not run tools (a viewer's token)",
+                acting.person
+            );
+            return Ok(CallToolResult::error(vec![ContentBlock::text(text)]));
+        }
+        let principal = self.principal(&acting);
+        let args = Value::Object(params.arguments.unwrap_or_default());
+        let listener = Listener {
+            peer: context.peer.clone(),
+            progress: context.meta.get_progress_token(),
+            log_level: self.state().log_level,
+        };
+        let request = |args: Value| ToolRequest {
+            kind: Default::default(),
+            tool: name.clone(),
+            args,
+            request_id: uuid::Uuid::new_v4().to_string(),
+            session_id: Some(self.session.clone()),
+            timestamp: None,
+        };
+        let mut response = live::dispatch(
+            &self.engine,
+            request(args.clone()),
+            self.context(principal.clone()),
+            &context.ct,
+            &listener,
+        )
+        .await;
+        if let Some(approval_id) = outcome::pending_approval(&response).map(str::to_owned) {
+            response = self
+                .ask_approval(&approval_id, &acting, &context, response, || {
+                    live::dispatch(
+                        &self.engine,
+                        request(args.clone()),
+                        self.context(principal.clone()),
+                        &context.ct,
+                        &listener,
+                    )
+                })
+                .await;
+        }
+        Ok(outcome::result(Some(&tool), &response))
+    }
+
+    /// Ask the person at the client about a pending approval, then run the call again when
+    /// they approved it. Anything else leaves `waiting` as the answer (naming the approval).
+    async fn ask_approval<F, Fut>(
+        &self,
+        approval_id: &str,
+        acting: &Acting,
+        context: &RequestContext<RoleServer>,
+        waiting: ToolResponse,
+        again: F,
+    ) -> ToolResponse
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = ToolResponse>,
+    {
+        let Ok(Some(approval)) = self.engine.store().approval(approval_id).await else {
+            return waiting;
+        };
+        if !acting.may_approve
+            || !approval::can_ask(&self.engine, &context.peer, &approval, &acting.person)
+        {
+            return waiting;
+        }
+        match approval::ask(&self.engine, &context.peer, &approval, &acting.person).await {
+            // Run again: approved, it consumes the approval; denied, it is refused on record.
+            Answer::Approved | Answer::Denied => again().await,
+            Answer::Undecided(why) => {
+                tracing::info!(approval = approval_id, %why, "approval left pending");
+                waiting
+            }
+        }
+    }
+}
+
+impl ServerHandler for JigMcp {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_logging()
+            .enable_resources()
+            .enable_prompts()
+            .build();
+        let mut info = InitializeResult::new(capabilities);
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        info.server_info = Implementation::new("jig", env!("CARGO_PKG_VERSION"));
+        info.instructions = Some(
+            "Jig runs this project's tools under its policy: every call is validated, decided \
+             (allowed, denied, or waiting for a person's approval) and recorded in a \
+             hash-chained audit. A result with isError names the error code (E_POLICY, \
+             E_VALIDATION_FAIL, …); a call waiting for approval names the approval, and the \
+             same call with the same arguments runs once a person approved it."
+                .to_owned(),
+        );
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(crate::protocol_versions())
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.state().client = Some(request.client_info.name.clone());
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.watch_registry(context.peer);
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let policy = self.engine.policy();
+        let everything = policy.config().mcp.list_denied;
+        let tools = self
+            .engine
+            .list(None, None)
+            .iter()
+            .filter(|tool| everything || crate::catalog::callable(&policy, tool))
+            .map(|tool| crate::catalog::describe(tool))
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call(request, context).await.map(CallToolResponse::Complete)
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.state().log_level = Some(request.level);
+        Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(crate::resources::list())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(crate::resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        crate::resources::read(&self.engine, &request.uri).await.map(ReadResourceResponse::Complete)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(crate::prompts::list(&self.engine))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        crate::prompts::get(&self.engine, &request.name, &request.arguments.unwrap_or_default())
+            .map(GetPromptResponse::Complete)
+    }
+}

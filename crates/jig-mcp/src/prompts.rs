@@ -1,0 +1,97 @@
+//! The project's runbooks as MCP prompts: an agent (or the person at the client) picks one,
+//! fills its inputs, and gets the instruction to start it in Jig, where each step is governed
+//! and audited and a reviewer steps through what needs a person.
+
+use std::sync::Arc;
+
+use jig_engine::Engine;
+use jig_runbook::Runbooks;
+use rmcp::ErrorData;
+use rmcp::model::{GetPromptResult, ListPromptsResult};
+use serde_json::{Map, Value, json};
+
+/// Every runbook, its inputs as the prompt's arguments.
+pub fn list(engine: &Arc<Engine>) -> ListPromptsResult {
+    let prompts: Vec<Value> = Runbooks::new(Arc::clone(engine))
+        .list()
+        .into_iter()
+        .map(|runbook| {
+            json!({
+                "name": runbook.name,
+                "title": crate::catalog::title(&runbook.name),
+                "description": runbook.description.unwrap_or_else(|| format!("The runbook `{}`.", runbook.name)),
+                "arguments": arguments(&runbook.inputs),
+            })
+        })
+        .collect();
+    serde_json::from_value(json!({ "prompts": prompts })).unwrap_or_default()
+}
+
+/// The prompt of runbook `name` with `args` as its inputs.
+pub fn get(
+    engine: &Arc<Engine>,
+    name: &str,
+    args: &Map<String, Value>,
+) -> Result<GetPromptResult, ErrorData> {
+    let runbook = Runbooks::new(Arc::clone(engine))
+        .list()
+        .into_iter()
+        .find(|runbook| runbook.name == name)
+        .ok_or_else(|| {
+            ErrorData::invalid_params(format!("no runbook `{name}`"), Some(json!({ "name": name })))
+        })?;
+    for argument in arguments(&runbook.inputs) {
+        let required = argument["required"] == json!(true);
+        let given = argument["name"].as_str().is_some_and(|n| args.contains_key(n));
+        if required && !given {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "runbook `{name}` needs the input `{}`",
+                    argument["name"].as_str().unwrap_or_default()
+                ),
+                None,
+            ));
+        }
+    }
+    let flags: String = args
+        .iter()
+        .map(|(key, value)| {
+            let value = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+            format!(" --input {key}={value:?}")
+        })
+        .collect();
+    let text = format!(
+        "Run the runbook `{name}`{}{}.\n\nStart it with `jig runbook run {name}{flags}` (or from \
+         Jig's workbench). Each tool step goes through Jig's policy and audit; steps that need a \
+         person wait for their decision in the workbench.",
+        runbook.description.map(|d| format!(" ({d})")).unwrap_or_default(),
+        if args.is_empty() {
+            String::new()
+        } else {
+            format!(" with the inputs {}", Value::Object(args.clone()))
+        },
+    );
+    let result = json!({
+        "description": format!("Start the runbook `{name}`"),
+        "messages": [{ "role": "user", "content": { "type": "text", "text": text } }],
+    });
+    serde_json::from_value(result)
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None::<Value>))
+}
+
+/// A runbook's inputs (name → declaration) as prompt arguments.
+fn arguments(inputs: &Value) -> Vec<Value> {
+    let Some(inputs) = inputs.as_object() else { return Vec::new() };
+    inputs
+        .iter()
+        .map(|(name, declaration)| {
+            let required = declaration.get("required").and_then(Value::as_bool).unwrap_or(false)
+                && declaration.get("default").is_none();
+            let mut argument = json!({ "name": name, "required": required });
+            if let Some(description) = declaration.get("description").and_then(Value::as_str) {
+                argument["description"] = json!(description);
+            }
+            argument
+        })
+        .collect()
+}
