@@ -52,6 +52,21 @@ pub(crate) fn check(policy: &PolicyConfig, manifest: &Located) -> Vec<Diagnostic
             _ => {}
         }
     }
+    // MCP names: what MCP allows in a tool name, each given to one tool only.
+    let mut named = std::collections::BTreeMap::new();
+    for (id, name) in &policy.mcp.names {
+        let pointer = format!("/policy/mcp/names/{}", id.replace('~', "~0").replace('/', "~1"));
+        let valid = (1..=128).contains(&name.len())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !valid {
+            error(
+                format!("`{name}` is no MCP tool name (1 to 128 of A-Z, a-z, 0-9, `_`, `-`, `.`)"),
+                pointer,
+            );
+        } else if let Some(other) = named.insert(name, id) {
+            error(format!("`{name}` is already the MCP name of `{other}`"), pointer);
+        }
+    }
     // A resource tag spelled like a class Jig knows is most likely that class misspelled: as
     // written, the rule would match only tools tagged with the misspelling.
     const CLASSES: [&str; 5] = ["none", "read", "write", "network", "exec"];

@@ -6,12 +6,50 @@ use jig_model::ToolDef;
 use jig_model::runbook::kernel::GovernanceAction;
 use jig_model::toolpack::SideEffect;
 use rmcp::model::Tool;
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
-/// The MCP description of `tool`.
-pub fn describe(tool: &ToolDef) -> Tool {
+/// How tools are named to MCP clients: by id, or by the name `policy.mcp.names` gives one.
+#[derive(Debug)]
+pub struct Names<'a> {
+    names: &'a BTreeMap<String, String>,
+    ids: BTreeMap<&'a str, &'a str>,
+}
+
+impl<'a> Names<'a> {
+    /// The names of `policy`.
+    pub fn of(policy: &'a jig_policy::Policy) -> Self {
+        let names = &policy.config().mcp.names;
+        let ids = names.iter().map(|(id, name)| (name.as_str(), id.as_str())).collect();
+        Self { names, ids }
+    }
+
+    /// The MCP name of the tool `id`.
+    pub fn name<'b>(&'b self, id: &'b str) -> &'b str {
+        self.names.get(id).map_or(id, String::as_str)
+    }
+
+    /// The tool id an MCP name stands for. A name given to a tool hides an id spelled the
+    /// same (that tool is then reachable only by its own MCP name, if it has one).
+    pub fn id<'b>(&'b self, name: &'b str) -> Option<&'b str> {
+        match self.ids.get(name) {
+            Some(id) => Some(id),
+            None if self.names.contains_key(name) => None,
+            None => Some(name),
+        }
+    }
+
+    /// Whether `id` is reachable under its MCP name.
+    pub fn reachable(&self, id: &str) -> bool {
+        self.id(self.name(id)) == Some(id)
+    }
+}
+
+/// The MCP description of `tool`, named `name`.
+pub fn describe(tool: &ToolDef, name: &str) -> Tool {
     let mut description = json!({
-        "name": tool.id,
+        "name": name,
         "title": title(&tool.id),
         "description": tool.description,
         "inputSchema": object_schema(&tool.input_schema),
@@ -81,6 +119,20 @@ fn unreachable_tool(id: &str) -> Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_given_to_a_tool_stands_for_it() {
+        let names: BTreeMap<String, String> =
+            [("fixtures.echo".to_owned(), "echo".to_owned())].into();
+        let ids = names.iter().map(|(id, name)| (name.as_str(), id.as_str())).collect();
+        let names = Names { names: &names, ids };
+        assert_eq!(names.name("fixtures.echo"), "echo");
+        assert_eq!(names.id("echo"), Some("fixtures.echo"));
+        // Its id is no second name for it; other ids are their own names.
+        assert_eq!(names.id("fixtures.echo"), None);
+        assert_eq!(names.id("file_read"), Some("file_read"));
+        assert!(names.reachable("fixtures.echo") && names.reachable("file_read"));
+    }
 
     #[test]
     fn titles_are_for_people() {

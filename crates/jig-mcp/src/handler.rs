@@ -7,11 +7,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use jig_engine::{CallContext, Engine, Event, ToolRequest, ToolResponse};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    LoggingLevel, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -114,7 +115,9 @@ impl JigMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let name = params.name.to_string();
-        let Some(tool) = self.engine.get(&name) else {
+        let policy = self.engine.policy();
+        let tool = crate::catalog::Names::of(&policy).id(&name).and_then(|id| self.engine.get(id));
+        let Some(tool) = tool else {
             return Err(ErrorData::invalid_params(
                 format!("no tool `{name}`"),
                 Some(serde_json::json!({ "tool": name })),
@@ -137,7 +140,7 @@ impl JigMcp {
         };
         let request = |args: Value| ToolRequest {
             kind: Default::default(),
-            tool: name.clone(),
+            tool: tool.id.clone(),
             args,
             request_id: uuid::Uuid::new_v4().to_string(),
             session_id: Some(self.session.clone()),
@@ -208,6 +211,7 @@ impl ServerHandler for JigMcp {
             .enable_logging()
             .enable_resources()
             .enable_prompts()
+            .enable_completions()
             .build();
         let mut info = InitializeResult::new(capabilities);
         info.protocol_version = ProtocolVersion::V_2025_11_25;
@@ -247,13 +251,15 @@ impl ServerHandler for JigMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let policy = self.engine.policy();
+        let names = crate::catalog::Names::of(&policy);
         let everything = policy.config().mcp.list_denied;
         let tools = self
             .engine
             .list(None, None)
             .iter()
             .filter(|tool| everything || crate::catalog::callable(&policy, tool))
-            .map(|tool| crate::catalog::describe(tool))
+            .filter(|tool| names.reachable(&tool.id))
+            .map(|tool| crate::catalog::describe(tool, names.name(&tool.id)))
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -297,6 +303,26 @@ impl ServerHandler for JigMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         crate::resources::read(&self.engine, &request.uri).await.map(ReadResourceResponse::Complete)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        // Only prompts (runbooks) have arguments to complete; a resource template's run id is
+        // not guessed.
+        let reference = serde_json::to_value(&request.r#ref).unwrap_or_default();
+        let name = match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => reference.get("name").and_then(Value::as_str).unwrap_or_default(),
+            _ => "",
+        };
+        Ok(crate::prompts::complete(
+            &self.engine,
+            name,
+            &request.argument.name,
+            &request.argument.value,
+        ))
     }
 
     async fn list_prompts(

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use jig_engine::Engine;
 use jig_runbook::Runbooks;
 use rmcp::ErrorData;
-use rmcp::model::{GetPromptResult, ListPromptsResult};
+use rmcp::model::{CompleteResult, GetPromptResult, ListPromptsResult};
 use serde_json::{Map, Value, json};
 
 /// Every runbook, its inputs as the prompt's arguments.
@@ -94,4 +94,29 @@ fn arguments(inputs: &Value) -> Vec<Value> {
             argument
         })
         .collect()
+}
+
+/// Values for the argument `argument` of prompt `name` starting with `prefix`: the runbook
+/// input's `enum`, or its `default`.
+pub fn complete(engine: &Arc<Engine>, name: &str, argument: &str, prefix: &str) -> CompleteResult {
+    let declaration = Runbooks::new(Arc::clone(engine))
+        .list()
+        .into_iter()
+        .find(|runbook| runbook.name == name)
+        .and_then(|runbook| runbook.inputs.get(argument).cloned())
+        .unwrap_or(Value::Null);
+    let candidates = match (declaration.get("enum"), declaration.get("default")) {
+        (Some(Value::Array(values)), _) => values.clone(),
+        (_, Some(default)) => vec![default.clone()],
+        _ => Vec::new(),
+    };
+    let values: Vec<String> = candidates
+        .iter()
+        .map(|value| value.as_str().map_or_else(|| value.to_string(), str::to_owned))
+        .filter(|value| value.starts_with(prefix))
+        .take(100)
+        .collect();
+    let result =
+        json!({ "completion": { "values": values, "total": values.len(), "hasMore": false } });
+    serde_json::from_value(result).unwrap_or_default()
 }

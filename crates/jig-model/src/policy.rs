@@ -75,17 +75,21 @@ pub struct McpPolicy {
     /// supports it (default on); off, a call needing approval answers with the approval's id.
     #[serde(default = "yes")]
     pub elicit_approvals: bool,
+    /// Names the MCP clients see, by tool id (default: the id). For clients whose own rules
+    /// refuse dots in tool names, or to keep a name agents already use.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub names: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for McpPolicy {
     fn default() -> Self {
-        Self { list_denied: false, elicit_approvals: true }
+        Self { list_denied: false, elicit_approvals: true, names: Default::default() }
     }
 }
 
 impl McpPolicy {
     fn is_default(&self) -> bool {
-        !self.list_denied && self.elicit_approvals
+        !self.list_denied && self.elicit_approvals && self.names.is_empty()
     }
 }
 
