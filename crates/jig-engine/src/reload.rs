@@ -43,8 +43,18 @@ impl Engine {
                 }
             }
             Err(failure) => {
+                let first = failure.errors().next().map_or_else(String::new, |d| {
+                    format!(
+                        "{}:{}: {}",
+                        d.file.as_deref().unwrap_or("?"),
+                        d.line.unwrap_or(0),
+                        d.message
+                    )
+                });
                 tracing::warn!(
                     errors = failure.errors().count(),
+                    changed = ?changed,
+                    first = %first,
                     "the project has errors; the last valid registry keeps serving"
                 );
                 RegistryEvent::RegistryRejected { changed, diagnostics: failure.diagnostics }

@@ -1,0 +1,435 @@
+"""Jig's MCP server end to end, driven by the official MCP Python SDK (PyPI `mcp`).
+
+Each test starts the real `jig mcp` (stdio, or `--http`) on a scratch copy of
+tests/fixtures/mcp and talks to it as an MCP client does: list tools, call them, answer an
+approval through elicitation, receive progress, cancel, hear `tools/list_changed`. What a call
+did is then read back from Jig's audit (the `jig://runs/…` resources, and `jig audit verify`).
+
+Run: JIG_BIN=target/debug/jig python -m unittest tests/mcp/test_e2e.py (scripts/test does).
+"""
+
+import asyncio
+import getpass
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+ROOT = Path(__file__).resolve().parents[2]
+JIG = os.environ.get("JIG_BIN") or str(
+    Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/jig-target")) / "debug/jig"
+)
+PERSON = getpass.getuser()
+CLIENT = types.Implementation(name="jig-e2e", version="1.0.0")
+
+
+def scratch_project() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="jig-mcp-"))
+    shutil.copytree(ROOT / "tests/fixtures/mcp", root / "project")
+    return root / "project"
+
+
+def jig(project: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [JIG, "--project", str(project), *args], capture_output=True, text=True, timeout=60
+    )
+
+
+async def run_record(session: ClientSession, request_id: str) -> dict:
+    """The run of `request_id` as Jig's audit recorded it (the `jig://runs/{id}` resource)."""
+    result = await session.read_resource(f"jig://runs/{request_id}")
+    return json.loads(result.contents[0].text)
+
+
+class Stdio:
+    """`jig mcp` on stdio, as a client session."""
+
+    def __init__(self, project: Path, **session_args):
+        self.params = StdioServerParameters(command=JIG, args=["--project", str(project), "mcp"])
+        self.session_args = session_args
+
+    async def __aenter__(self) -> ClientSession:
+        self._streams = stdio_client(self.params)
+        read, write = await self._streams.__aenter__()
+        self._session = ClientSession(read, write, client_info=CLIENT, **self.session_args)
+        session = await self._session.__aenter__()
+        await session.initialize()
+        return session
+
+    async def __aexit__(self, *exc):
+        # Closed as after success even when the test failed: the failure is reported by the
+        # test, and the SDK's task groups do not unwind an exception from a foreign task.
+        await self._session.__aexit__(None, None, None)
+        await self._streams.__aexit__(None, None, None)
+
+
+class StdioTests(unittest.IsolatedAsyncioTestCase):
+    def setUp(self):
+        self.project = scratch_project()
+        self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
+
+    async def test_lists_every_callable_tool_with_schemas_and_hints(self):
+        async with Stdio(self.project) as session:
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        # Named for MCP clients by the policy, the others by id; denied outright: not shown.
+        self.assertIn("test_simple_text", tools)
+        self.assertIn("fixtures.note_write", tools)
+        self.assertIn("file_read", tools)
+        self.assertNotIn("fixtures.forbidden_tool", tools)
+        self.assertNotIn("git_push", tools, "git.allow_push is off: never callable")
+        note = tools["fixtures.note_write"]
+        self.assertEqual(note.input_schema["required"], ["name", "text"])
+        self.assertEqual(note.output_schema["required"], ["written"])
+        self.assertFalse(note.annotations.read_only_hint)
+        self.assertTrue(note.annotations.destructive_hint)
+        self.assertEqual(note.annotations.title, "Note write")
+        read = tools["file_read"]
+        self.assertTrue(read.annotations.read_only_hint)
+        self.assertFalse(read.annotations.destructive_hint)
+        self.assertTrue(tools["curl"].annotations.open_world_hint)
+
+    async def test_a_read_only_call_is_structured_and_audited_with_its_client(self):
+        (self.project / "hello.txt").write_text("hello from the workspace\n")
+        async with Stdio(self.project) as session:
+            result = await session.call_tool("file_read", {"path": "hello.txt"})
+            self.assertFalse(result.is_error)
+            self.assertEqual(result.structured_content["content"], "hello from the workspace\n")
+            self.assertEqual(json.loads(result.content[0].text), result.structured_content)
+            run = await run_record(session, result.meta["jig/request_id"])
+        self.assertEqual(run["state"], "succeeded")
+        self.assertEqual(run["principal"], f"{PERSON} (via jig-e2e)")
+        self.assertEqual(run["tool"], "file_read")
+        verify = await asyncio.to_thread(jig, self.project, "audit", "verify")
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+
+    async def test_a_failed_call_is_a_tool_error_with_its_code(self):
+        async with Stdio(self.project) as session:
+            escape = await session.call_tool("file_read", {"path": "../../etc/passwd"})
+            self.assertTrue(escape.is_error)
+            self.assertTrue(escape.content[0].text.startswith("E_POLICY: "), escape.content[0].text)
+            invalid = await session.call_tool("fixtures.note_write", {"name": "BAD NAME", "text": "x"})
+            self.assertTrue(invalid.is_error)
+            self.assertTrue(invalid.content[0].text.startswith("E_VALIDATION_FAIL: "))
+            self.assertEqual(invalid.meta["jig/errors"][0]["code"], "E_VALIDATION_FAIL")
+            failing = await session.call_tool("test_error_handling", {})
+            self.assertTrue(failing.is_error)
+            self.assertIn("intentionally returns an error", failing.content[0].text)
+
+    async def test_an_approval_asked_through_elicitation_and_approved_runs_the_call(self):
+        asked = []
+
+        async def approve(context, params):
+            asked.append(params)
+            return types.ElicitResult(action="accept", content={"decision": "approve"})
+
+        async with Stdio(self.project, elicitation_callback=approve) as session:
+            result = await session.call_tool(
+                "fixtures.note_write", {"name": "first", "text": "approved"}
+            )
+            self.assertFalse(result.is_error, result.content[0].text)
+            run = await run_record(session, result.meta["jig/request_id"])
+        self.assertEqual(len(asked), 1)
+        # The person sees exactly what will run and why.
+        self.assertIn("fixtures.note_write", asked[0].message)
+        self.assertIn('"text": "approved"', asked[0].message)
+        self.assertIn("Why it needs approval", asked[0].message)
+        self.assertEqual(asked[0].requested_schema["properties"]["decision"]["enum"], ["approve", "deny"])
+        self.assertEqual((self.project / "notes/first.txt").read_text(), "approved")
+        self.assertEqual(run["state"], "succeeded")
+        approvals = await asyncio.to_thread(jig, self.project, "approvals", "list", "--all", "--json")
+        decided = json.loads(approvals.stdout)
+        self.assertEqual([a["state"] for a in decided], ["consumed"])
+        self.assertEqual(decided[0]["decided_by"], PERSON)
+
+    async def test_an_approval_denied_through_elicitation_runs_nothing(self):
+        async def deny(context, params):
+            return types.ElicitResult(action="decline")
+
+        async with Stdio(self.project, elicitation_callback=deny) as session:
+            result = await session.call_tool(
+                "fixtures.note_write", {"name": "second", "text": "denied"}
+            )
+        self.assertTrue(result.is_error)
+        self.assertTrue(result.content[0].text.startswith("E_POLICY: "), result.content[0].text)
+        self.assertIn("denied", result.content[0].text)
+        self.assertFalse((self.project / "notes/second.txt").exists())
+
+    async def test_without_elicitation_the_error_names_the_approval_and_the_retry_runs(self):
+        args = {"name": "third", "text": "approved elsewhere"}
+        async with Stdio(self.project) as session:
+            first = await session.call_tool("fixtures.note_write", args)
+            self.assertTrue(first.is_error)
+            approval_id = first.meta["jig/errors"][0]["details"]["approval_id"]
+            self.assertIn(f"jig approvals approve {approval_id}", first.content[0].text)
+            # Asking again before anyone decided waits on the same approval, not a new one.
+            again = await session.call_tool("fixtures.note_write", args)
+            self.assertEqual(again.meta["jig/errors"][0]["details"]["approval_id"], approval_id)
+            self.assertFalse((self.project / "notes/third.txt").exists())
+            decided = await asyncio.to_thread(jig, self.project, "approvals", "approve", approval_id)
+            self.assertEqual(decided.returncode, 0, decided.stderr)
+            retry = await session.call_tool("fixtures.note_write", args)
+            self.assertFalse(retry.is_error, retry.content[0].text)
+            # The same call again is answered from the record (it does not write twice) ...
+            fourth = await session.call_tool("fixtures.note_write", args)
+            self.assertFalse(fourth.is_error)
+            self.assertTrue(fourth.meta.get("jig/replayed"), fourth.meta)
+            # ... and other arguments are another request: the approval does not carry over.
+            other = await session.call_tool("fixtures.note_write", {**args, "text": "other"})
+            self.assertTrue(other.is_error)
+            self.assertNotEqual(other.meta["jig/errors"][0]["details"]["approval_id"], approval_id)
+        self.assertEqual((self.project / "notes/third.txt").read_text(), "approved elsewhere")
+
+    async def test_progress_notifications_follow_the_tool(self):
+        seen = []
+
+        async def progress(value, total, message):
+            seen.append((value, total))
+
+        async with Stdio(self.project) as session:
+            result = await session.call_tool(
+                "test_tool_with_progress", {}, progress_callback=progress
+            )
+        self.assertFalse(result.is_error)
+        self.assertEqual(seen, [(0, 100), (50, 100), (100, 100)])
+
+    async def test_log_lines_arrive_at_the_level_set(self):
+        logs = []
+
+        async def log(params):
+            logs.append((params.level, params.data))
+
+        async with Stdio(self.project, logging_callback=log) as session:
+            await session.call_tool("test_tool_with_logging", {})
+            self.assertEqual(logs, [], "no level set: no log lines")
+            await session.set_logging_level("info")
+            await session.call_tool("test_tool_with_logging", {})
+            await asyncio.sleep(0.2)
+            await session.set_logging_level("warning")
+            await session.call_tool("test_tool_with_logging", {})
+            await asyncio.sleep(0.2)
+        self.assertEqual(
+            logs,
+            [
+                ("info", "Tool execution started"),
+                ("info", "Tool processing data"),
+                ("info", "Tool execution completed"),
+            ],
+        )
+
+    async def test_cancelling_a_slow_call_stops_it_through_the_engine(self):
+        async with Stdio(self.project) as session:
+            started = time.monotonic()
+            with self.assertRaises(Exception):
+                await session.call_tool("fixtures.slow_count", {"seconds": 30}, read_timeout_seconds=1.5)
+            self.assertLess(time.monotonic() - started, 10)
+            # The run ends cancelled, with its record.
+            for _ in range(50):
+                recent = json.loads((await session.read_resource("jig://runs/recent")).contents[0].text)
+                slow = [run for run in recent if run["tool"] == "fixtures.slow_count"]
+                if slow and slow[0]["state"] == "cancelled":
+                    break
+                await asyncio.sleep(0.1)
+            self.assertEqual(slow[0]["state"], "cancelled", slow)
+        # And its process is gone.
+        ps = subprocess.run(["pgrep", "-f", "fixtures:slow"], capture_output=True, text=True)
+        self.assertEqual(ps.stdout.strip(), "", "the tool's process outlived the cancel")
+
+    async def test_editing_a_tool_file_tells_the_client_the_list_changed(self):
+        changed = asyncio.Event()
+
+        async def on_message(message):
+            if isinstance(message, types.ToolListChangedNotification):
+                changed.set()
+
+        async with Stdio(self.project, message_handler=on_message) as session:
+            before = {tool.name for tool in (await session.list_tools()).tools}
+            self.assertNotIn("fixtures.echo_again", before)
+            source = (self.project / "tools/test_simple_text.tool.yaml").read_text()
+            (self.project / "tools/echo_again.tool.yaml").write_text(
+                source.replace("fixtures.test_simple_text", "fixtures.echo_again")
+            )
+            await asyncio.wait_for(changed.wait(), timeout=15)
+            after = {tool.name for tool in (await session.list_tools()).tools}
+        self.assertIn("fixtures.echo_again", after)
+
+    async def test_runbooks_are_prompts_and_runs_are_resources(self):
+        async with Stdio(self.project) as session:
+            prompts = {prompt.name: prompt for prompt in (await session.list_prompts()).prompts}
+            self.assertEqual(
+                [(a.name, a.required) for a in prompts["test_prompt_with_arguments"].arguments],
+                [("arg1", True), ("arg2", True)],
+            )
+            prompt = await session.get_prompt(
+                "test_prompt_with_arguments", {"arg1": "alpha", "arg2": "other"}
+            )
+            text = prompt.messages[0].content.text
+            self.assertIn("jig runbook run test_prompt_with_arguments", text)
+            self.assertIn('--input arg1="alpha"', text)
+            completion = await session.complete(
+                types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"),
+                {"name": "arg2", "value": "te"},
+            )
+            self.assertEqual(completion.completion.values, ["testValue2"])
+            templates = (await session.list_resource_templates()).resource_templates
+            self.assertEqual([t.uri_template for t in templates], ["jig://runs/{request_id}"])
+            with self.assertRaises(Exception):
+                await session.read_resource("jig://runs/no-such-run")
+
+
+class HttpTests(unittest.TestCase):
+    """`jig mcp --http`: the SDK's Streamable HTTP client with a token, and what is refused."""
+
+    TOKEN = "e2e-token-dana-0123456789abcdef"
+    VIEWER = "e2e-token-vic-0123456789abcdef0"
+
+    def setUp(self):
+        self.project = scratch_project()
+        users = self.project.parent / "users.yaml"
+        users.write_text(
+            "users:\n"
+            f"  - {{ name: dana, role: runner, token: {self.TOKEN} }}\n"
+            f"  - {{ name: vic, role: viewer, token: {self.VIEWER} }}\n"
+        )
+        self.server = subprocess.Popen(
+            [JIG, "--project", str(self.project), "mcp", "--http", "127.0.0.1:0", "--users", str(users)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
+        self.addCleanup(self.server.wait)
+        self.addCleanup(self.server.terminate)
+        self.url = self.server.stdout.readline().strip()
+        self.host = self.url.split("/")[2]
+
+    def post(self, body, **headers):
+        base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        request = urllib.request.Request(
+            self.url, data=json.dumps(body).encode(), headers={**base, **headers}, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status, dict(answer.headers), answer.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read().decode()
+
+    INIT = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-http", "version": "1"},
+        },
+    }
+
+    def test_refusals(self):
+        bearer = {"Authorization": f"Bearer {self.TOKEN}"}
+        self.assertEqual(self.post(self.INIT)[0], 401, "no token")
+        self.assertEqual(self.post(self.INIT, Authorization="Bearer wrong-token")[0], 401)
+        self.assertEqual(self.post(self.INIT, Origin="http://evil.example", **bearer)[0], 403)
+        self.assertEqual(self.post(self.INIT, Host="evil.example:80", **bearer)[0], 403)
+        status, headers, _ = self.post(self.INIT, **bearer)
+        self.assertEqual(status, 200)
+        session = headers.get("mcp-session-id") or headers.get("Mcp-Session-Id")
+        self.assertTrue(session)
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        ok = {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25", **bearer}
+        self.assertEqual(self.post(listing, **ok)[0], 200)
+        wrong_version = {**ok, "MCP-Protocol-Version": "1999-01-01"}
+        self.assertEqual(self.post(listing, **wrong_version)[0], 400)
+        unknown = {**ok, "Mcp-Session-Id": "no-such-session"}
+        self.assertEqual(self.post(listing, **unknown)[0], 404)
+
+    def test_the_token_holder_is_the_person_behind_the_client(self):
+        async def scenario():
+            import httpx2 as httpx
+
+            async def call(token, tool, args):
+                client = httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+                async with client, streamable_http_client(self.url, http_client=client) as streams:
+                    read, write = streams[0], streams[1]
+                    async with ClientSession(read, write, client_info=CLIENT) as session:
+                        await session.initialize()
+                        result = await session.call_tool(tool, args)
+                        run = None
+                        if "jig/request_id" in (result.meta or {}):
+                            run = await run_record(session, result.meta["jig/request_id"])
+                        return result, run
+
+            (self.project / "hello.txt").write_text("hi")
+            result, run = await call(self.TOKEN, "file_read", {"path": "hello.txt"})
+            self.assertFalse(result.is_error)
+            self.assertEqual(run["principal"], "dana (via jig-e2e)")
+            viewer, _ = await call(self.VIEWER, "file_read", {"path": "hello.txt"})
+            self.assertTrue(viewer.is_error)
+            self.assertIn("not run tools", viewer.content[0].text)
+
+        anyio.run(scenario)
+
+
+class ServeMountTests(HttpTests):
+    """The same endpoint mounted in `jig serve` at /mcp, behind the workbench's tokens."""
+
+    def setUp(self):
+        self.project = scratch_project()
+        users = self.project.parent / "users.yaml"
+        users.write_text(
+            "users:\n"
+            f"  - {{ name: dana, role: runner, token: {self.TOKEN} }}\n"
+            f"  - {{ name: vic, role: viewer, token: {self.VIEWER} }}\n"
+        )
+        self.server = subprocess.Popen(
+            [JIG, "--project", str(self.project), "serve", "--addr", "127.0.0.1:0", "--users", str(users)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
+        self.addCleanup(self.server.wait)
+        self.addCleanup(self.server.terminate)
+        self.url = self.server.stdout.readline().strip().rstrip("/") + "/mcp"
+        self.host = self.url.split("/")[2]
+
+
+class InspectorTests(unittest.TestCase):
+    """MCP Inspector (npm `@modelcontextprotocol/inspector` v2), in CLI mode, over stdio."""
+
+    def inspector(self, project: Path, *args: str) -> dict:
+        modules = Path(os.environ.get("JIG_MCP_NODE_MODULES", Path.home() / ".cache/jig-mcp-node/node_modules"))
+        launcher = modules / "@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+        command = ["node", str(launcher), "--cli", JIG, "--project", str(project), "mcp", *args]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        return json.loads(done.stdout)
+
+    def test_lists_and_calls_a_jig_tool(self):
+        project = scratch_project()
+        self.addCleanup(shutil.rmtree, project.parent, ignore_errors=True)
+        (project / "hello.txt").write_text("seen by the inspector")
+        listed = self.inspector(project, "--method", "tools/list")
+        self.assertIn("file_read", [tool["name"] for tool in listed["tools"]])
+        called = self.inspector(
+            project, "--method", "tools/call", "--tool-name", "file_read", "--tool-arg", "path=hello.txt"
+        )
+        self.assertFalse(called["isError"])
+        self.assertEqual(called["structuredContent"]["content"], "seen by the inspector")
+        verify = jig(project, "audit", "verify")
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
