@@ -288,6 +288,54 @@ class StdioTests(unittest.IsolatedAsyncioTestCase):
                 await session.read_resource("jig://runs/no-such-run")
 
 
+class DurabilityTests(unittest.TestCase):
+    """`audit.durability: effects` (the default): a read-only call is answered once committed,
+    before its sync. Killing Jig (SIGKILL) right after the answers loses none of them."""
+
+    def test_answered_read_only_calls_survive_kill_9(self):
+        project = scratch_project()
+        self.addCleanup(shutil.rmtree, project.parent, ignore_errors=True)
+        (project / "small.txt").write_text("durable")
+        server = subprocess.Popen(
+            [JIG, "--project", str(project), "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self.addCleanup(server.wait)
+
+        def send(message):
+            server.stdin.write(json.dumps(message) + "\n")
+            server.stdin.flush()
+
+        send(HttpTests.INIT)
+        self.assertEqual(json.loads(server.stdout.readline())["id"], 1)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        calls = 200
+        for n in range(calls):
+            params = {"name": "file_read", "arguments": {"path": "small.txt"}}
+            send({"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call", "params": params})
+        answered = set()
+        while len(answered) < calls:
+            answer = json.loads(server.stdout.readline())
+            self.assertFalse(answer["result"]["isError"], answer)
+            answered.add(answer["result"]["_meta"]["jig/request_id"])
+        server.kill()  # SIGKILL: no chance to sync or close anything
+        server.wait()
+        import sqlite3
+
+        db = sqlite3.connect(project / ".jig/audit.db")
+        recorded = {
+            row[0]
+            for row in db.execute("SELECT request_id FROM runs WHERE tool = 'file_read' AND state = 'succeeded'")
+        }
+        db.close()
+        self.assertEqual(recorded & answered, answered, "an answered call's record was lost")
+        verify = jig(project, "audit", "verify")
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+
+
 class HttpTests(unittest.TestCase):
     """`jig mcp --http`: the SDK's Streamable HTTP client with a token, and what is refused."""
 

@@ -38,4 +38,4 @@ pub use records::{
 };
 pub use rollup::Rollup;
 pub use series::{Count, Line, MAX_BUCKETS, Series, SeriesQuery, ToolLine};
-pub use store::{Dialect, Integrity, Recovery, Store, Verification};
+pub use store::{Dialect, Flush, Integrity, Recovery, SYNC_WINDOW, Store, Verification};

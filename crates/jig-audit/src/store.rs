@@ -24,6 +24,7 @@ use crate::packet::{GENESIS, Packet};
 use crate::records::{ApprovalRecord, ApprovalState, KeyRecord, RunRecord, SessionUsage};
 use crate::rows::{approval_from_row, key_from_row, packet_from_row, run_from_row};
 use crate::time::now_us;
+pub use crate::writer::{Flush, SYNC_WINDOW};
 
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("migrations/postgres");
@@ -45,7 +46,7 @@ pub enum Dialect {
 pub struct Store {
     pub(crate) pool: AnyPool,
     dialect: Dialect,
-    writer: mpsc::UnboundedSender<(Vec<Op>, crate::writer::Reply)>,
+    writer: mpsc::UnboundedSender<crate::writer::Job>,
     /// Transactions this store's writer has committed (group commit puts several callers'
     /// operations in one).
     commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
@@ -101,6 +102,12 @@ impl Store {
     pub async fn open(target: &str) -> Result<Self, AuditError> {
         sqlx::any::install_default_drivers();
         let (dialect, url, file) = parse_target(target);
+        // SQLite's log is `<file>-wal`.
+        let wal = file.as_ref().map(|file| {
+            let mut wal = file.clone().into_os_string();
+            wal.push("-wal");
+            PathBuf::from(wal)
+        });
         let pool = match dialect {
             Dialect::Sqlite => {
                 let file = file.unwrap_or_default();
@@ -154,7 +161,8 @@ impl Store {
             }
         };
         let commits = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let writer = crate::writer::spawn(pool.clone(), dialect, std::sync::Arc::clone(&commits));
+        let writer =
+            crate::writer::spawn(pool.clone(), dialect, wal, std::sync::Arc::clone(&commits));
         Ok(Self { pool, dialect, writer, commits })
     }
 
@@ -228,8 +236,14 @@ impl Store {
 
     /// Apply `ops` in one transaction; returns when they are durable.
     pub async fn apply(&self, ops: Vec<Op>) -> Result<Vec<Outcome>, AuditError> {
+        self.apply_with(ops, Flush::Now).await
+    }
+
+    /// Apply `ops` in one transaction; returns when they are committed, and synced as `sync`
+    /// asks.
+    pub async fn apply_with(&self, ops: Vec<Op>, sync: Flush) -> Result<Vec<Outcome>, AuditError> {
         let (reply, answer) = oneshot::channel();
-        self.writer.send((ops, reply)).map_err(|_| AuditError::Closed)?;
+        self.writer.send((ops, reply, sync)).map_err(|_| AuditError::Closed)?;
         answer.await.map_err(|_| AuditError::Closed)?
     }
 

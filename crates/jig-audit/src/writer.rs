@@ -11,6 +11,7 @@
 //! the head, applies each caller's operations in a savepoint of its own (a failing caller is
 //! rolled back alone), then writes the head and commits.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sqlx::pool::PoolConnection;
@@ -27,34 +28,73 @@ use crate::time::now_us;
 /// At most this many callers share a transaction.
 const GROUP_LIMIT: usize = 256;
 
+/// How long a deferred commit may stay unsynced (SQLite): when no synced commit came along to
+/// carry it to disk by then, the writer syncs the write-ahead log itself.
+pub const SYNC_WINDOW: Duration = Duration::from_millis(50);
+
 /// How a caller learns what its operations did.
 pub(crate) type Reply = oneshot::Sender<Result<Vec<Outcome>, AuditError>>;
 
+/// One caller's operations, with when they must be on disk.
+pub(crate) type Job = (Vec<Op>, Reply, Flush);
+
+/// When a caller's commit must be on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flush {
+    /// Synced before the caller is answered (`synchronous=FULL`; PostgreSQL's
+    /// `synchronous_commit`).
+    Now,
+    /// Committed before the caller is answered — in the chain, and safe from a crash of the
+    /// process — and synced with the next synced commit or within [`SYNC_WINDOW`] (SQLite; on
+    /// PostgreSQL within the WAL writer's delay): only a power loss or a kernel crash in that
+    /// window can lose it.
+    Soon,
+}
+
 type Results = Vec<Result<Vec<Outcome>, AuditError>>;
 
-/// Start the writer of `pool`.
+/// Start the writer of `pool`; `wal` is an SQLite database's write-ahead log (synced by the
+/// writer when a deferred commit would otherwise stay unsynced too long).
 pub(crate) fn spawn(
     pool: AnyPool,
     dialect: Dialect,
+    wal: Option<PathBuf>,
     commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
-) -> mpsc::UnboundedSender<(Vec<Op>, Reply)> {
+) -> mpsc::UnboundedSender<Job> {
     let (sender, jobs) = mpsc::unbounded_channel();
-    tokio::spawn(write_loop(pool, dialect, jobs, commits));
+    tokio::spawn(write_loop(pool, dialect, wal, jobs, commits));
     sender
 }
 
 async fn write_loop(
     pool: AnyPool,
     dialect: Dialect,
-    mut jobs: mpsc::UnboundedReceiver<(Vec<Op>, Reply)>,
+    wal: Option<PathBuf>,
+    mut jobs: mpsc::UnboundedReceiver<Job>,
     commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
 ) {
     // The head after this writer's last commit; `None` when unknown.
     let mut known_head: Option<(i64, String)> = None;
     // The writer keeps its connection between commits (taking one from the pool costs a round
-    // trip); after a failure it takes a fresh one.
-    let mut held: Option<PoolConnection<Any>> = None;
-    while let Some(first) = jobs.recv().await {
+    // trip); after a failure it takes a fresh one. With it, how it syncs (`None`: as the pool
+    // set it up, synced).
+    let mut held: Option<(PoolConnection<Any>, Flush)> = None;
+    // A deferred commit is waiting for a sync.
+    let mut unsynced = false;
+    loop {
+        let first = if unsynced {
+            match tokio::time::timeout(SYNC_WINDOW, jobs.recv()).await {
+                Ok(job) => job,
+                Err(_) => {
+                    sync_log(wal.as_deref()).await;
+                    unsynced = false;
+                    continue;
+                }
+            }
+        } else {
+            jobs.recv().await
+        };
+        let Some(first) = first else { break };
         let mut group = vec![first];
         while group.len() < GROUP_LIMIT {
             match jobs.try_recv() {
@@ -62,19 +102,27 @@ async fn write_loop(
                 Err(_) => break,
             }
         }
-        let batches: Vec<&[Op]> = group.iter().map(|(ops, _)| ops.as_slice()).collect();
+        let sync = if group.iter().any(|(_, _, sync)| *sync == Flush::Now) {
+            Flush::Now
+        } else {
+            Flush::Soon
+        };
+        let batches: Vec<&[Op]> = group.iter().map(|(ops, _, _)| ops.as_slice()).collect();
         let mut attempt = 0;
         let results = loop {
             attempt += 1;
             let conn = match held.take() {
-                Some(conn) => Ok(conn),
-                None => pool.acquire().await.map_err(AuditError::from),
+                Some((conn, mode)) => Ok((conn, mode)),
+                None => pool.acquire().await.map(|conn| (conn, Flush::Now)).map_err(AuditError::from),
             };
             let result = match conn {
-                Ok(mut conn) => {
-                    let result = commit_group(&mut conn, dialect, &batches, &mut known_head).await;
+                Ok((mut conn, mode)) => {
+                    let result = match set_sync(&mut conn, dialect, mode, sync).await {
+                        Ok(()) => commit_group(&mut conn, dialect, &batches, &mut known_head).await,
+                        Err(error) => Err(error),
+                    };
                     if result.is_ok() {
-                        held = Some(conn);
+                        held = Some((conn, sync));
                     }
                     result
                 }
@@ -90,17 +138,51 @@ async fn write_loop(
         match results {
             Ok(results) => {
                 commits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                for ((_, reply), result) in group.into_iter().zip(results) {
+                // A synced commit carries every deferred one before it to disk.
+                unsynced = sync == Flush::Soon && wal.is_some();
+                for ((_, reply, _), result) in group.into_iter().zip(results) {
                     let _ = reply.send(result);
                 }
             }
             Err(error) => {
                 tracing::error!(%error, "audit commit failed");
-                for (_, reply) in group {
+                for (_, reply, _) in group {
                     let _ = reply.send(Err(AuditError::Commit(error.to_string())));
                 }
             }
         }
+    }
+    if unsynced {
+        sync_log(wal.as_deref()).await;
+    }
+}
+
+/// Make the writer's connection commit as `want` asks, when it does not already.
+async fn set_sync(
+    conn: &mut AnyConnection,
+    dialect: Dialect,
+    have: Flush,
+    want: Flush,
+) -> Result<(), AuditError> {
+    if have == want {
+        return Ok(());
+    }
+    let statement = match (dialect, want) {
+        (Dialect::Sqlite, Flush::Now) => "PRAGMA synchronous = FULL",
+        (Dialect::Sqlite, Flush::Soon) => "PRAGMA synchronous = NORMAL",
+        (Dialect::Postgres, Flush::Now) => "SET synchronous_commit = on",
+        (Dialect::Postgres, Flush::Soon) => "SET synchronous_commit = off",
+    };
+    conn.execute(statement).await?;
+    Ok(())
+}
+
+/// Sync SQLite's write-ahead log: the deferred commits in it are on disk afterwards.
+async fn sync_log(wal: Option<&Path>) {
+    let Some(wal) = wal.map(Path::to_path_buf) else { return };
+    let synced = tokio::task::spawn_blocking(move || std::fs::File::open(&wal)?.sync_data()).await;
+    if let Ok(Err(error)) = synced {
+        tracing::warn!(%error, "syncing the audit's write-ahead log failed");
     }
 }
 

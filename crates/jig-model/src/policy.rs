@@ -61,6 +61,38 @@ pub struct PolicyConfig {
     /// What the MCP server shows agents (docs/mcp.md).
     #[serde(default, skip_serializing_if = "McpPolicy::is_default")]
     pub mcp: McpPolicy,
+    /// How the audit record is kept.
+    #[serde(default, skip_serializing_if = "AuditPolicy::is_default")]
+    pub audit: AuditPolicy,
+}
+
+/// `audit`: how the record is kept (docs/policy.md, "Durability").
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuditPolicy {
+    /// When a call's record must be on disk before the call is answered.
+    #[serde(default)]
+    pub durability: Durability,
+}
+
+impl AuditPolicy {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// `audit.durability`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Durability {
+    /// Every call's record is synced to disk before it is answered.
+    Full,
+    /// Calls with side effects are synced before they are answered; read-only calls are
+    /// committed in the same chain before they are answered (a crash of Jig loses nothing) and
+    /// synced with the next synced commit or within 50 ms (a power loss or kernel crash in
+    /// that window may lose the record of a call that changed nothing).
+    #[default]
+    Effects,
 }
 
 /// `mcp`: what `jig mcp` shows its clients.

@@ -17,13 +17,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use jig_audit::{
+use jig_audit::{Flush, 
     AuditError, KeyRecord, KeyState, NewPacket, Op, Outcome, PacketKind, RunRecord, RunState,
     RunUpdate,
 };
 use jig_exec::{Events, Execution, Invocation, ToolError};
 use jig_model::canonical::{params_hash, run_id};
 use jig_model::envelope::{EventMessage, ResponseError, ToolRequest, ToolResponse};
+use jig_model::policy::Durability;
 use jig_model::runbook::kernel::GovernanceAction;
 use jig_model::{ErrorCode, ToolDef};
 use jig_policy::Decision;
@@ -104,6 +105,8 @@ struct Call<'e> {
     pending: bool,
     /// A record was refused by a unique key: maybe this request id was used before.
     repeated: bool,
+    /// When this call's records must be on disk (`audit.durability`, by the tool's effects).
+    sync: Flush,
 }
 
 impl<'e> Call<'e> {
@@ -130,11 +133,19 @@ impl<'e> Call<'e> {
             denied: false,
             pending: false,
             repeated: false,
+            sync: Flush::Now,
         }
     }
 
     async fn run(&mut self) -> ToolResponse {
         let tool = self.registry.get(&self.request.tool);
+        // A call that changes nothing may be synced with the next group (docs/policy.md,
+        // "Durability"); anything else, and an unknown tool, is synced before it is answered.
+        let deferred = self.registry.policy.config().audit.durability == Durability::Effects
+            && tool.as_ref().is_some_and(|tool| !tool.has_side_effects());
+        if deferred {
+            self.sync = Flush::Soon;
+        }
         self.bytes_in = serde_json::to_vec(&self.request.args).map_or(0, |b| b.len() as u64);
         self.record_request(tool.as_deref());
         let Some(tool) = tool else {

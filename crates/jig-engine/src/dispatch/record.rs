@@ -125,7 +125,7 @@ impl Call<'_> {
 
     pub(super) async fn commit(&mut self) -> Result<Vec<Outcome>, AuditError> {
         let ops = std::mem::take(&mut self.ops);
-        let result = self.engine.store.apply(ops).await;
+        let result = self.engine.store.apply_with(ops, self.sync).await;
         if result.as_ref().is_err_and(AuditError::is_unique_violation) {
             self.repeated = true;
         }
