@@ -107,6 +107,37 @@ async def calls(params: StdioServerParameters, call, concurrency: int) -> float:
             return CALLS / (time.perf_counter() - begin)
 
 
+def raw_calls(params: StdioServerParameters, call) -> float:
+    """Calls per second, sequential, from a minimal JSON-RPC client (a line out, a line in): the
+    server's own time per call, without the SDK client's."""
+    import json
+
+    name, args = call
+    server = subprocess.Popen(
+        [params.command, *params.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True, bufsize=1,
+    )
+
+    def send(message):
+        server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+    server.stdout.readline()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    request = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": name, "arguments": args}}
+    begin = time.perf_counter()
+    for n in range(CALLS):
+        send({**request, "id": n + 1})
+        answer = json.loads(server.stdout.readline())
+        assert not answer["result"].get("isError"), answer
+    rate = CALLS / (time.perf_counter() - begin)
+    server.kill()
+    server.wait()
+    return rate
+
+
 async def main():
     plain = project("plain")
     rows = []
@@ -118,6 +149,7 @@ async def main():
             startup = statistics.median([await started(params) for _ in range(STARTS)])
             row = {"server": label, "startup_ms": startup * 1000}
             if read:
+                row["read_raw"] = raw_calls(params, read)
                 row["read_seq"] = await calls(params, read, 1)
                 row["read_conc"] = await calls(params, read, CONCURRENCY)
             if git:
@@ -125,13 +157,16 @@ async def main():
             rows.append(row)
             print(row, file=sys.stderr)
     print(f"\n{CALLS} calls each; startup: median of {STARTS}\n")
-    print("| server | startup + initialize | file read, sequential | file read, 8 concurrent | git_status, sequential |")
-    print("|---|---|---|---|---|")
+    print(
+        "| server | startup + initialize | file read, sequential | file read, 8 concurrent "
+        "| git_status, sequential | file read, minimal client |"
+    )
+    print("|---|---|---|---|---|---|")
     for row in rows:
         cell = lambda key, unit: f"{row[key]:,.0f} {unit}" if key in row else "—"
         print(
             f"| {row['server']} | {row['startup_ms']:.1f} ms | {cell('read_seq', 'calls/s')} | "
-            f"{cell('read_conc', 'calls/s')} | {cell('git_seq', 'calls/s')} |"
+            f"{cell('read_conc', 'calls/s')} | {cell('git_seq', 'calls/s')} | {cell('read_raw', 'calls/s')} |"
         )
 
 

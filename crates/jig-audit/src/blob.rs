@@ -45,36 +45,57 @@ impl Blob {
         let failed = |e: std::io::Error| AuditError::Commit(format!("storing a result: {e}"));
         // One pass: the canonical JSON is hashed and compressed as it is written, never held
         // whole (a grep result can be several megabytes).
-        let mut sink = Sink {
-            size: 0,
-            hasher: Sha256::new(),
-            encoder: zstd::stream::Encoder::new(Vec::new(), LEVEL).map_err(failed)?,
-        };
+        let mut sink = Sink { size: 0, hasher: Sha256::new(), head: Vec::new(), encoder: None };
         serde_json_canonicalizer::to_writer(value, &mut sink)
             .map_err(|e| AuditError::Commit(format!("storing a result: {e}")))?;
         if sink.size <= INLINE_MAX && !always {
             return Ok(None);
         }
         let hash: String = sink.hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        let body = sink.encoder.finish().map_err(failed)?;
+        let encoder = match sink.encoder {
+            Some(encoder) => encoder,
+            None => Sink::encoder(&sink.head).map_err(failed)?,
+        };
+        let body = encoder.finish().map_err(failed)?;
         let size = i64::try_from(sink.size).unwrap_or(i64::MAX);
         let reference = reference(&hash, size);
         Ok(Some((Blob { hash, size, body }, reference)))
     }
 }
 
-/// Where canonical JSON is written: counted, hashed and compressed.
+/// Where canonical JSON is written: counted, hashed, and compressed once it is too large to stay
+/// inline (a zstd context is costly to set up: most results never need one).
 struct Sink {
     size: usize,
     hasher: Sha256,
-    encoder: zstd::stream::Encoder<'static, Vec<u8>>,
+    /// What was written while it could still stay inline.
+    head: Vec<u8>,
+    encoder: Option<zstd::stream::Encoder<'static, Vec<u8>>>,
+}
+
+impl Sink {
+    fn encoder(head: &[u8]) -> std::io::Result<zstd::stream::Encoder<'static, Vec<u8>>> {
+        use std::io::Write as _;
+        let mut encoder = zstd::stream::Encoder::new(Vec::new(), LEVEL)?;
+        encoder.write_all(head)?;
+        Ok(encoder)
+    }
 }
 
 impl std::io::Write for Sink {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         self.size += bytes.len();
         self.hasher.update(bytes);
-        self.encoder.write_all(bytes)?;
+        match &mut self.encoder {
+            Some(encoder) => encoder.write_all(bytes)?,
+            None if self.size <= INLINE_MAX => self.head.extend_from_slice(bytes),
+            None => {
+                let mut encoder = Self::encoder(&self.head)?;
+                encoder.write_all(bytes)?;
+                self.head = Vec::new();
+                self.encoder = Some(encoder);
+            }
+        }
         Ok(bytes.len())
     }
 

@@ -79,20 +79,22 @@ async fn write_loop(
     // trip); after a failure it takes a fresh one. With it, how it syncs (`None`: as the pool
     // set it up, synced).
     let mut held: Option<(PoolConnection<Any>, Flush)> = None;
-    // A deferred commit is waiting for a sync.
-    let mut unsynced = false;
+    // Since when a deferred commit waits for a sync. The window is kept under a steady stream of
+    // deferred commits too: the sync comes due by the clock, not by a pause.
+    let mut unsynced: Option<tokio::time::Instant> = None;
     loop {
-        let first = if unsynced {
-            match tokio::time::timeout(SYNC_WINDOW, jobs.recv()).await {
+        if let Some(since) = unsynced
+            && since.elapsed() >= SYNC_WINDOW
+        {
+            sync_log(wal.as_deref()).await;
+            unsynced = None;
+        }
+        let first = match unsynced {
+            Some(since) => match tokio::time::timeout_at(since + SYNC_WINDOW, jobs.recv()).await {
                 Ok(job) => job,
-                Err(_) => {
-                    sync_log(wal.as_deref()).await;
-                    unsynced = false;
-                    continue;
-                }
-            }
-        } else {
-            jobs.recv().await
+                Err(_) => continue,
+            },
+            None => jobs.recv().await,
         };
         let Some(first) = first else { break };
         let mut group = vec![first];
@@ -113,7 +115,9 @@ async fn write_loop(
             attempt += 1;
             let conn = match held.take() {
                 Some((conn, mode)) => Ok((conn, mode)),
-                None => pool.acquire().await.map(|conn| (conn, Flush::Now)).map_err(AuditError::from),
+                None => {
+                    pool.acquire().await.map(|conn| (conn, Flush::Now)).map_err(AuditError::from)
+                }
             };
             let result = match conn {
                 Ok((mut conn, mode)) => {
@@ -139,7 +143,10 @@ async fn write_loop(
             Ok(results) => {
                 commits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 // A synced commit carries every deferred one before it to disk.
-                unsynced = sync == Flush::Soon && wal.is_some();
+                unsynced = match (sync, wal.is_some()) {
+                    (Flush::Soon, true) => unsynced.or_else(|| Some(tokio::time::Instant::now())),
+                    _ => None,
+                };
                 for ((_, reply, _), result) in group.into_iter().zip(results) {
                     let _ = reply.send(result);
                 }
@@ -152,7 +159,7 @@ async fn write_loop(
             }
         }
     }
-    if unsynced {
+    if unsynced.is_some() {
         sync_log(wal.as_deref()).await;
     }
 }

@@ -17,9 +17,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use jig_audit::{Flush, 
-    AuditError, KeyRecord, KeyState, NewPacket, Op, Outcome, PacketKind, RunRecord, RunState,
-    RunUpdate,
+use jig_audit::{
+    AuditError, Flush, KeyRecord, KeyState, NewPacket, Op, Outcome, PacketKind, RunRecord,
+    RunState, RunUpdate,
 };
 use jig_exec::{Events, Execution, Invocation, ToolError};
 use jig_model::canonical::{params_hash, run_id};
