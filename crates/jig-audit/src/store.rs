@@ -50,6 +50,8 @@ pub struct Store {
     /// Transactions this store's writer has committed (group commit puts several callers'
     /// operations in one).
     commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Syncs deferred commits when the last handle goes.
+    _last: std::sync::Arc<crate::writer::SyncOnDrop>,
 }
 
 /// What start-up recovery found left over from a process that died.
@@ -161,9 +163,9 @@ impl Store {
             }
         };
         let commits = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let writer =
+        let (writer, last) =
             crate::writer::spawn(pool.clone(), dialect, wal, std::sync::Arc::clone(&commits));
-        Ok(Self { pool, dialect, writer, commits })
+        Ok(Self { pool, dialect, writer, commits, _last: last })
     }
 
     /// The connection pool, for reads defined in other modules.

@@ -12,6 +12,7 @@
 //! rolled back alone), then writes the head and commits.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use sqlx::pool::PoolConnection;
@@ -60,10 +61,34 @@ pub(crate) fn spawn(
     dialect: Dialect,
     wal: Option<PathBuf>,
     commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
-) -> mpsc::UnboundedSender<Job> {
+) -> (mpsc::UnboundedSender<Job>, std::sync::Arc<SyncOnDrop>) {
     let (sender, jobs) = mpsc::unbounded_channel();
-    tokio::spawn(write_loop(pool, dialect, wal, jobs, commits));
-    sender
+    let last =
+        std::sync::Arc::new(SyncOnDrop { wal: wal.clone(), unsynced: AtomicBool::new(false) });
+    tokio::spawn(write_loop(pool, dialect, wal, jobs, commits, std::sync::Arc::clone(&last)));
+    (sender, last)
+}
+
+/// Held by every handle of a store: when the last one goes (a `jig call` finishing, a server
+/// stopping), deferred commits still unsynced are synced then, by the thread that drops it —
+/// a process that exits right after answering does not leave them to the kernel's writeback.
+/// Every caller was answered before its handle could go, so every answered commit is in the
+/// log by then.
+#[derive(Debug)]
+pub(crate) struct SyncOnDrop {
+    wal: Option<PathBuf>,
+    unsynced: AtomicBool,
+}
+
+impl Drop for SyncOnDrop {
+    fn drop(&mut self) {
+        if let Some(wal) = &self.wal
+            && self.unsynced.load(Ordering::SeqCst)
+            && let Err(error) = std::fs::File::open(wal).and_then(|file| file.sync_data())
+        {
+            tracing::warn!(%error, "syncing the audit's write-ahead log failed");
+        }
+    }
 }
 
 async fn write_loop(
@@ -72,6 +97,7 @@ async fn write_loop(
     wal: Option<PathBuf>,
     mut jobs: mpsc::UnboundedReceiver<Job>,
     commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    last: std::sync::Arc<SyncOnDrop>,
 ) {
     // The head after this writer's last commit; `None` when unknown.
     let mut known_head: Option<(i64, String)> = None;
@@ -88,6 +114,7 @@ async fn write_loop(
         {
             sync_log(wal.as_deref()).await;
             unsynced = None;
+            last.unsynced.store(false, Ordering::SeqCst);
         }
         let first = match unsynced {
             Some(since) => match tokio::time::timeout_at(since + SYNC_WINDOW, jobs.recv()).await {
@@ -147,6 +174,7 @@ async fn write_loop(
                     (Flush::Soon, true) => unsynced.or_else(|| Some(tokio::time::Instant::now())),
                     _ => None,
                 };
+                last.unsynced.store(unsynced.is_some(), Ordering::SeqCst);
                 for ((_, reply, _), result) in group.into_iter().zip(results) {
                     let _ = reply.send(result);
                 }
