@@ -5,7 +5,7 @@
 //! are parsed again. Each batch yields a new snapshot or a failure, delivered to the callback on
 //! the watcher's own thread. Dropping the [`WatchHandle`] stops watching.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread;
@@ -90,6 +90,21 @@ fn changes_content(kind: &notify::EventKind) -> bool {
     }
 }
 
+/// Stop watching what changes all the time and never needs a reload — Jig's own state (`.jig/`:
+/// every audited call writes its log) and git's — so those writes wake nobody. Their events
+/// are still filtered out if the directories appear after the watch started.
+fn ignore_state<T: notify::Watcher, C: notify_debouncer_full::FileIdCache>(
+    debouncer: &mut notify_debouncer_full::Debouncer<T, C>,
+    root: &Path,
+) {
+    for name in [".jig", ".git"] {
+        let state = root.join(name);
+        if state.is_dir() {
+            let _ = debouncer.unwatch(&state);
+        }
+    }
+}
+
 /// How long to wait for a burst of events to settle.
 pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(100);
 
@@ -128,6 +143,7 @@ pub fn watch(
         debouncer
             .watch(root, RecursiveMode::Recursive)
             .map_err(|source| WatchError::Watch { path: root.clone(), source })?;
+        ignore_state(&mut debouncer, root);
     }
     let thread = thread::spawn(move || {
         while let Ok(batch) = receiver.recv() {
@@ -146,6 +162,7 @@ pub fn watch(
             let now = loader.watch_roots();
             for root in now.iter().filter(|r| !roots.contains(r)) {
                 let _ = debouncer.watch(root, RecursiveMode::Recursive);
+                ignore_state(&mut debouncer, root);
             }
             roots = now;
             on_update(WatchUpdate { changed, result });
