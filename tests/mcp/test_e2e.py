@@ -342,6 +342,14 @@ class HttpTests(unittest.TestCase):
     TOKEN = "e2e-token-dana-0123456789abcdef"
     VIEWER = "e2e-token-vic-0123456789abcdef0"
 
+    def command(self, users: Path) -> list:
+        """The server to start, serving MCP with these people's tokens."""
+        return [JIG, "--project", str(self.project), "mcp", "--http", "127.0.0.1:0", "--users", str(users)]
+
+    def endpoint(self, printed: str) -> str:
+        """The MCP URL, from the first line the server printed."""
+        return printed
+
     def setUp(self):
         self.project = scratch_project()
         users = self.project.parent / "users.yaml"
@@ -351,15 +359,12 @@ class HttpTests(unittest.TestCase):
             f"  - {{ name: vic, role: viewer, token: {self.VIEWER} }}\n"
         )
         self.server = subprocess.Popen(
-            [JIG, "--project", str(self.project), "mcp", "--http", "127.0.0.1:0", "--users", str(users)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
+            self.command(users), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
         )
         self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
         self.addCleanup(self.server.wait)
         self.addCleanup(self.server.terminate)
-        self.url = self.server.stdout.readline().strip()
+        self.url = self.endpoint(self.server.stdout.readline().strip())
         self.host = self.url.split("/")[2]
 
     def post(self, body, **headers):
@@ -432,25 +437,11 @@ class HttpTests(unittest.TestCase):
 class ServeMountTests(HttpTests):
     """The same endpoint mounted in `jig serve` at /mcp, behind the workbench's tokens."""
 
-    def setUp(self):
-        self.project = scratch_project()
-        users = self.project.parent / "users.yaml"
-        users.write_text(
-            "users:\n"
-            f"  - {{ name: dana, role: runner, token: {self.TOKEN} }}\n"
-            f"  - {{ name: vic, role: viewer, token: {self.VIEWER} }}\n"
-        )
-        self.server = subprocess.Popen(
-            [JIG, "--project", str(self.project), "serve", "--addr", "127.0.0.1:0", "--users", str(users)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
-        self.addCleanup(self.server.wait)
-        self.addCleanup(self.server.terminate)
-        self.url = self.server.stdout.readline().strip().rstrip("/") + "/mcp"
-        self.host = self.url.split("/")[2]
+    def command(self, users: Path) -> list:
+        return [JIG, "--project", str(self.project), "serve", "--addr", "127.0.0.1:0", "--users", str(users)]
+
+    def endpoint(self, printed: str) -> str:
+        return printed.rstrip("/") + "/mcp"
 
 
 class InspectorTests(unittest.TestCase):

@@ -37,7 +37,8 @@ pub fn can_ask(
     approval: &ApprovalRecord,
     person: &str,
 ) -> bool {
-    let config = engine.policy().config().clone();
+    let policy = engine.policy();
+    let config = policy.config();
     if !config.mcp.elicit_approvals {
         return false;
     }
