@@ -31,6 +31,7 @@ pub(crate) fn is_blind(op: &Op) -> bool {
             | Op::AddUsage { .. }
             | Op::CreateApproval(_)
             | Op::SaveRunbookRun(_)
+            | Op::CreateJob(_)
     )
 }
 
@@ -161,12 +162,27 @@ pub(crate) fn blind(
                 .arg(now),
             ),
             Op::SaveRunbookRun(run) => statements.push(save_runbook_run(run, now)),
+            Op::CreateJob(job) => statements.push(
+                Statement::new(
+                    "INSERT INTO jobs (request_id, engine, handle, dir, tool, open, created_us, updated_us) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                )
+                .arg(&job.request_id)
+                .arg(&job.engine)
+                .arg(&job.handle)
+                .arg(&job.dir)
+                .arg(job.tool.to_string())
+                .arg(i64::from(job.open))
+                .arg(now)
+                .arg(now),
+            ),
             // `apply_batch` never passes these here.
             Op::ClaimKey { .. }
             | Op::DecideApproval { .. }
             | Op::ConsumeApproval { .. }
             | Op::ConsumeApprovedRequest { .. }
             | Op::AbandonRun { .. }
+            | Op::MoveJobRun { .. }
             | Op::Journal { .. } => {}
         }
         outcomes[i] = Some(Outcome::Done);
@@ -411,6 +427,51 @@ async fn interactive(
                 return Ok(Outcome::TokenRefused(TokenRefusal::NotInChain));
             };
             consume(conn, approval, &token_hash, request_hash, now).await
+        }
+        Op::MoveJobRun { update, packet } => {
+            let finishing = update.state.is_some_and(crate::RunState::is_final);
+            let response = update.response.as_ref().map(Value::to_string);
+            let sql = if finishing {
+                "UPDATE runs SET state = COALESCE($1, state), duration_ms = COALESCE($2, duration_ms), \
+                 response = COALESCE($3, response), error = COALESCE($4, error), updated_us = $5 \
+                 WHERE request_id = $6 AND state IN ('created', 'queued', 'running')"
+            } else {
+                "UPDATE runs SET state = COALESCE($1, state), duration_ms = COALESCE($2, duration_ms), \
+                 response = COALESCE($3, response), error = COALESCE($4, error), updated_us = $5 \
+                 WHERE request_id = $6 AND state IN ('created', 'queued')"
+            };
+            let changed = sqlx::query(sql)
+                .bind(update.state.map(|s| s.as_str()))
+                .bind(update.duration_ms)
+                .bind(response.clone())
+                .bind(update.error.clone())
+                .bind(now)
+                .bind(&update.request_id)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected();
+            if changed == 1 {
+                let (statement, _) = append(&[packet], head, now);
+                statement::run(conn, dialect, &[statement]).await?;
+                if finishing {
+                    sqlx::query("UPDATE jobs SET open = 0, updated_us = $1 WHERE request_id = $2")
+                        .bind(now)
+                        .bind(&update.request_id)
+                        .execute(&mut *conn)
+                        .await?;
+                    if let Some(response) = response {
+                        sqlx::query(
+                            "UPDATE idempotency SET response = $1, updated_us = $2 WHERE request_id = $3",
+                        )
+                        .bind(response)
+                        .bind(now)
+                        .bind(&update.request_id)
+                        .execute(&mut *conn)
+                        .await?;
+                    }
+                }
+            }
+            Ok(Outcome::Moved(changed == 1))
         }
         other => Err(AuditError::Commit(format!(
             "internal error: {other:?} is a blind write, not a read-write operation"

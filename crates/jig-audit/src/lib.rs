@@ -13,6 +13,7 @@
 mod apply;
 pub mod blob;
 mod error;
+mod jobs;
 mod ops;
 pub mod owner;
 mod packet;
@@ -29,6 +30,7 @@ pub mod time;
 mod writer;
 
 pub use error::AuditError;
+pub use jobs::JobRecord;
 pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};
 pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
 pub use query::{MAX_PAGE, RunPage, RunQuery, RunTotal};

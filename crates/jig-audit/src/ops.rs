@@ -102,6 +102,18 @@ pub enum Op {
         /// SHA-256 of the request.
         request_hash: String,
     },
+    /// Record a job a call handed to a scheduler.
+    CreateJob(Box<crate::JobRecord>),
+    /// Move a job's run on — to running (from queued), or to its final state (from any
+    /// unfinished one) — only if the run is still there when the transaction looks (several
+    /// processes may follow the same job); append `packet` only then. A final state also closes
+    /// the job and gives the call's idempotency key the final response.
+    MoveJobRun {
+        /// The run's change (its request id, state, response, error, duration).
+        update: RunUpdate,
+        /// The packet recording the change.
+        packet: NewPacket,
+    },
 }
 
 /// A run's state change.
@@ -145,6 +157,8 @@ pub enum Outcome {
     TokenRefused(TokenRefusal),
     /// A run was abandoned (`false`: it had finished meanwhile; nothing was written).
     Abandoned(bool),
+    /// A job's run was moved on (`false`: it was not in an expected state; nothing written).
+    Moved(bool),
     /// A journal entry: the one now recorded, and whether it was this operation's.
     Journaled {
         /// This operation's entry was recorded (`false`: an earlier one stands).

@@ -39,6 +39,12 @@ pub enum PacketKind {
     /// It failed, was denied, cancelled, or never finished.
     #[serde(rename = "tool.call.failed")]
     CallFailed,
+    /// Its work was handed to a scheduler (seed 001's batch jobs): the job, queued.
+    #[serde(rename = "tool.call.submitted")]
+    CallSubmitted,
+    /// Its job changed state on the scheduler (queued → running).
+    #[serde(rename = "tool.call.state")]
+    CallState,
     /// A person approved or denied a pending call.
     #[serde(rename = "approval.decided")]
     ApprovalDecided,
@@ -70,6 +76,8 @@ impl PacketKind {
             Self::CallPendingApproval => "tool.call.pending_approval",
             Self::CallResult => "tool.call.result",
             Self::CallFailed => "tool.call.failed",
+            Self::CallSubmitted => "tool.call.submitted",
+            Self::CallState => "tool.call.state",
             Self::ApprovalDecided => "approval.decided",
             Self::RunbookRun => "runbook.run",
             Self::RunbookStep => "runbook.step",

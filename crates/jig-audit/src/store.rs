@@ -256,7 +256,12 @@ impl Store {
     /// once their deadline has passed.
     pub async fn recover(&self) -> Result<Recovery, AuditError> {
         let rows =
-            sqlx::query("SELECT * FROM runs WHERE state IN ('created', 'queued', 'running')")
+            // A run whose job a scheduler holds is not abandoned with its process: any later
+            // process collects it (`jobs`).
+            sqlx::query(
+                "SELECT * FROM runs WHERE state IN ('created', 'queued', 'running') \
+                 AND request_id NOT IN (SELECT request_id FROM jobs WHERE open = 1)",
+            )
                 .fetch_all(&self.pool)
                 .await?;
         let now = now_us();

@@ -94,6 +94,10 @@ pub enum Command {
     /// you (`you (via CLIENT)`). Over HTTP: loopback only unless `--allow-remote`, and every
     /// request needs `Authorization: Bearer TOKEN` (printed at start, or from `--users`).
     Mcp(McpArgs),
+    /// Follow calls whose work runs on a scheduler (slurm and hybrid plans): list, show,
+    /// cancel, collect
+    #[command(subcommand)]
+    Runs(RunsCommand),
 }
 
 /// `jig mcp`.
@@ -255,6 +259,42 @@ pub struct CallArgs {
     /// A one-time approval token from `jig approvals approve`
     #[arg(long = "approve", value_name = "TOKEN")]
     pub approve: Option<String>,
+    /// When the tool's work is a batch job (a slurm or hybrid plan), wait for it and print its
+    /// final response instead of the queued one; its progress goes to stderr
+    #[arg(long)]
+    pub wait: bool,
+}
+
+/// `jig runs …`: calls whose work runs on a scheduler (seed 001's batch jobs).
+#[derive(Debug, Subcommand)]
+pub enum RunsCommand {
+    /// The latest jobs with their runs' states (open jobs are polled first)
+    List {
+        /// Print JSON lines instead of a table
+        #[arg(long)]
+        json: bool,
+        /// How many
+        #[arg(long, default_value_t = 50, value_name = "N")]
+        limit: i64,
+    },
+    /// One call's state and response (its job polled first)
+    Show {
+        /// The request id
+        request: String,
+    },
+    /// Cancel a call's job on its scheduler and record the run cancelled
+    Cancel {
+        /// The request id
+        request: String,
+    },
+    /// Collect finished jobs: one call's, or every open one; print the responses
+    Collect {
+        /// The request id (every open job when omitted)
+        request: Option<String>,
+        /// Wait until the job (or every open job) is over
+        #[arg(long)]
+        wait: bool,
+    },
 }
 
 /// `jig select`.

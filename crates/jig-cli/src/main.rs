@@ -38,6 +38,7 @@ fn main() -> ExitCode {
         cli::Command::Audit(command) => {
             block_on(commands::audit::run(&settings, command, &mut out))
         }
+        cli::Command::Runs(command) => block_on(commands::runs::run(&settings, command, &mut out)),
         cli::Command::Serve(args) => block_on(commands::serve::run(&settings, args, &mut out)),
         cli::Command::Runbook(command) => {
             block_on(commands::runbook::run(&settings, command, &mut out))

@@ -110,6 +110,8 @@ pub struct Engine {
     pub(crate) running: crate::cancel::Running,
     /// Started calls waiting for approval, kept to run when approved.
     pub(crate) parked: crate::background::Parked,
+    /// Jobs this process is polling now.
+    pub(crate) polling: crate::jobs::PollingSet,
     /// The watcher's last diagnostics (empty while the project loads).
     pub(crate) problems: Mutex<Vec<jig_model::Diagnostic>>,
     /// Where the project was loaded from, and how (for live reload).
@@ -170,6 +172,9 @@ impl Engine {
         let workspace = Arc::new(Workspace::open(&root)?.with_read_only(manifests));
         let metrics = Arc::new(Metrics::default());
         let mut executors = jig_tools::standard_executors();
+        for (kind, executor) in jig_plans::executors() {
+            executors.insert(kind, executor);
+        }
         executors.insert_builtin(
             "emit_metrics",
             Arc::new(MetricsExecutor { metrics: Arc::clone(&metrics), store: store.clone() }),
@@ -186,6 +191,7 @@ impl Engine {
             in_flight: Mutex::new(HashMap::new()),
             running: crate::cancel::Running::default(),
             parked: crate::background::Parked::default(),
+            polling: crate::jobs::PollingSet::default(),
             problems: Mutex::new(Vec::new()),
             source: (options.project.clone(), load_options),
         });
@@ -193,6 +199,8 @@ impl Engine {
             Arc::downgrade(&engine),
             options.heartbeat.unwrap_or(Duration::from_secs(5)),
         );
+        // Batch jobs submitted by this or an earlier process are followed to the end.
+        engine.watch_jobs();
         Ok(engine)
     }
 

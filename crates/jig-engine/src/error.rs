@@ -77,6 +77,14 @@ pub enum EngineError {
     /// A registration clashes with an existing tool.
     #[error("a tool `{0}` is already registered")]
     Duplicate(String),
+    /// A job's scheduler refused or failed a request (cancel).
+    #[error("{message}")]
+    Scheduler {
+        /// The stable code.
+        code: ErrorCode,
+        /// What the scheduler said.
+        message: String,
+    },
 }
 
 impl From<LoadFailure> for EngineError {
@@ -101,6 +109,7 @@ impl EngineError {
                 ErrorCode::NotFound
             }
             Self::AlreadyDecided { .. } | Self::Duplicate(_) => ErrorCode::Conflict,
+            Self::Scheduler { code, .. } => *code,
         }
     }
 

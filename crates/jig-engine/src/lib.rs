@@ -15,6 +15,7 @@ mod error;
 mod events;
 pub mod history;
 mod identity;
+mod jobs;
 mod metrics;
 mod os_user;
 mod presets;

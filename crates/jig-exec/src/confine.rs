@@ -232,6 +232,24 @@ impl Confinement {
         Ok(Self::base(invocation.workspace, invocation.policy, read, write, temp, network))
     }
 
+    /// A batch job's script on its node (seed 001's slurm plans), run from its run directory
+    /// `dir`: the system read-only, `in/` and the script read-only, `out/` writable, `tmp/` its
+    /// scratch, and no network. Nothing of the workspace or of Jig's state is visible.
+    pub fn for_job(dir: &Path, script: &Path, required: bool) -> Self {
+        let mut read: Vec<PathBuf> = SYSTEM.iter().map(PathBuf::from).collect();
+        read.push(dir.join("in"));
+        read.push(script.to_path_buf());
+        Self {
+            read,
+            write: vec![dir.join("out")],
+            hidden: Vec::new(),
+            read_only: Vec::new(),
+            tmp: Some(dir.join("tmp")),
+            network: false,
+            required,
+        }
+    }
+
     /// A process that works on the whole workspace (`shell_exec`, a formatter, a build
     /// command): read-write, protected paths excepted.
     fn workspace_writer(

@@ -191,12 +191,33 @@ impl Output {
 pub enum Execution {
     /// It ran and produced this.
     Done(Output),
-    /// It was handed to a scheduler (seed 001's docker and slurm plans); [`Executor::collect`]
-    /// with this handle fetches the result later.
-    Submitted {
-        /// Identifies the job to the executor.
-        handle: String,
-    },
+    /// It was handed to a scheduler (seed 001's slurm and hybrid plans);
+    /// [`Executor::poll`] follows the job and collects its result.
+    Submitted(Job),
+}
+
+/// A job handed to a scheduler, as the engine keeps it across restarts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// The scheduler (`slurm`).
+    pub engine: String,
+    /// The job's id there.
+    pub handle: String,
+    /// Its run directory (inputs, outputs, the job's log), absolute.
+    pub dir: std::path::PathBuf,
+}
+
+/// Where a submitted job stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobStatus {
+    /// Waiting for the scheduler (its reason, e.g. `Resources`, when it gives one).
+    Queued(Option<String>),
+    /// Running.
+    Running,
+    /// Stopped on request.
+    Cancelled,
+    /// Over: its result, collected (outputs stored as artifacts), or why it failed.
+    Finished(Result<Output, ToolError>),
 }
 
 /// A way of running tools: an execution kind, or the built-in catalog.
@@ -205,11 +226,29 @@ pub trait Executor: Send + Sync {
     /// Run (or submit) one call.
     async fn execute(&self, invocation: Invocation<'_>) -> Result<Execution, ToolError>;
 
-    /// The result of a submitted job, if it has finished.
-    async fn collect(&self, handle: &str) -> Result<Option<Value>, ToolError> {
+    /// Where a job this executor submitted stands; once it is over, its collected result.
+    /// `root` is the workspace's root (artifacts are stored under it). Called again after a
+    /// restart, so it may rely only on `job` and the run directory.
+    async fn poll(
+        &self,
+        tool: &ToolDef,
+        policy: &Policy,
+        root: &std::path::Path,
+        job: &Job,
+    ) -> Result<JobStatus, ToolError> {
+        let _ = (tool, policy, root);
         Err(ToolError::new(
             ErrorCode::Internal,
-            format!("this executor submits no jobs (handle {handle})"),
+            format!("this executor submits no jobs (job {})", job.handle),
+        ))
+    }
+
+    /// Stop a job this executor submitted.
+    async fn cancel_job(&self, policy: &Policy, job: &Job) -> Result<(), ToolError> {
+        let _ = policy;
+        Err(ToolError::new(
+            ErrorCode::Internal,
+            format!("this executor submits no jobs (job {})", job.handle),
         ))
     }
 }

@@ -5,7 +5,7 @@
 //! [`Invocation`] — the tool, its validated arguments, the sandboxed workspace, a time limit, a
 //! [`Cancel`] token and an [`Events`] sink for progress and output — and returns data or a
 //! [`ToolError`] with a stable code. Long jobs can be submitted and collected later
-//! ([`Execution::Submitted`]).
+//! ([`Execution::Submitted`], [`Executor::poll`]).
 //!
 //! Here too is what executors share: the process runner ([`process`]), the sandbox every process
 //! starts in ([`confine`]), run workspaces ([`rundir`]) and argv templating ([`template`]). The
@@ -19,5 +19,7 @@ mod registry;
 pub mod rundir;
 pub mod template;
 
-pub use executor::{Cancel, Events, Execution, Executor, Invocation, Output, ToolError};
+pub use executor::{
+    Cancel, Events, Execution, Executor, Invocation, Job, JobStatus, Output, ToolError,
+};
 pub use registry::Executors;

@@ -12,6 +12,11 @@
 //!   records.
 //!
 //! The run directory is removed afterwards; the artifacts stay.
+//!
+//! Seed 001's plans place each input where the plan says (`in/<destName>`, `dest_relpath`)
+//! instead ([`RunDir::prepare_plan`]); a batch job's directory outlives the call that submitted
+//! it ([`RunDir::keep`]) and is reopened to collect the job ([`RunDir::reopen`]). A plan's run
+//! identity hashes its inputs' contents, not their names ([`canonical_params`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,6 +41,20 @@ pub struct RunDir {
     root: PathBuf,
     /// The arguments with input paths rewritten to `in/…`.
     pub args: Value,
+    /// Removed when dropped (not once kept for a job that is still running).
+    owned: bool,
+}
+
+/// Where a plan puts one input: the argument (`role`), its path in the run directory
+/// (`in/…`), and what the argument becomes (the path the plan's program sees).
+#[derive(Debug, Clone)]
+pub struct Placement {
+    /// The input argument.
+    pub role: String,
+    /// Relative to the run directory, under `in/`.
+    pub relpath: String,
+    /// The argument's new value.
+    pub seen_as: String,
 }
 
 impl RunDir {
@@ -53,7 +72,7 @@ impl RunDir {
         for sub in ["in", "out", "tmp"] {
             fs_err::create_dir_all(dir.join(sub)).map_err(io)?;
         }
-        let run = Self { dir, root, args: invocation.args.clone() };
+        let run = Self { dir, root, args: invocation.args.clone(), owned: true };
         let mut args = invocation.args.clone();
         let mut taken = std::collections::BTreeSet::new();
         let result: Result<(), ToolError> = (|| {
@@ -78,9 +97,57 @@ impl RunDir {
         Ok(Some(run))
     }
 
+    /// A run directory for a plan: each input argument copied (read-only) to its placement,
+    /// and rewritten to what the plan's program sees. Created whether or not the tool declares
+    /// outputs: the plan's log is collected from it too.
+    pub fn prepare_plan(
+        invocation: &Invocation<'_>,
+        placements: &[Placement],
+    ) -> Result<Self, ToolError> {
+        let root = invocation.workspace.root().to_path_buf();
+        let dir = root.join(".jig").join("runs").join(invocation.events.request_id());
+        let io = |e: std::io::Error| {
+            ToolError::new(ErrorCode::FileIo, format!("run directory `{}`: {e}", dir.display()))
+        };
+        for sub in ["in", "out"] {
+            fs_err::create_dir_all(dir.join(sub)).map_err(io)?;
+        }
+        let mut run = Self { dir: dir.clone(), root, args: invocation.args.clone(), owned: true };
+        for placement in placements {
+            let Some(Value::String(path)) = invocation.args.get(&placement.role) else {
+                continue;
+            };
+            let bytes = invocation.workspace.read(path, MAX_INPUT)?;
+            let target = run.dir.join(&placement.relpath);
+            if let Some(parent) = target.parent() {
+                fs_err::create_dir_all(parent).map_err(io)?;
+            }
+            write_read_only(&target, &bytes)
+                .map_err(|e| ToolError::new(ErrorCode::FileIo, format!("linking `{path}`: {e}")))?;
+            run.args[&placement.role] = Value::String(placement.seen_as.clone());
+        }
+        Ok(run)
+    }
+
+    /// The run directory `dir` of a job submitted earlier, under the workspace `root`.
+    pub fn reopen(root: &Path, dir: &Path) -> Self {
+        Self { dir: dir.to_path_buf(), root: root.to_path_buf(), args: Value::Null, owned: true }
+    }
+
+    /// Keep the directory after this handle is gone: a submitted job still uses it.
+    pub fn keep(mut self) -> PathBuf {
+        self.owned = false;
+        self.dir.clone()
+    }
+
     /// The directory the tool runs in.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Store `bytes` as an artifact (content-addressed); its hash and path under the root.
+    pub fn store_artifact(&self, bytes: &[u8]) -> Result<(String, String), ToolError> {
+        self.store(bytes)
     }
 
     /// Check `out/` against the declared outputs, store them and the log, and add `artifacts`
@@ -97,11 +164,8 @@ impl RunDir {
         let mut produced = Vec::new();
         list(&out, &out, &mut produced)
             .map_err(|e| ToolError::new(ErrorCode::Policy, format!("reading `out/`: {e}")))?;
-        let declared: Vec<(String, &jig_model::toolpack::OutputDecl)> = tool
-            .outputs
-            .iter()
-            .map(|d| (d.path.clone().unwrap_or_else(|| d.role.clone()), d))
-            .collect();
+        let declared: Vec<(String, &jig_model::toolpack::OutputDecl)> =
+            tool.outputs.iter().map(|d| (out_path(d), d)).collect();
         let missing: Vec<&str> = declared
             .iter()
             .filter(|(p, _)| !produced.contains(p))
@@ -159,14 +223,8 @@ impl RunDir {
             ));
         }
         let target = self.dir.join("in").join(&name);
-        fs_err::write(&target, bytes)
+        write_read_only(&target, &bytes)
             .map_err(|e| ToolError::new(ErrorCode::FileIo, format!("linking `{path}`: {e}")))?;
-        let mut permissions = fs_err::metadata(&target)
-            .map_err(|e| ToolError::new(ErrorCode::FileIo, e.to_string()))?
-            .permissions();
-        permissions.set_readonly(true);
-        fs_err::set_permissions(&target, permissions)
-            .map_err(|e| ToolError::new(ErrorCode::FileIo, e.to_string()))?;
         Ok(format!("in/{name}"))
     }
 
@@ -181,7 +239,10 @@ impl RunDir {
             };
             let parent = path.parent().unwrap_or(&self.root);
             fs_err::create_dir_all(parent).map_err(io)?;
-            let temp = parent.join(format!(".{hash}.{}.tmp", std::process::id()));
+            // Unique per write: two collections of the same output may run at once.
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let temp = parent.join(format!(".{hash}.{}.{n}.tmp", std::process::id()));
             let mut file = fs_err::File::create(&temp).map_err(io)?;
             file.write_all(bytes).and_then(|()| file.sync_all()).map_err(io)?;
             fs_err::rename(&temp, &path).map_err(io)?;
@@ -193,8 +254,46 @@ impl RunDir {
 impl Drop for RunDir {
     fn drop(&mut self) {
         // Inputs are read-only; the directory itself is ours.
-        let _ = fs_err::remove_dir_all(&self.dir);
+        if self.owned {
+            let _ = fs_err::remove_dir_all(&self.dir);
+        }
     }
+}
+
+/// Where a declared output is found under `out/`: a plan's `srcRelpath` without its `out/`,
+/// else `path`, else the role's name.
+fn out_path(decl: &jig_model::toolpack::OutputDecl) -> String {
+    if let Some(src) = &decl.src_relpath {
+        return src.strip_prefix("out/").unwrap_or(src).to_owned();
+    }
+    decl.path.clone().unwrap_or_else(|| decl.role.clone())
+}
+
+fn write_read_only(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    fs_err::write(target, bytes)?;
+    let mut permissions = fs_err::metadata(target)?.permissions();
+    permissions.set_readonly(true);
+    fs_err::set_permissions(target, permissions)
+}
+
+/// Seed 001's canonical params of a plan call: the arguments with every workspace-file input
+/// replaced by the SHA-256 of its contents (an immutable input: a file's name says nothing
+/// about what the job will read), plus `extra` (the plan's pinned image). The run id hashes
+/// these, so an edited input is a new run, never a replay of the old one.
+pub fn canonical_params(
+    tool: &ToolDef,
+    args: &Value,
+    workspace: &jig_policy::sandbox::Workspace,
+    extra: &Value,
+) -> Result<Value, ToolError> {
+    let mut params = args.clone();
+    for name in input_fields(tool) {
+        if let Some(Value::String(path)) = params.get(&name) {
+            let bytes = workspace.read(path, MAX_INPUT)?;
+            params[&name] = json!({ "sha256": Sha256Hash::of_bytes(&bytes).to_hex() });
+        }
+    }
+    Ok(json!({ "args": params, "plan": extra }))
 }
 
 /// Top-level input properties marked as workspace files.

@@ -106,6 +106,7 @@ mod tests {
             errors,
             run_id: Some("run".into()),
             replayed: false,
+            job: None,
         }
     }
 

@@ -177,6 +177,9 @@ pub mod codes {
     pub const TOOL_CAPS: &str = "tool.caps";
     /// A declared output is malformed (reserved role, duplicate role).
     pub const TOOL_OUTPUTS: &str = "tool.outputs";
+    /// A seed 001 plan breaks a rule of the ABI (unpinned image, inputs or outputs that do not
+    /// match exactly, an unsafe or duplicate destination, no `abiVersion`).
+    pub const TOOL_PLAN: &str = "tool.plan";
     /// A `tool/v0` file whose `meta.name` differs from its file name.
     pub const TOOL_NAME_MISMATCH: &str = "tool.name_mismatch";
     /// A `tool/v0` tool declares a platform this machine is not.
@@ -236,7 +239,7 @@ pub mod codes {
     pub const RUNBOOK_PARALLEL: &str = "runbook.parallel_conflict";
 
     /// Every code, in the order of this module.
-    pub const ALL: [&str; 56] = [
+    pub const ALL: [&str; 57] = [
         FILE_IO,
         FILE_TOO_LARGE,
         FILE_ENCODING,
@@ -265,6 +268,7 @@ pub mod codes {
         TOOL_TEMPLATE,
         TOOL_CAPS,
         TOOL_OUTPUTS,
+        TOOL_PLAN,
         TOOL_NAME_MISMATCH,
         TOOL_PLATFORM,
         TOOL_CONTRACT,

@@ -83,6 +83,26 @@ pub struct ToolResponse {
     /// `true` when the result was replayed from the audit store instead of executed.
     #[serde(default)]
     pub replayed: bool,
+    /// Set while the call's work waits or runs on a scheduler (seed 001's slurm and hybrid
+    /// plans): `ok` then means *accepted*, and `data` is empty until the job is collected
+    /// (`jig runs show`, `jig call --wait`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<SubmittedJob>,
+}
+
+/// A call's job on a scheduler, as a response reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SubmittedJob {
+    /// The scheduler (`slurm`).
+    pub engine: String,
+    /// The job's id there.
+    pub id: String,
+    /// `queued` or `running`.
+    pub state: String,
+    /// The call that submitted it (another one when this response is a replay).
+    pub request_id: String,
 }
 
 /// Progress of a running task.

@@ -45,6 +45,17 @@ pub enum ToolExecution {
 }
 
 impl ToolExecution {
+    /// Whether this is a seed 001 plan (`docker`, `slurm`, `hybrid`).
+    pub fn is_plan(&self) -> bool {
+        matches!(self, Self::Toolpack(execution) if execution.is_plan())
+    }
+
+    /// Whether this is a batch job (`slurm`, `hybrid`): submitted, collected later, never
+    /// submitted twice for one run id.
+    pub fn is_batch(&self) -> bool {
+        matches!(self, Self::Toolpack(execution) if execution.is_batch())
+    }
+
     /// `builtin`, `python`, …, `stdio`, `jsonrpc`, `mcp`.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -270,6 +281,7 @@ mod tests {
                 artifact_type: "text/plain".into(),
                 label: None,
                 path: None,
+                src_relpath: None,
             }],
             source: SourceLocation { file: "f".into(), line: 1 },
             hash: String::new(),

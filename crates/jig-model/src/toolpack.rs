@@ -10,6 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::plan::{DockerPlan, HybridPlan, SlurmPlan};
+
 /// Pattern of a tool id: dotted lowercase segments. Single-segment ids are reserved for the
 /// built-in catalog; the loader enforces that part.
 pub const TOOL_ID_PATTERN: &str = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$";
@@ -235,6 +237,12 @@ pub enum Execution {
     Cli(CliExecution),
     /// An HTTP endpoint.
     Http(HttpExecution),
+    /// Seed 001: a container run through the Docker Engine API.
+    Docker(Box<DockerPlan>),
+    /// Seed 001: a batch job submitted to Slurm.
+    Slurm(Box<SlurmPlan>),
+    /// Seed 001: a Slurm job that runs a pinned container on its node.
+    Hybrid(Box<HybridPlan>),
 }
 
 impl Execution {
@@ -247,7 +255,21 @@ impl Execution {
             Self::Php(_) => "php",
             Self::Cli(_) => "cli",
             Self::Http(_) => "http",
+            Self::Docker(_) => "docker",
+            Self::Slurm(_) => "slurm",
+            Self::Hybrid(_) => "hybrid",
         }
+    }
+
+    /// Whether this is a seed 001 plan (work done by an engine outside Jig).
+    pub fn is_plan(&self) -> bool {
+        matches!(self, Self::Docker(_) | Self::Slurm(_) | Self::Hybrid(_))
+    }
+
+    /// Whether the plan is a Slurm job (`slurm`, `hybrid`): submitted, collected later, and
+    /// never submitted twice for the same run id (seed 001's replay rule).
+    pub fn is_batch(&self) -> bool {
+        matches!(self, Self::Slurm(_) | Self::Hybrid(_))
     }
 }
 
@@ -433,4 +455,8 @@ pub struct OutputDecl {
     /// Where the tool writes it, relative to its `out/` directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// Slurm and hybrid plans: where the job leaves it, relative to the run directory
+    /// (`out/summary.csv`); seed 001's `srcRelpath`.
+    #[serde(default, rename = "srcRelpath", skip_serializing_if = "Option::is_none")]
+    pub src_relpath: Option<String>,
 }

@@ -1440,6 +1440,17 @@ export interface components {
             /** @description Why. */
             failure: components["schemas"]["Failure"];
         };
+        /** @description A call's job on a scheduler, as a response reports it. */
+        SubmittedJob: {
+            /** @description The scheduler (`slurm`). */
+            engine: string;
+            /** @description The job's id there. */
+            id: string;
+            /** @description `queued` or `running`. */
+            state: string;
+            /** @description The call that submitted it (another one when this response is a replay). */
+            request_id: string;
+        };
         /** @description One tool in full. */
         ToolDetail: components["schemas"]["ToolSummary"] & {
             /** @description Where it is defined (`file:line`, relative to the project). */
@@ -1494,6 +1505,7 @@ export interface components {
             run_id?: string | null;
             /** @description `true` when the result was replayed from the audit store instead of executed. */
             replayed?: boolean;
+            job?: components["schemas"]["SubmittedJob"] | null;
         };
         /** @description A tool as the list shows it. */
         ToolSummary: {

@@ -56,7 +56,7 @@ impl Harness {
         };
         match executor.execute(invocation).await {
             Ok(Execution::Done(output)) => Ok(output.data),
-            Ok(Execution::Submitted { .. }) => anyhow::bail!("submitted"),
+            Ok(Execution::Submitted(_)) => anyhow::bail!("submitted"),
             Err(error) => anyhow::bail!("{}: {}", error.code, error.message),
         }
     }

@@ -62,6 +62,15 @@ pub async fn run(
         progress.abort();
         let _ = progress.await;
     }
+    let response = match &response.job {
+        Some(job) if args.wait => {
+            match crate::commands::runs::wait_for(&engine, &job.request_id).await? {
+                Some(done) => done,
+                None => response,
+            }
+        }
+        _ => response,
+    };
     print_json(out, &response)?;
     Ok(if response.ok { Code::Ok } else { Code::Failed })
 }
@@ -135,5 +144,6 @@ fn unopened(request: &ToolRequest, error: &EngineError) -> ToolResponse {
         errors: vec![ResponseError { code, message, details: None }],
         run_id: None,
         replayed: false,
+        job: None,
     }
 }

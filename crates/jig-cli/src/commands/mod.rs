@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod list;
 pub mod mcp;
 pub mod runbook;
+pub mod runs;
 pub mod select;
 pub mod serve;
 pub mod show;

@@ -39,6 +39,7 @@ use crate::metrics::CallRecord;
 mod approval;
 mod record;
 mod replay;
+mod submit;
 
 /// How much of an unknown tool's arguments the audit keeps.
 const UNKNOWN_TOOL_MAX_INPUT: u64 = 64 * 1024;
@@ -177,7 +178,23 @@ impl<'e> Call<'e> {
         }
 
         let policy = Arc::clone(&self.registry.policy);
-        let run_id = run_id(&tool.id, &tool.version, policy.hash(), &self.args_hash);
+        // Seed 001: a plan's identity is its canonical params — its inputs by content, its
+        // definition (image digest, script) by hash — not the names it was given.
+        let identity = if tool.execution.is_plan() {
+            let pinned = json!({ "definition": tool.hash });
+            match jig_exec::rundir::canonical_params(
+                &tool,
+                &self.request.args,
+                &self.engine.workspace,
+                &pinned,
+            ) {
+                Ok(params) => params_hash(&params),
+                Err(error) => return self.fail(error, RunState::Failed).await,
+            }
+        } else {
+            self.args_hash.clone()
+        };
+        let run_id = run_id(&tool.id, &tool.version, policy.hash(), &identity);
         self.run_id = Some(run_id.clone());
         self.ops.push(Op::CreateRun(Box::new(self.run_record(&tool, &run_id, policy.hash()))));
         self.publish_state(RunState::Created);
@@ -257,7 +274,16 @@ impl<'e> Call<'e> {
         }
         self.record_decision(&decision, "");
 
-        if tool.deterministic {
+        // Seed 001's replay rules: a batch job is never submitted twice for one run id (a
+        // queued, running or succeeded run answers); anything else deterministic replays a
+        // succeeded run only.
+        if tool.execution.is_batch() {
+            match self.engine.store.batch_replay_source(&run_id).await {
+                Ok(Some(source)) => return self.replay_run(source).await,
+                Ok(None) => {}
+                Err(error) => return self.internal(&error.to_string()).await,
+            }
+        } else if tool.deterministic {
             match self.engine.store.replay_source(&run_id).await {
                 Ok(Some(source)) => return self.replay_run(source).await,
                 Ok(None) => {}
@@ -331,13 +357,7 @@ impl<'e> Call<'e> {
                 format!("`{}` did not finish within {} ms", tool.id, tool.timeout_ms),
             )),
             Ok(Err(error)) => Err(error),
-            Ok(Ok(Execution::Submitted { handle })) => Err(ToolError::new(
-                ErrorCode::Internal,
-                format!(
-                    "`{}` was submitted as job {handle}; collecting jobs is not supported yet",
-                    tool.id
-                ),
-            )),
+            Ok(Ok(Execution::Submitted(job))) => return self.submitted(tool, job, claimed).await,
             Ok(Ok(Execution::Done(output))) => {
                 self.files_touched = output.files_touched.len() as u64;
                 // What a tool returns reaches screens and logs: secrets in it are redacted
@@ -405,21 +425,7 @@ impl<'e> Call<'e> {
             error: response.errors.first().map(|e| format!("{}: {}", e.code, e.message)),
             ..RunUpdate::default()
         }));
-        if let Some(key) = claimed {
-            self.ops.push(Op::SettleKey {
-                key,
-                request_id: self.request.request_id.clone(),
-                state: KeyState::Done,
-                response: Some(stored),
-            });
-        }
-        self.ops.push(Op::AddUsage {
-            session_id: self.session.clone(),
-            principal: Some(self.context.principal.clone()),
-            calls: 1,
-            bytes: i64::try_from(self.bytes_in + self.bytes_out).unwrap_or(i64::MAX),
-            wall_ms: i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX),
-        });
+        self.settle_and_count(claimed, stored);
         self.publish_state(state);
         match self.commit_answer(&response).await {
             Ok(_) => response,

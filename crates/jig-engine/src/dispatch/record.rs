@@ -179,7 +179,28 @@ impl Call<'_> {
             errors,
             run_id: self.run_id.clone(),
             replayed,
+            job: None,
         }
+    }
+
+    /// Give the claimed idempotency key (if any) the stored response, and count the call in
+    /// its session's usage.
+    pub(super) fn settle_and_count(&mut self, claimed: Option<String>, stored: Value) {
+        if let Some(key) = claimed {
+            self.ops.push(Op::SettleKey {
+                key,
+                request_id: self.request.request_id.clone(),
+                state: KeyState::Done,
+                response: Some(stored),
+            });
+        }
+        self.ops.push(Op::AddUsage {
+            session_id: self.session.clone(),
+            principal: Some(self.context.principal.clone()),
+            calls: 1,
+            bytes: i64::try_from(self.bytes_in + self.bytes_out).unwrap_or(i64::MAX),
+            wall_ms: i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX),
+        });
     }
 
     pub(super) fn publish_state(&self, state: RunState) {

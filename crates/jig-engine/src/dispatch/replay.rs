@@ -95,7 +95,8 @@ impl Call<'_> {
             Ok(packets) => {
                 let matches = packets.iter().any(|p| {
                     (p.kind == PacketKind::CallResult.as_str()
-                        || p.kind == PacketKind::CallFailed.as_str())
+                        || p.kind == PacketKind::CallFailed.as_str()
+                        || p.kind == PacketKind::CallSubmitted.as_str())
                         && p.data.get("replayed_from").is_none()
                         && p.expected_hash() == p.hash
                         && p.data.get("data") == recorded.get("data")
@@ -213,6 +214,8 @@ impl Call<'_> {
             .get("errors")
             .and_then(|e| serde_json::from_value(e.clone()).ok())
             .unwrap_or_default();
-        Ok(self.response(ok, data, errors, true))
+        let mut response = self.response(ok, data, errors, true);
+        response.job = recorded.get("job").and_then(|j| serde_json::from_value(j.clone()).ok());
+        Ok(response)
     }
 }

@@ -5,6 +5,7 @@
 //! fully resolved schemas.
 
 pub(crate) mod gert;
+mod plan;
 mod templates;
 mod toolpack;
 

@@ -56,6 +56,7 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
             ));
         }
         check_templates(located, &pack, input, &mut file.diagnostics);
+        super::plan::check(located, &pack, input, &mut file.diagnostics);
     }
     let (Some(input), Some(output)) = (input, output) else { return };
     if file.diagnostics[before..].iter().any(Diagnostic::is_error) {
@@ -174,7 +175,11 @@ fn check_execution(
     };
     let mut scripts: Vec<(&str, &String)> = Vec::new();
     match &pack.execution {
-        Execution::Builtin(_) => {}
+        // Plans follow seed 001's rules (`plan.rs`).
+        Execution::Builtin(_)
+        | Execution::Docker(_)
+        | Execution::Slurm(_)
+        | Execution::Hybrid(_) => {}
         Execution::Python(python) => {
             match (&python.module, non_empty(python.script.as_ref())) {
                 (Some(module), _) if !python_module_pattern().is_match(module) => contract(
@@ -386,8 +391,15 @@ fn templated_strings(pack: &Toolpack) -> Vec<(String, &str)> {
             }
             out
         }
+        Execution::Docker(plan) => plan_args(&plan.args),
+        Execution::Slurm(plan) => plan_args(&plan.args),
+        Execution::Hybrid(plan) => plan_args(&plan.args),
         _ => Vec::new(),
     }
+}
+
+fn plan_args(args: &[String]) -> Vec<(String, &str)> {
+    args.iter().enumerate().map(|(i, s)| (format!("/execution/args/{i}"), s.as_str())).collect()
 }
 
 fn check_templates(located: &Located, pack: &Toolpack, input: &Value, out: &mut Vec<Diagnostic>) {
@@ -446,9 +458,16 @@ fn side_effects(pack: &Toolpack) -> Vec<SideEffect> {
         None => match pack.execution {
             Execution::Http(_) => vec![SideEffect::Network],
             Execution::Builtin(_) => Vec::new(),
-            Execution::Python(_) | Execution::Node(_) | Execution::Php(_) | Execution::Cli(_) => {
-                vec![SideEffect::Exec]
+            Execution::Python(_)
+            | Execution::Node(_)
+            | Execution::Php(_)
+            | Execution::Cli(_)
+            | Execution::Slurm(_)
+            | Execution::Hybrid(_) => vec![SideEffect::Exec],
+            Execution::Docker(ref plan) if plan.network.is_some() => {
+                vec![SideEffect::Network, SideEffect::Exec]
             }
+            Execution::Docker(_) => vec![SideEffect::Exec],
         },
     }
 }

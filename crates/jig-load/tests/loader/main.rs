@@ -6,6 +6,7 @@
 mod examples;
 mod gert;
 mod hostile;
+mod plans;
 mod policy;
 mod rendering;
 mod resolution;

@@ -191,7 +191,7 @@ fn execution_kinds_are_whitelisted() {
     let error = project.error(codes::FIELD_ENUM);
     assert_eq!(
         error.message,
-        "`execution.kind` must be one of builtin, python, node, php, cli, http, not \"pyhton\""
+        "`execution.kind` must be one of builtin, python, node, php, cli, http, docker, slurm, hybrid, not \"pyhton\""
     );
     assert_eq!(error.hint.as_deref(), Some("did you mean `python`?"));
     assert_eq!(error.pointer.as_deref(), Some("/execution/kind"));

@@ -1,0 +1,125 @@
+//! Slurm's client commands, as Jig runs them: `sbatch` to submit, `squeue` to follow,
+//! `scancel` to stop. No accounting database is assumed (`sacct` is not used).
+//!
+//! These are Jig's own requests to the scheduler, not the tool's processes (the job runs on a
+//! node, confined by its wrapper): they run with Jig's environment minus anything the job could
+//! inherit, and `SLURM_CONF` from the policy when it names one.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use jig_exec::ToolError;
+use jig_model::ErrorCode;
+use jig_model::policy::SlurmCluster;
+use serde_json::json;
+
+/// How long one `squeue` answer serves every job's poll.
+const QUEUE_FRESH: Duration = Duration::from_millis(250);
+
+/// A job's state as `squeue` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueEntry {
+    /// `PENDING`, `RUNNING`, `COMPLETED`, …
+    pub state: String,
+    /// Why it waits (`Resources`, `Priority`, `None`).
+    pub reason: String,
+}
+
+/// The cluster's client commands.
+#[derive(Debug, Default)]
+pub struct Cluster {
+    /// The last `squeue` answer, shared by the polls of every job.
+    queue: tokio::sync::Mutex<Option<(Instant, HashMap<String, QueueEntry>)>>,
+}
+
+impl Cluster {
+    /// Submit `script` (a path) with `options`; the job's id.
+    pub async fn submit(
+        &self,
+        settings: &SlurmCluster,
+        options: &[String],
+        script: &std::path::Path,
+    ) -> Result<String, ToolError> {
+        let mut args: Vec<String> = vec!["--parsable".into(), "--export=NONE".into()];
+        if let Some(account) = &settings.account {
+            args.push(format!("--account={account}"));
+        }
+        args.extend(options.iter().cloned());
+        args.push(script.display().to_string());
+        let stdout = run(settings, "sbatch", &args).await?;
+        // `--parsable` prints `id` or `id;cluster`.
+        let id = stdout.trim().split(';').next().unwrap_or_default().to_owned();
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit() || c == '_') {
+            return Err(ToolError::new(
+                ErrorCode::Internal,
+                format!("sbatch answered `{}`, not a job id", stdout.trim()),
+            ));
+        }
+        // The next poll must see the new job.
+        *self.queue.lock().await = None;
+        Ok(id)
+    }
+
+    /// The job `id` as the scheduler still knows it (pending, running, or finished within the
+    /// cluster's `MinJobAge`), or `None` once it forgot it.
+    pub async fn status(
+        &self,
+        settings: &SlurmCluster,
+        id: &str,
+    ) -> Result<Option<QueueEntry>, ToolError> {
+        let mut cache = self.queue.lock().await;
+        let fresh = cache.as_ref().is_some_and(|(at, _)| at.elapsed() < QUEUE_FRESH);
+        if !fresh {
+            let args =
+                ["--me", "--noheader", "--states=all", "--format=%i|%T|%r"].map(str::to_owned);
+            let stdout = run(settings, "squeue", &args).await?;
+            let entries = stdout
+                .lines()
+                .filter_map(|line| {
+                    let mut fields = line.trim().splitn(3, '|');
+                    let id = fields.next()?.to_owned();
+                    let state = fields.next()?.to_owned();
+                    let reason = fields.next().unwrap_or_default().to_owned();
+                    Some((id, QueueEntry { state, reason }))
+                })
+                .collect();
+            *cache = Some((Instant::now(), entries));
+        }
+        Ok(cache.as_ref().and_then(|(_, entries)| entries.get(id).cloned()))
+    }
+
+    /// Cancel the job `id`.
+    pub async fn cancel(&self, settings: &SlurmCluster, id: &str) -> Result<(), ToolError> {
+        run(settings, "scancel", &[id.to_owned()]).await?;
+        *self.queue.lock().await = None;
+        Ok(())
+    }
+}
+
+/// Run a client command; its stdout, or an error with its stderr.
+async fn run(settings: &SlurmCluster, program: &str, args: &[String]) -> Result<String, ToolError> {
+    let path = match &settings.bin {
+        Some(bin) => PathBuf::from(bin).join(program),
+        None => PathBuf::from(program),
+    };
+    let mut command = tokio::process::Command::new(&path);
+    command.args(args).kill_on_drop(true).stdin(std::process::Stdio::null());
+    if let Some(conf) = &settings.conf {
+        command.env("SLURM_CONF", conf);
+    }
+    let output = tokio::time::timeout(Duration::from_secs(60), command.output())
+        .await
+        .map_err(|_| slurm_error(program, "did not answer within 60 s".to_owned()))?
+        .map_err(|e| slurm_error(program, format!("cannot start `{}`: {e}", path.display())))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+        return Err(slurm_error(program, format!("{}: {stderr}", output.status)));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn slurm_error(program: &str, message: impl std::fmt::Display) -> ToolError {
+    ToolError::new(ErrorCode::Internal, format!("slurm: {program} {message}"))
+        .with_details(json!({ "engine": "slurm", "command": program }))
+}

@@ -1,0 +1,177 @@
+//! The batch script Jig submits for a slurm or hybrid plan.
+//!
+//! The tool's own script never runs bare. Jig's wrapper, written into the run directory next to
+//! it, starts it inside the same kind of sandbox every tool process gets (bubblewrap: the
+//! system read-only, `in/` read-only, `out/` writable, a private `tmp/`, no network, no
+//! capabilities, an empty environment plus the plan's `env`); a hybrid plan's container is
+//! started by the node's container engine with the engine's confinement instead. Either way the
+//! wrapper then records the exit status in `exit` — a file the job cannot reach, which tells
+//! Jig how the job ended even after the scheduler forgot it (there is no accounting database to
+//! ask).
+//!
+//! Every value is single-quoted for the shell: arguments come from users.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use jig_exec::confine::Confinement;
+use jig_model::plan::{CONTAINER_IN, CONTAINER_OUT, HybridPlan, Resources};
+
+/// Exit status of a job whose sandbox could not be built on its node.
+pub const NO_SANDBOX: i32 = 125;
+
+/// The directory's file holding the job's exit status.
+pub const EXIT_FILE: &str = "exit";
+
+/// The directory's file holding what the job printed.
+pub const LOG_FILE: &str = "slurm.log";
+
+/// The wrapper for a slurm plan: run `script` (in `dir`) with `args`, confined.
+pub fn confined(
+    dir: &Path,
+    script: &Path,
+    args: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    required: bool,
+    header: &str,
+) -> String {
+    let confinement = Confinement::for_job(dir, script, required);
+    let mut argv: Vec<String> = confinement
+        .argv(Path::new("/bin/sh"), &[], dir)
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    argv.push(script.display().to_string());
+    argv.extend(args.iter().cloned());
+    let tmp = dir.join("tmp");
+    let mut environment = vec![
+        "PATH=/usr/local/bin:/usr/bin:/bin".to_owned(),
+        format!("HOME={}", tmp.display()),
+        format!("TMPDIR={}", tmp.display()),
+        "LANG=C.UTF-8".to_owned(),
+    ];
+    environment.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+    let mut text = prologue(dir, header);
+    let run = format!("env -i {} {}", join(&environment), join(&argv));
+    if required {
+        let _ = writeln!(
+            text,
+            "if command -v bwrap >/dev/null 2>&1; then\n  {run}\n  status=$?\nelse\n  echo \"jig: bubblewrap (bwrap) is not installed on $(hostname); the job cannot be confined\" >&2\n  status={NO_SANDBOX}\nfi"
+        );
+    } else {
+        let bare = format!(
+            "env -i {} /bin/sh {} {}",
+            join(&environment),
+            quote(&script.display().to_string()),
+            join(args)
+        );
+        let _ = writeln!(
+            text,
+            "if command -v bwrap >/dev/null 2>&1; then\n  {run}\nelse\n  {bare}\nfi\nstatus=$?"
+        );
+    }
+    text.push_str(&epilogue(dir));
+    text
+}
+
+/// The wrapper for a hybrid plan: run `argv` in a container of `plan.image` with the node's
+/// container engine `runtime`, named `name`.
+pub fn containerized(
+    dir: &Path,
+    plan: &HybridPlan,
+    runtime: &[String],
+    name: &str,
+    argv: &[String],
+    header: &str,
+) -> String {
+    let mut run: Vec<String> = runtime.to_vec();
+    run.extend(
+        ["run", "--name", name, "--network", "none", "--read-only", "--cap-drop", "all"]
+            .map(str::to_owned),
+    );
+    run.extend(["--security-opt", "no-new-privileges"].map(str::to_owned));
+    run.extend(limits(&plan.resources));
+    run.extend(["--tmpfs", "/tmp:rw,nosuid,nodev,noexec,size=64m"].map(str::to_owned));
+    run.push("-v".to_owned());
+    run.push(format!("{}:{CONTAINER_IN}:ro", dir.join("in").display()));
+    run.push("-v".to_owned());
+    run.push(format!("{}:{CONTAINER_OUT}:rw", dir.join("out").display()));
+    run.extend(["-w", "/work", "--entrypoint", ""].map(str::to_owned));
+    for (key, value) in &plan.env {
+        run.push("-e".to_owned());
+        run.push(format!("{key}={value}"));
+    }
+    run.push(plan.image.clone());
+    run.extend(argv.iter().cloned());
+    let mut remove: Vec<String> = runtime.to_vec();
+    remove.extend(["rm", "-f", name].map(str::to_owned));
+    let mut text = prologue(dir, header);
+    // No `--rm`: some engines report the wrong exit code with it (Podman 4.3).
+    let _ = writeln!(text, "{}\nstatus=$?\n{} >/dev/null 2>&1", join(&run), join(&remove));
+    text.push_str(&epilogue(dir));
+    text
+}
+
+fn limits(resources: &Resources) -> Vec<String> {
+    let mut out = vec!["--pids-limit".to_owned(), resources.pids.unwrap_or(256).to_string()];
+    if let Some(mb) = resources.memory_mb {
+        out.extend([
+            "--memory".to_owned(),
+            format!("{mb}m"),
+            "--memory-swap".to_owned(),
+            format!("{mb}m"),
+        ]);
+    }
+    if let Some(cpus) = resources.cpus {
+        out.extend(["--cpus".to_owned(), cpus.to_string()]);
+    }
+    out
+}
+
+fn prologue(dir: &Path, header: &str) -> String {
+    let mut text = String::from("#!/bin/sh\n");
+    for line in header.lines() {
+        let _ = writeln!(text, "# {line}");
+    }
+    let _ = writeln!(text, "cd {} || exit 120", quote(&dir.display().to_string()));
+    text
+}
+
+fn epilogue(dir: &Path) -> String {
+    let exit = dir.join(EXIT_FILE);
+    let temp = dir.join(format!("{EXIT_FILE}.tmp"));
+    format!(
+        "printf '%s\\n' \"$status\" > {temp} && mv -f {temp} {exit}\nexit \"$status\"\n",
+        temp = quote(&temp.display().to_string()),
+        exit = quote(&exit.display().to_string()),
+    )
+}
+
+/// `value` as one shell word.
+pub fn quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+fn join(words: &[String]) -> String {
+    words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_keeps_hostile_arguments_one_word() {
+        let output = std::process::Command::new("sh")
+            .args([
+                "-c",
+                &format!(
+                    "printf '%s|' {}",
+                    join(&["a b".into(), "$(id)".into(), "it's".into(), "`x`;rm".into()])
+                ),
+            ])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "a b|$(id)|it's|`x`;rm|");
+    }
+}
