@@ -2,10 +2,12 @@
 //!
 //! - [`postgres_url`]: a fresh database on a real PostgreSQL server.
 //! - [`http::Server`]: a small HTTP/1.1 server on 127.0.0.1 whose answers a test scripts.
+//! - [`engines::podman`] and [`engines::slurm`]: real engines for seed 001's plans.
 
 // Test support reports problems by panicking with the command that failed.
 #![allow(clippy::disallowed_methods, clippy::print_stderr)]
 
+pub mod engines;
 pub mod http;
 mod postgres;
 

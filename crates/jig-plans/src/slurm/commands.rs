@@ -24,6 +24,8 @@ pub struct QueueEntry {
     pub state: String,
     /// Why it waits (`Resources`, `Priority`, `None`).
     pub reason: String,
+    /// How long it has run.
+    pub used: Option<Duration>,
 }
 
 /// The cluster's client commands.
@@ -72,16 +74,17 @@ impl Cluster {
         let fresh = cache.as_ref().is_some_and(|(at, _)| at.elapsed() < QUEUE_FRESH);
         if !fresh {
             let args =
-                ["--me", "--noheader", "--states=all", "--format=%i|%T|%r"].map(str::to_owned);
+                ["--me", "--noheader", "--states=all", "--format=%i|%T|%M|%r"].map(str::to_owned);
             let stdout = run(settings, "squeue", &args).await?;
             let entries = stdout
                 .lines()
                 .filter_map(|line| {
-                    let mut fields = line.trim().splitn(3, '|');
+                    let mut fields = line.trim().splitn(4, '|');
                     let id = fields.next()?.to_owned();
                     let state = fields.next()?.to_owned();
+                    let used = fields.next().and_then(parse_elapsed);
                     let reason = fields.next().unwrap_or_default().to_owned();
-                    Some((id, QueueEntry { state, reason }))
+                    Some((id, QueueEntry { state, reason, used }))
                 })
                 .collect();
             *cache = Some((Instant::now(), entries));
@@ -95,6 +98,19 @@ impl Cluster {
         *self.queue.lock().await = None;
         Ok(())
     }
+}
+
+/// `squeue`'s elapsed time: `S`, `M:SS`, `H:MM:SS` or `D-HH:MM:SS`.
+fn parse_elapsed(text: &str) -> Option<Duration> {
+    let (days, clock) = match text.split_once('-') {
+        Some((days, clock)) => (days.parse::<u64>().ok()?, clock),
+        None => (0, text),
+    };
+    let mut seconds = 0u64;
+    for part in clock.split(':') {
+        seconds = seconds.checked_mul(60)?.checked_add(part.parse().ok()?)?;
+    }
+    Some(Duration::from_secs(days * 86_400 + seconds))
 }
 
 /// Run a client command; its stdout, or an error with its stderr.
@@ -122,4 +138,17 @@ async fn run(settings: &SlurmCluster, program: &str, args: &[String]) -> Result<
 fn slurm_error(program: &str, message: impl std::fmt::Display) -> ToolError {
     ToolError::new(ErrorCode::Internal, format!("slurm: {program} {message}"))
         .with_details(json!({ "engine": "slurm", "command": program }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elapsed_times() {
+        assert_eq!(parse_elapsed("0:05"), Some(Duration::from_secs(5)));
+        assert_eq!(parse_elapsed("1:02:03"), Some(Duration::from_secs(3723)));
+        assert_eq!(parse_elapsed("2-00:00:01"), Some(Duration::from_secs(172_801)));
+        assert_eq!(parse_elapsed("INVALID"), None);
+    }
 }

@@ -37,6 +37,9 @@ const SCRIPT: &str = "script.sh";
 /// The file Jig's wrapper is written to (what `sbatch` runs).
 const JOB: &str = "job.sh";
 
+/// How far past its limit a job may run before Jig cancels it (polls are not instant).
+const TIME_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Runs `kind: slurm` and `kind: hybrid` plans.
 #[derive(Default)]
 pub struct SlurmExecutor {
@@ -134,8 +137,29 @@ impl Executor for SlurmExecutor {
         root: &Path,
         job: &Job,
     ) -> Result<JobStatus, ToolError> {
-        let entry = self.cluster.status(&policy.config().plans.slurm, &job.handle).await?;
+        let settings = &policy.config().plans.slurm;
+        let entry = self.cluster.status(settings, &job.handle).await?;
         let exit = read_exit(&job.dir);
+        // The scheduler enforces limits in whole minutes and checks them now and then; the
+        // plan's own limit is enforced here, to the second.
+        let limit = time_limit(tool);
+        if let Some(used) = entry.as_ref().and_then(|e| e.used)
+            && exit.is_none()
+            && used > limit + TIME_GRACE
+        {
+            self.cluster.cancel(settings, &job.handle).await?;
+            return Ok(JobStatus::Finished(Err(ToolError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "Slurm job {} ran past its time limit of {} s; Jig cancelled it",
+                    job.handle,
+                    limit.as_secs()
+                ),
+            )
+            .with_details(
+                json!({ "engine": ENGINE, "job": job.handle, "limit_s": limit.as_secs() }),
+            ))));
+        }
         let state = entry.as_ref().map(|e| e.state.as_str());
         match state {
             Some(
@@ -223,6 +247,16 @@ fn placements(io: &SlurmIo, tool: &ToolDef) -> Vec<Placement> {
             },
         })
         .collect()
+}
+
+/// The plan's wall-clock limit.
+fn time_limit(tool: &ToolDef) -> std::time::Duration {
+    let timeout = std::time::Duration::from_millis(tool.timeout_ms);
+    match &tool.execution {
+        ToolExecution::Toolpack(Kind::Slurm(plan)) => render::time_limit(&plan.resources, timeout),
+        ToolExecution::Toolpack(Kind::Hybrid(plan)) => render::time_limit(&plan.resources, timeout),
+        _ => timeout,
+    }
 }
 
 /// A name for the request usable as a container or job name.

@@ -106,6 +106,13 @@ pub fn containerized(
     let mut remove: Vec<String> = runtime.to_vec();
     remove.extend(["rm", "-f", name].map(str::to_owned));
     let mut text = prologue(dir, header);
+    // Cancelled or out of time, Slurm signals every process of the job: the engine's client
+    // stops the container, and the trap removes it.
+    let _ = writeln!(
+        text,
+        "trap '{} >/dev/null 2>&1; exit 143' TERM INT",
+        join(&remove).replace('\'', "'\\''")
+    );
     // No `--rm`: some engines report the wrong exit code with it (Podman 4.3).
     let _ = writeln!(text, "{}\nstatus=$?\n{} >/dev/null 2>&1", join(&run), join(&remove));
     text.push_str(&epilogue(dir));
