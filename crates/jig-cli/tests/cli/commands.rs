@@ -98,7 +98,7 @@ fn list_filters_by_tag_and_prints_a_table() {
         .iter()
         .filter_map(|t| t["id"].as_str().map(str::to_owned))
         .collect();
-    assert_eq!(ids, ["acme.changelog", "acme.deploy_status"]);
+    assert_eq!(ids, ["acme.changelog", "acme.deploy_status", "acme.release_notes_html"]);
 
     let output = jig(&examples, &["list"]);
     let table = String::from_utf8_lossy(&output.stdout);

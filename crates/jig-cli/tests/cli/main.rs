@@ -13,6 +13,7 @@ mod calls;
 mod catalog;
 mod commands;
 mod concurrency;
+mod plans;
 mod runbooks;
 mod truncation;
 

@@ -55,7 +55,7 @@ fn the_example_project_loads_cleanly_and_uses_every_feature() {
     assert!(snapshot.warnings().is_empty(), "{}", dump(snapshot.warnings()));
     let kinds: std::collections::BTreeSet<&str> =
         snapshot.list().map(|t| t.execution.kind()).collect();
-    for kind in ["builtin", "python", "node", "php", "cli", "http", "stdio"] {
+    for kind in ["builtin", "python", "node", "php", "cli", "http", "stdio", "docker", "slurm"] {
         assert!(kinds.contains(kind), "no {kind} tool");
     }
     assert!(snapshot.list().any(|t| t.dialect == Dialect::GertV0));
