@@ -288,6 +288,83 @@ class StdioTests(unittest.IsolatedAsyncioTestCase):
                 await session.read_resource("jig://runs/no-such-run")
 
 
+PLAN_TOOL = """abiVersion: v1
+id: plans.count
+version: 1.0.0
+description: Count a file's lines as a Slurm batch job.
+deterministic: true
+sideEffects: [exec]
+timeoutMs: 120000
+limits: {maxInputBytes: 4096, maxOutputBytes: 65536}
+inputSchema:
+  type: object
+  required: [data]
+  properties:
+    data: {type: string, format: workspace-path}
+outputSchema:
+  type: object
+  required: [exit_code, artifacts]
+  properties:
+    exit_code: {type: integer}
+    job: {type: object}
+    artifacts: {type: array}
+templating: {engine: jinja2}
+execution:
+  kind: slurm
+  script: |
+    sleep 1
+    wc -l < "$1" | tr -d ' ' > out/count.txt
+  args: ["{{ data }}"]
+  io:
+    inputs: [{role: data, dest_relpath: in/data.txt}]
+    outputs: [{role: count, type: text/plain, srcRelpath: out/count.txt}]
+outputs:
+  - {role: count, type: text/plain, srcRelpath: out/count.txt}
+"""
+
+
+class PlanTests(unittest.IsolatedAsyncioTestCase):
+    """A slurm plan through MCP, on the Slurm cluster scripts/test starts
+    (JIG_TEST_SLURM_CONF): the call waits for the job, telling the client each state as
+    progress, and answers with the collected result."""
+
+    def setUp(self):
+        conf = os.environ["JIG_TEST_SLURM_CONF"]
+        self.project = Path(tempfile.mkdtemp(prefix="jig-mcp-plan-")) / "project"
+        (self.project / "tools").mkdir(parents=True)
+        (self.project / "jig.yaml").write_text(
+            "name: mcp-plans\npolicy:\n  rules:\n    - { effects: [exec], action: allow }\n"
+            f"  plans:\n    slurm: {{ conf: '{conf}', poll: 200ms }}\n"
+        )
+        (self.project / "tools/count.tool.yaml").write_text(PLAN_TOOL)
+        (self.project / "lines.txt").write_text("a\nb\nc\n")
+
+    async def test_a_slurm_call_reports_its_job_and_answers_with_the_result(self):
+        notes = []
+
+        async def progress(value, total, message):
+            notes.append(message)
+
+        async with Stdio(self.project) as session:
+            result = await session.call_tool(
+                "plans.count", {"data": "lines.txt"}, progress_callback=progress
+            )
+            self.assertFalse(result.is_error, result)
+            artifacts = {a["role"]: a for a in result.structured_content["artifacts"]}
+            self.assertEqual((self.project / artifacts["count"]["path"]).read_text(), "3\n")
+            self.assertTrue(notes[0].startswith("submitted as Slurm job"), notes)
+            # Each state the job was seen in, in order (a quick job may skip one between polls).
+            states = [n.split(":")[0] for n in notes[1:]]
+            self.assertEqual(states[-1], "succeeded", notes)
+            self.assertTrue(set(states) <= {"queued", "running", "succeeded"}, notes)
+            order = ["queued", "running", "succeeded"]
+            self.assertEqual(states, sorted(states, key=order.index), notes)
+            # Seed 001: the same call is answered from the collected run, no second job.
+            again = await session.call_tool("plans.count", {"data": "lines.txt"})
+            self.assertTrue(again.meta["jig/replayed"])
+            self.assertEqual(again.structured_content, result.structured_content)
+
+
 class DurabilityTests(unittest.TestCase):
     """`audit.durability: effects` (the default): a read-only call is answered once committed,
     before its sync. Killing Jig (SIGKILL) right after the answers loses none of them."""

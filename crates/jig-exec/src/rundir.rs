@@ -129,9 +129,11 @@ impl RunDir {
         Ok(run)
     }
 
-    /// The run directory `dir` of a job submitted earlier, under the workspace `root`.
+    /// The run directory `dir` of a job submitted earlier, under the workspace `root`. Not
+    /// removed when dropped: whoever records the job's end removes it, after recording (another
+    /// process may be reading it until then).
     pub fn reopen(root: &Path, dir: &Path) -> Self {
-        Self { dir: dir.to_path_buf(), root: root.to_path_buf(), args: Value::Null, owned: true }
+        Self { dir: dir.to_path_buf(), root: root.to_path_buf(), args: Value::Null, owned: false }
     }
 
     /// Keep the directory after this handle is gone: a submitted job still uses it.

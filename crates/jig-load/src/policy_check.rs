@@ -67,6 +67,43 @@ pub(crate) fn check(policy: &PolicyConfig, manifest: &Located) -> Vec<Diagnostic
             error(format!("`{name}` is already the MCP name of `{other}`"), pointer);
         }
     }
+    // The plans' engines: an address Jig can reach, a poll interval it can keep.
+    let plans = &policy.plans;
+    if let Some(host) = &plans.docker.host
+        && !(host.starts_with("unix:///")
+            || host.starts_with("tcp://")
+            || host.starts_with("https://"))
+    {
+        error(
+            format!(
+                "`{host}` is no Docker engine address (write `unix:///path/to.sock` or `tcp://host:2376`)"
+            ),
+            "/policy/plans/docker/host".into(),
+        );
+    }
+    if plans.docker.host.as_deref().is_some_and(|h| h.starts_with("tcp://") || h.starts_with("https://"))
+        && plans.docker.tls.is_none()
+    {
+        error(
+            "a Docker engine over TCP needs `tls` (ca, cert, key): plans are not sent in the clear"
+                .into(),
+            "/policy/plans/docker/host".into(),
+        );
+    }
+    if let Some(poll) = &plans.slurm.poll
+        && jig_model::duration::parse_duration(poll).is_none_or(|d| d.is_zero())
+    {
+        error(
+            format!("`{poll}` is no poll interval (a whole number and a unit: `500ms`, `5s`)"),
+            "/policy/plans/slurm/poll".into(),
+        );
+    }
+    if plans.hybrid.runtime.first().is_some_and(|program| program.trim().is_empty()) {
+        error(
+            "`plans.hybrid.runtime` must start with a program".into(),
+            "/policy/plans/hybrid/runtime/0".into(),
+        );
+    }
     // A resource tag spelled like a class Jig knows is most likely that class misspelled: as
     // written, the rule would match only tools tagged with the misspelling.
     const CLASSES: [&str; 5] = ["none", "read", "write", "network", "exec"];

@@ -45,6 +45,7 @@ pub async fn dispatch(
     let mut events = listener.wants_events().then(|| engine.subscribe());
     let request_id = request.request_id.clone();
     let cancel = context.cancel.clone();
+    let principal = context.principal.clone();
     let mut forwarder = Forwarder { listener, request_id, step: 0.0 };
     let call = engine.dispatch(request, context);
     tokio::pin!(call);
@@ -59,6 +60,9 @@ pub async fn dispatch(
                         forwarder.forward(event).await;
                     }
                 }
+                if response.job.is_some() && !stopped {
+                    return follow_job(engine, response, stop, &mut forwarder, &principal).await;
+                }
                 return response;
             }
             () = stop.cancelled(), if !stopped => {
@@ -68,6 +72,75 @@ pub async fn dispatch(
             Some(event) = next(&mut events) => forwarder.forward(event).await,
         }
     }
+}
+
+/// Wait for the job a call handed to a scheduler (a slurm or hybrid plan): each change of its
+/// state is a progress notification, and the answer is the job's collected result. A client
+/// that cancels cancels the job. After [`JOB_WAIT`] the call answers that the job goes on (an
+/// error result, since there is no result yet): calling again with the same arguments answers
+/// with the job's result once it is collected (seed 001's replay), without a second job.
+async fn follow_job(
+    engine: &Arc<Engine>,
+    queued: ToolResponse,
+    stop: &CancellationToken,
+    forwarder: &mut Forwarder<'_>,
+    principal: &str,
+) -> ToolResponse {
+    let Some(job) = queued.job.clone() else { return queued };
+    let deadline = tokio::time::Instant::now() + JOB_WAIT;
+    let mut last = None;
+    loop {
+        if let Ok(Some(run)) = engine.poll_job(&job.request_id).await {
+            if last != Some(run.state) {
+                last = Some(run.state);
+                forwarder
+                    .note(format!("{}: {} job {}", run.state.as_str(), job.engine, job.id))
+                    .await;
+            }
+            if run.state.is_final() {
+                return match engine.response_of(&job.request_id).await {
+                    Ok(Some(response)) => response,
+                    _ => queued,
+                };
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(JOB_POLL) => {}
+            () = stop.cancelled() => {
+                let _ = engine.cancel_job(&job.request_id, Some(principal)).await;
+                return engine.response_of(&job.request_id).await.ok().flatten().unwrap_or(queued);
+            }
+        }
+        if tokio::time::Instant::now() > deadline {
+            return still_running(queued, &job);
+        }
+    }
+}
+
+/// How long an MCP call waits for its job before answering that it goes on.
+const JOB_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// How often an MCP call polls its job.
+const JOB_POLL: std::time::Duration = std::time::Duration::from_millis(500);
+
+fn still_running(
+    mut queued: ToolResponse,
+    job: &jig_model::envelope::SubmittedJob,
+) -> ToolResponse {
+    let message = format!(
+        "still on {} (job {}) after {} s; it goes on: call again with the same arguments for its result once collected, or read jig://runs/{}",
+        job.engine,
+        job.id,
+        JOB_WAIT.as_secs(),
+        job.request_id
+    );
+    queued.ok = false;
+    queued.errors = vec![jig_model::envelope::ResponseError {
+        code: jig_model::ErrorCode::Timeout,
+        message,
+        details: Some(serde_json::json!({ "job": job, "still_running": true })),
+    }];
+    queued
 }
 
 async fn next(events: &mut Option<Subscription>) -> Option<Event> {
@@ -104,6 +177,18 @@ impl Forwarder<'_> {
             "OutputChunk" => self.log(message).await,
             _ => {}
         }
+    }
+
+    /// A progress notification with a message only (a job's state).
+    async fn note(&mut self, text: String) {
+        self.progress(EventMessage {
+            kind: Default::default(),
+            event: "TaskProgress".to_owned(),
+            request_id: self.request_id.clone(),
+            progress: Some(jig_model::envelope::Progress { pct: None, message: Some(text) }),
+            data: None,
+        })
+        .await;
     }
 
     async fn progress(&mut self, message: EventMessage) {

@@ -183,3 +183,27 @@ fn a_network_needs_the_network_side_effect() {
         "/execution/network",
     );
 }
+
+#[test]
+fn the_plans_engines_must_be_reachable_as_written() {
+    for (plans, message, pointer) in [
+        (
+            "docker: { host: 'http://build:2375' }",
+            "no Docker engine address",
+            "/policy/plans/docker/host",
+        ),
+        ("docker: { host: 'tcp://build:2376' }", "needs `tls`", "/policy/plans/docker/host"),
+        ("slurm: { poll: soon }", "no poll interval", "/policy/plans/slurm/poll"),
+        (
+            "hybrid: { runtime: [''] }",
+            "must start with a program",
+            "/policy/plans/hybrid/runtime/0",
+        ),
+    ] {
+        let project =
+            Project::with_manifest(&format!("name: acme\npolicy:\n  plans:\n    {plans}\n"));
+        let error = project.error(codes::POLICY);
+        assert!(error.message.contains(message), "{message:?} not in {:?}", error.message);
+        assert_eq!(error.pointer.as_deref(), Some(pointer));
+    }
+}

@@ -138,6 +138,14 @@ impl Executor for SlurmExecutor {
         job: &Job,
     ) -> Result<JobStatus, ToolError> {
         let settings = &policy.config().plans.slurm;
+        if !job.dir.is_dir() {
+            // Collected (and cleaned up) by another process a moment ago, or lost: either way
+            // not this poll's to decide.
+            return Err(ToolError::new(
+                ErrorCode::FileIo,
+                format!("the run directory of Slurm job {} is gone", job.handle),
+            ));
+        }
         let entry = self.cluster.status(settings, &job.handle).await?;
         let exit = read_exit(&job.dir);
         // The scheduler enforces limits in whole minutes and checks them now and then; the

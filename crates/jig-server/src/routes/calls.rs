@@ -117,11 +117,12 @@ pub async fn read(
 /// Whether a cancel reached a running call.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Cancelled {
-    /// True when the call was running and was asked to stop.
+    /// True when the call was running (or its job was open) and was asked to stop.
     pub cancelled: bool,
 }
 
-/// Stop a running call you made (an admin: anyone's); it ends as cancelled, with its record.
+/// Stop a running call you made (an admin: anyone's), or the job it handed to a scheduler;
+/// it ends as cancelled, with its record.
 #[utoipa::path(post, path = "/api/calls/{request_id}/cancel", operation_id = "cancelCall", tag = "calls",
     params(("request_id" = String, Path)),
     responses((status = 200, body = Cancelled), (status = 403, body = ErrorMessage)))]
@@ -133,5 +134,9 @@ pub async fn cancel(
     person.require(Role::Runner)?;
     // An admin may stop anyone's call; anyone else only their own.
     let by = (person.role < Role::Admin).then_some(person.name.as_str());
-    Ok(Json(Cancelled { cancelled: state.engine.cancel(&request_id, by)? }))
+    let mut cancelled = state.engine.cancel(&request_id, by)?;
+    if !cancelled {
+        cancelled = state.engine.cancel_job(&request_id, by).await?;
+    }
+    Ok(Json(Cancelled { cancelled }))
 }

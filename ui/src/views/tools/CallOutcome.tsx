@@ -19,18 +19,21 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
   );
   if (view.phase === "idle") return null;
   if (view.error) return <Failure error={view.error} />;
-  const running = view.phase === "starting" || view.phase === "running";
+  const queued = view.phase === "queued";
+  const running = view.phase === "starting" || view.phase === "running" || queued;
   return (
     <section className="card outcome" aria-label="Call" aria-live="polite">
       <div className="row">
         <h2>
-          {running
-            ? "Running"
-            : view.phase === "waiting"
-              ? "Waiting for approval"
-              : response?.ok
-                ? "Succeeded"
-                : "Finished"}
+          {queued
+            ? `On ${response?.job?.engine === "slurm" ? "Slurm" : (response?.job?.engine ?? "a scheduler")}`
+            : running
+              ? "Running"
+              : view.phase === "waiting"
+                ? "Waiting for approval"
+                : response?.ok
+                  ? "Succeeded"
+                  : "Finished"}
         </h2>
         {response && !running && (
           <StateBadge
@@ -61,6 +64,13 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
         </div>
       )}
       {view.message && <div className="muted">{view.message}</div>}
+      {queued && (
+        <div className="callout" role="status">
+          The job runs on its scheduler; this panel follows it to its result. It goes on if you
+          leave: find it in <a href={href("audit", view.requestId ?? "")}>Audit</a>, or with{" "}
+          <code>jig runs show {view.requestId}</code>.
+        </div>
+      )}
       {view.output.length > 0 && (
         <pre className="output" aria-label="Output">
           {view.output.join("")}
@@ -89,7 +99,7 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
           })}
         </div>
       )}
-      {response?.ok && (
+      {response?.ok && !queued && (
         <>
           <div className="row">
             <h3>Result</h3>

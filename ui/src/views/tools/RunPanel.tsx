@@ -31,6 +31,8 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
   const schema = useMemo(() => tool.input_schema as RJSFSchema, [tool.input_schema]);
 
   const running = call.view.phase === "starting" || call.view.phase === "running";
+  // A job on a scheduler can be cancelled too, but need not block the next run.
+  const cancellable = running || call.view.phase === "queued";
   const invalid = formErrors > 0 || textError !== null || !previewValid || !mayRun;
 
   const run = () => {
@@ -142,7 +144,7 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
         >
           <Icon name="play" /> Run
         </button>
-        {running && (
+        {cancellable && (
           <button type="button" className="danger" onClick={() => void call.cancel()}>
             <Icon name="stop" /> Cancel
           </button>

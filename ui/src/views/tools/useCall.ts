@@ -6,7 +6,8 @@ import { useApi, useEvents } from "../../api/context";
 export interface CallView {
   /** The request being followed (a new one after an approval resumes the call). */
   requestId: string | null;
-  phase: "idle" | "starting" | "running" | "waiting" | "done";
+  /** `queued`: the call's work was handed to a scheduler (a Slurm job) and is followed. */
+  phase: "idle" | "starting" | "running" | "waiting" | "queued" | "done";
   /** Percent, when the tool reports it. */
   percent: number | null;
   /** The tool's latest progress message. */
@@ -114,6 +115,13 @@ export function follow(current: CallView, event: Message): CallView {
   }
   if (!current.requestId || event.request_id !== current.requestId) return current;
   if (event.type === "EventMessage") {
+    if (event.event === "RunStateChanged" && current.phase === "queued") {
+      const state = (event.data as { state?: string } | undefined)?.state;
+      const job = current.response?.job;
+      return state === "running" && job
+        ? { ...current, message: `running as ${job.engine} job ${job.id}` }
+        : current;
+    }
     if (event.event === "TaskProgress")
       return {
         ...current,
@@ -130,6 +138,17 @@ export function follow(current: CallView, event: Message): CallView {
     const response = event as unknown as ToolResponse;
     const approvalId = event.errors?.[0]?.details?.approval_id ?? null;
     if (!response.ok && approvalId) return { ...current, phase: "waiting", response, approvalId };
+    // Accepted by a scheduler: the job's final response comes later, under the same request
+    // (or, for a replay of a queued call, under the call that submitted it).
+    if (response.ok && response.job)
+      return {
+        ...current,
+        phase: "queued",
+        requestId: response.job.request_id,
+        response,
+        percent: null,
+        message: `queued as ${response.job.engine} job ${response.job.id}`,
+      };
     return { ...current, phase: "done", response, percent: 100 };
   }
   return current;
