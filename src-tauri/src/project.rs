@@ -152,6 +152,7 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
     let engine = Engine::open(EngineOptions { project: root.clone(), ..EngineOptions::default() })
         .await
         .map_err(|e| describe(&e))?;
+    engine.watch_jobs();
     let watch = engine.watch().map_err(|e| describe(&e))?;
     let name = root
         .file_name()

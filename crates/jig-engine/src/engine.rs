@@ -199,8 +199,6 @@ impl Engine {
             Arc::downgrade(&engine),
             options.heartbeat.unwrap_or(Duration::from_secs(5)),
         );
-        // Batch jobs submitted by this or an earlier process are followed to the end.
-        engine.watch_jobs();
         Ok(engine)
     }
 

@@ -91,8 +91,10 @@ impl Engine {
         Ok(serde_json::from_value(recorded).ok())
     }
 
-    /// Poll open jobs in the background for as long as the engine lives.
-    pub(crate) fn watch_jobs(self: &Arc<Self>) {
+    /// Poll open jobs in the background for as long as the engine lives: what the long-lived
+    /// surfaces (`jig serve`, `jig mcp`, the desktop app) call once, so that jobs submitted by
+    /// any process are collected while they run. A one-shot command polls what it looks at.
+    pub fn watch_jobs(self: &Arc<Self>) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let engine: Weak<Self> = Arc::downgrade(self);
         runtime.spawn(async move {

@@ -81,7 +81,11 @@ pub(crate) fn check(policy: &PolicyConfig, manifest: &Located) -> Vec<Diagnostic
             "/policy/plans/docker/host".into(),
         );
     }
-    if plans.docker.host.as_deref().is_some_and(|h| h.starts_with("tcp://") || h.starts_with("https://"))
+    if plans
+        .docker
+        .host
+        .as_deref()
+        .is_some_and(|h| h.starts_with("tcp://") || h.starts_with("https://"))
         && plans.docker.tls.is_none()
     {
         error(

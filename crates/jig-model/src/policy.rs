@@ -104,6 +104,10 @@ pub struct DockerEngine {
     /// Networks a plan may join (its `network`); none may otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub networks: Vec<String>,
+    /// Copy inputs and outputs through the API (tar) instead of binding the run directory: for
+    /// a unix socket forwarded from another machine. A `tcp://` engine always copies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub copy: bool,
 }
 
 /// `plans.docker.tls`: PEM files (`~` is the user's home).

@@ -6,10 +6,11 @@
 //! Confinement is the engine's, and not optional: no network (`none`) unless the plan names
 //! one that the policy lists and the tool declares the `network` side effect; a read-only root
 //! filesystem; every capability dropped and `no-new-privileges`; the plan's CPU, memory (no
-//! swap) and process limits; a wall-clock limit. The container sees exactly its inputs, under
-//! `/work/in` (part of the read-only root: copied in through the API, never a bind mount of the
-//! host), a fresh volume at `/work/out` and a small private `/tmp`. Inputs and outputs travel
-//! as tar archives through the API, so a remote engine works the same as a local one.
+//! swap) and process limits; a wall-clock limit. The container sees exactly its inputs, read-only
+//! under `/work/in`, an empty writable `/work/out` and a small private `/tmp`. An engine on this
+//! machine (a unix socket) gets the run directory's `in/` and `out/` bound there; a remote one
+//! gets the inputs copied into the container's read-only root and the outputs copied out of a
+//! fresh volume, as tar archives through the API.
 //!
 //! The container is removed whatever happens (its volume with it); cancelling stops it first.
 //! The exit code is read from the engine's wait answer (Podman 4.3 reports 0 for `--rm`
@@ -67,16 +68,18 @@ impl DockerExecutor {
         Self::default()
     }
 
-    /// The client for the engine the policy names (else `DOCKER_HOST`, else the local socket).
-    fn client(&self, policy: &Policy) -> Result<Docker, ToolError> {
+    /// The client for the engine the policy names (else `DOCKER_HOST`, else the local socket),
+    /// and whether the engine is on this machine (a unix socket).
+    fn client(&self, policy: &Policy) -> Result<(Docker, bool), ToolError> {
         let engine = &policy.config().plans.docker;
         let host = engine
             .host
             .clone()
             .or_else(|| std::env::var("DOCKER_HOST").ok().filter(|h| !h.is_empty()))
             .unwrap_or_else(|| "unix:///var/run/docker.sock".to_owned());
+        let local = host.starts_with("unix://") && !engine.copy;
         if let Some(client) = self.clients.lock().ok().and_then(|c| c.get(&host).cloned()) {
-            return Ok(client);
+            return Ok((client, local));
         }
         let connected = if let Some(path) = host.strip_prefix("unix://") {
             Docker::connect_with_unix(path, API_TIMEOUT, &API_VERSION)
@@ -110,7 +113,7 @@ impl DockerExecutor {
         if let Ok(mut clients) = self.clients.lock() {
             clients.insert(host, client.clone());
         }
-        Ok(client)
+        Ok((client, local))
     }
 }
 
@@ -132,15 +135,17 @@ impl Executor for DockerExecutor {
             .collect();
         let run = RunDir::prepare_plan(&invocation, &placements)?;
         let argv = render::argv(&invocation, &plan.command, &plan.args, &run.args)?;
-        let client = self.client(invocation.policy)?;
+        let (client, local) = self.client(invocation.policy)?;
+        let transfer =
+            if local { Transfer::Bind(run.dir().to_path_buf()) } else { Transfer::Archive };
         let limit = render::time_limit(&plan.resources, invocation.timeout);
         invocation.events.progress(None, format!("creating a container of {}", plan.image));
-        let config = container_config(&invocation, plan, argv, network);
+        let config = container_config(&invocation, plan, argv, network, &transfer);
         let created = client
             .create_container(None::<CreateContainerOptions>, config)
             .await
             .map_err(|e| create_error(&plan.image, e))?;
-        let container = Container { client: client.clone(), id: created.id };
+        let container = Container { client: client.clone(), id: created.id, transfer };
         let outcome = container.run(&invocation, &run, limit).await;
         container.remove().await;
         let (code, log) = outcome?;
@@ -159,10 +164,21 @@ impl Executor for DockerExecutor {
     }
 }
 
+/// How inputs reach a container and outputs leave it.
+enum Transfer {
+    /// The engine is on this machine: the run directory's `in/` is bound read-only at
+    /// `/work/in` and its `out/` read-write at `/work/out` (nothing is copied).
+    Bind(std::path::PathBuf),
+    /// A remote engine: inputs are copied into the container's read-only root and outputs out
+    /// of a fresh volume, as tar through the API.
+    Archive,
+}
+
 /// A created container; removed by its owner on every path.
 struct Container {
     client: Docker,
     id: String,
+    transfer: Transfer,
 }
 
 impl Container {
@@ -174,15 +190,17 @@ impl Container {
         run: &RunDir,
         limit: Duration,
     ) -> Result<(i64, String), ToolError> {
-        let inputs = archive::pack_inputs(&run.dir().join("in"))?;
-        self.client
-            .upload_to_container(
-                &self.id,
-                Some(UploadToContainerOptions { path: "/".to_owned(), ..Default::default() }),
-                bollard::body_full(inputs.into()),
-            )
-            .await
-            .map_err(|e| render::engine_error(ENGINE, "copying the inputs in", e))?;
+        if matches!(self.transfer, Transfer::Archive) {
+            let inputs = archive::pack_inputs(&run.dir().join("in"))?;
+            self.client
+                .upload_to_container(
+                    &self.id,
+                    Some(UploadToContainerOptions { path: "/".to_owned(), ..Default::default() }),
+                    bollard::body_full(inputs.into()),
+                )
+                .await
+                .map_err(|e| render::engine_error(ENGINE, "copying the inputs in", e))?;
+        }
         self.client
             .start_container(&self.id, None)
             .await
@@ -220,7 +238,7 @@ impl Container {
         let bytes = log.lock().map(|l| l.clone()).unwrap_or_default();
         let log = render::log_text(&bytes);
         invocation.events.progress(Some(100.0), format!("exited with {code}; collecting outputs"));
-        if code == 0 {
+        if code == 0 && matches!(self.transfer, Transfer::Archive) {
             let mut stream = self.client.download_from_container(
                 &self.id,
                 Some(DownloadFromContainerOptions { path: CONTAINER_OUT.to_owned() }),
@@ -301,7 +319,25 @@ fn container_config(
     plan: &DockerPlan,
     argv: Vec<String>,
     network: String,
+    transfer: &Transfer,
 ) -> ContainerCreateBody {
+    let (binds, mounts) = match transfer {
+        Transfer::Bind(dir) => (
+            Some(vec![
+                format!("{}:{CONTAINER_IN}:ro", dir.join("in").display()),
+                format!("{}:{CONTAINER_OUT}:rw", dir.join("out").display()),
+            ]),
+            None,
+        ),
+        Transfer::Archive => (
+            None,
+            Some(vec![Mount {
+                target: Some(CONTAINER_OUT.to_owned()),
+                typ: Some(MountType::VOLUME),
+                ..Default::default()
+            }]),
+        ),
+    };
     let resources = &plan.resources;
     let memory = resources.memory_mb.map(|mb| i64::try_from(mb * 1024 * 1024).unwrap_or(i64::MAX));
     let labels = HashMap::from([
@@ -330,11 +366,8 @@ fn container_config(
                 "/tmp".to_owned(),
                 "rw,nosuid,nodev,noexec,size=64m".to_owned(),
             )])),
-            mounts: Some(vec![Mount {
-                target: Some(CONTAINER_OUT.to_owned()),
-                typ: Some(MountType::VOLUME),
-                ..Default::default()
-            }]),
+            binds,
+            mounts,
             auto_remove: Some(false),
             ..Default::default()
         }),

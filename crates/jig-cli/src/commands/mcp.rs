@@ -15,6 +15,7 @@ pub async fn run(
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
+    engine.watch_jobs();
     if let Err(message) = settings.check_identity(&engine) {
         eprintln!("error[E_POLICY]: {message}");
         return Ok(Code::Usage);

@@ -26,6 +26,7 @@ pub async fn run(
         return Ok(Code::Usage);
     };
     let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
+    engine.watch_jobs();
     if let Err(message) = settings.check_identity(&engine) {
         eprintln!("error[E_POLICY]: {message}");
         return Ok(Code::Usage);

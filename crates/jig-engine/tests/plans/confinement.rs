@@ -42,6 +42,19 @@ async fn a_container_gets_no_network_a_read_only_root_and_only_its_inputs() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_container_with_copied_inputs_is_confined_the_same() {
+    let project = Project::with_docker(", copy: true");
+    project.tool("probe", &docker_probe("c.copied_probe", PROBE, "", "exec")).file("n.md", "x\n");
+    let engine = project.engine().await;
+    let response = call(&engine, "c.copied_probe", json!({"notes": "n.md", "word": "w"})).await;
+    assert!(response.ok, "{response:?}");
+    assert_eq!(
+        project.artifact(&response, "probe"),
+        "net: loopback only\negress: refused\nroot: read-only\nin: read-only\nworkspace: invisible\nCapEff:0000000000000000\narg: w\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_network_is_joined_only_when_the_tool_declares_it_and_the_policy_lists_it() {
     let project = Project::new();
     let listed = "  network: podman\n";

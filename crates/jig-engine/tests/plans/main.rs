@@ -35,13 +35,18 @@ impl Default for Project {
 impl Project {
     /// A fresh project on the test engines.
     pub fn new() -> Self {
+        Self::with_docker("")
+    }
+
+    /// A fresh project whose `plans.docker` has `extra` (e.g. `, copy: true`).
+    pub fn with_docker(extra: &str) -> Self {
         let podman = jig_testkit::engines::podman();
         let slurm = jig_testkit::engines::slurm();
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("project");
         std::fs::create_dir_all(root.join("tools")).expect("mkdir");
         let manifest = format!(
-            "name: plans-test\npolicy:\n  rules:\n    - {{ effects: [exec, network], action: allow }}\n  plans:\n    docker: {{ host: '{}', networks: [podman] }}\n    slurm: {{ conf: '{}', poll: 200ms }}\n    hybrid: {{ runtime: ['{}'] }}\n",
+            "name: plans-test\npolicy:\n  rules:\n    - {{ effects: [exec, network], action: allow }}\n  plans:\n    docker: {{ host: '{}', networks: [podman]{extra} }}\n    slurm: {{ conf: '{}', poll: 200ms }}\n    hybrid: {{ runtime: ['{}'] }}\n",
             podman.docker_host,
             slurm.conf.display(),
             podman.podman.display()
