@@ -35,10 +35,15 @@ export async function startServer() {
         .map(([name, p]) => `  - { name: ${name}, role: ${p.role}, token: ${p.token} }\n`)
         .join(""),
   );
+  // The example's plan tools name no engine: the engines scripts/test started, as a team's
+  // DOCKER_HOST and SLURM_CONF would name theirs.
+  const engines = {};
+  if (process.env.JIG_TEST_DOCKER_HOST) engines.DOCKER_HOST = process.env.JIG_TEST_DOCKER_HOST;
+  if (process.env.JIG_TEST_SLURM_CONF) engines.SLURM_CONF = process.env.JIG_TEST_SLURM_CONF;
   const child = spawn(
     jigBinary(),
     ["--project", project, "serve", "--addr", "127.0.0.1:0", "--users", users],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...engines } },
   );
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
