@@ -169,7 +169,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop a running call you made (an admin: anyone's); it ends as cancelled, with its record. */
+        /**
+         * Stop a running call you made (an admin: anyone's), or the job it handed to a scheduler;
+         *     it ends as cancelled, with its record.
+         */
         post: operations["cancelCall"];
         delete?: never;
         options?: never;
@@ -687,7 +690,7 @@ export interface components {
         };
         /** @description Whether a cancel reached a running call. */
         Cancelled: {
-            /** @description True when the call was running and was asked to stop. */
+            /** @description True when the call was running (or its job was open) and was asked to stop. */
             cancelled: boolean;
         };
         /** @description What verifying found. */
