@@ -33,11 +33,11 @@ test("a batch job is approved, shown queued on Slurm, and followed to its output
     .getByText(/slurm job \d+/)
     .first()
     .waitFor();
-  await call.getByRole("button", { name: "Cancel" }).waitFor();
+  await alice.page.getByRole("button", { name: "Cancel" }).waitFor();
   await look(alice.page, "tool-run-queued");
   await call.getByRole("heading", { name: "Succeeded" }).waitFor({ timeout: 60000 });
   await call.getByText("matches the output schema").waitFor();
-  await call.getByText('"Latency percentiles per service"').waitFor();
+  await call.getByText("artifacts", { exact: false }).first().waitFor();
   await look(alice.page, "tool-run-collected");
 
   // The record: submitted, then collected, in the audit.
