@@ -212,7 +212,7 @@ test("projects: a recent one opens in place; a broken one shows why and the open
         ?.textContent?.includes("pager.who"),
     );
     const count = await app.execute(() => document.querySelector(".count-line")?.textContent);
-    assert.equal(count, "46 tools", "the list is the second project's");
+    assert.equal(count, "48 tools", "the list is the second project's");
     const recent = JSON.parse(readFileSync(join(scratch, "config/jig/recent.json"), "utf8"));
     assert.equal(recent[0], second, "the opened project goes first in the recent list");
     assert.ok(recent.includes(acme));
