@@ -15,7 +15,7 @@ use std::time::Duration;
 use jig_audit::{JobRecord, NewPacket, Op, Outcome, PacketKind, RunRecord, RunState, RunUpdate};
 use jig_exec::{Job, JobStatus, ToolError};
 use jig_model::duration::parse_duration;
-use jig_model::envelope::{EventMessage, ResponseError, ToolResponse};
+use jig_model::envelope::{ResponseError, ToolResponse};
 use jig_model::{ErrorCode, ToolDef};
 use jig_policy::redact::{redact_in_place, redact_value};
 use serde_json::{Value, json};
@@ -181,26 +181,9 @@ impl Engine {
         Ok(self.store.run_of_request(&job.request_id).await?)
     }
 
-    /// The output checks of a call (size, schema), then redaction.
+    /// The output checks of every result (`Engine::check_result`), then redaction.
     fn check_output(&self, tool: &ToolDef, mut data: Value) -> Result<Value, ToolError> {
-        let size = serde_json::to_vec(&data).map_or(0, |b| b.len() as u64);
-        if size > tool.limits.max_output_bytes {
-            return Err(ToolError::new(
-                ErrorCode::Limit,
-                format!(
-                    "the result is {size} bytes; `{}` may return at most {}",
-                    tool.id, tool.limits.max_output_bytes
-                ),
-            ));
-        }
-        let problems = self.validators.check(tool, false, &data);
-        if !problems.is_empty() {
-            return Err(ToolError::new(
-                ErrorCode::ValidationFail,
-                format!("`{}` returned a result that does not match its output schema", tool.id),
-            )
-            .with_details(json!({ "problems": problems })));
-        }
+        self.check_result(tool, &data)?;
         redact_in_place(&mut data);
         Ok(data)
     }
@@ -299,17 +282,9 @@ impl Engine {
     }
 
     fn announce(&self, run: &RunRecord, state: RunState) {
-        let Some(principal) = &run.principal else { return };
-        self.events.publish_to(
-            principal,
-            Event::Message(EventMessage {
-                kind: Default::default(),
-                event: "RunStateChanged".to_owned(),
-                request_id: run.request_id.clone(),
-                progress: None,
-                data: Some(json!({ "state": state, "tool": run.tool, "run_id": run.run_id })),
-            }),
-        );
+        if let Some(principal) = &run.principal {
+            self.publish_run_state(principal, &run.request_id, &run.tool, Some(&run.run_id), state);
+        }
     }
 }
 

@@ -372,22 +372,7 @@ impl<'e> Call<'e> {
     }
 
     fn check_output(&mut self, tool: &ToolDef, data: Value) -> Result<Value, ToolError> {
-        self.bytes_out = json_size(&data);
-        if self.bytes_out > tool.limits.max_output_bytes {
-            return Err(ToolError::new(
-                ErrorCode::Limit,
-                format!("the result is {} bytes; `{}` may return at most {}", self.bytes_out, tool.id, tool.limits.max_output_bytes),
-            )
-            .with_details(json!({ "limit": "maxOutputBytes", "size": self.bytes_out, "max": tool.limits.max_output_bytes })));
-        }
-        let problems = self.engine.validators.check(tool, false, &data);
-        if !problems.is_empty() {
-            return Err(ToolError::new(
-                ErrorCode::ValidationFail,
-                format!("`{}` returned a result that does not match its output schema", tool.id),
-            )
-            .with_details(json!({ "problems": problems })));
-        }
+        self.bytes_out = self.engine.check_result(tool, &data)?;
         Ok(data)
     }
 
@@ -440,6 +425,51 @@ impl<'e> Call<'e> {
                 )
             }
         }
+    }
+}
+
+impl Engine {
+    /// The output checks of every result — the tool's size limit, then its output schema —
+    /// for a call that ran and for a job collected later; the result's size in bytes.
+    pub(crate) fn check_result(&self, tool: &ToolDef, data: &Value) -> Result<u64, ToolError> {
+        let size = json_size(data);
+        if size > tool.limits.max_output_bytes {
+            return Err(ToolError::new(
+                ErrorCode::Limit,
+                format!("the result is {size} bytes; `{}` may return at most {}", tool.id, tool.limits.max_output_bytes),
+            )
+            .with_details(json!({ "limit": "maxOutputBytes", "size": size, "max": tool.limits.max_output_bytes })));
+        }
+        let problems = self.validators.check(tool, false, data);
+        if !problems.is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::ValidationFail,
+                format!("`{}` returned a result that does not match its output schema", tool.id),
+            )
+            .with_details(json!({ "problems": problems })));
+        }
+        Ok(size)
+    }
+
+    /// Tell `principal`'s surfaces that a run moved to `state`.
+    pub(crate) fn publish_run_state(
+        &self,
+        principal: &str,
+        request_id: &str,
+        tool: &str,
+        run_id: Option<&str>,
+        state: RunState,
+    ) {
+        self.events.publish_to(
+            principal,
+            Event::Message(EventMessage {
+                kind: Default::default(),
+                event: "RunStateChanged".to_owned(),
+                request_id: request_id.to_owned(),
+                progress: None,
+                data: Some(json!({ "state": state, "tool": tool, "run_id": run_id })),
+            }),
+        );
     }
 }
 

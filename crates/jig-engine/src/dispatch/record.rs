@@ -204,17 +204,12 @@ impl Call<'_> {
     }
 
     pub(super) fn publish_state(&self, state: RunState) {
-        self.engine.events.publish_to(
+        self.engine.publish_run_state(
             &self.context.principal,
-            Event::Message(EventMessage {
-                kind: Default::default(),
-                event: "RunStateChanged".to_owned(),
-                request_id: self.request.request_id.clone(),
-                progress: None,
-                data: Some(
-                    json!({ "state": state, "tool": self.request.tool, "run_id": self.run_id }),
-                ),
-            }),
+            &self.request.request_id,
+            &self.request.tool,
+            self.run_id.as_deref(),
+            state,
         );
     }
 }
