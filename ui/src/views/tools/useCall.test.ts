@@ -42,6 +42,7 @@ describe("following a call whose work is a Slurm job", () => {
       job: undefined,
     } as never);
     expect(done.phase).toBe("done");
+    expect(done.message).toBe("collected from slurm job 105");
     expect(done.response?.data).toEqual({ exit_code: 0, artifacts: [] });
   });
 

@@ -149,7 +149,10 @@ export function follow(current: CallView, event: Message): CallView {
         percent: null,
         message: `queued as ${response.job.engine} job ${response.job.id}`,
       };
-    return { ...current, phase: "done", response, percent: 100 };
+    // A job's result: say where it came from instead of the queued line.
+    const job = current.phase === "queued" ? current.response?.job : undefined;
+    const message = job ? `collected from ${job.engine} job ${job.id}` : current.message;
+    return { ...current, phase: "done", response, percent: 100, message };
   }
   return current;
 }
