@@ -9,6 +9,7 @@ fn main() {
         "pick_project",
         "open_example",
         "save_file",
+        "save_download",
         "ready",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(commands))

@@ -68,13 +68,33 @@ pub async fn pick_project(
 /// Save `text` where the person chooses (the audit export); `false` when they cancel.
 #[tauri::command]
 pub async fn save_file(app: AppHandle, name: String, text: String) -> Result<bool, String> {
-    let dialog = app.dialog().file().set_file_name(&name);
+    save_as(&app, &name, text.into_bytes()).await
+}
+
+/// Save what the API serves at `path` (a run's artifact, a runbook attachment) where the person
+/// chooses, named `name` by default; `false` when they cancel. The bytes go from the router to
+/// the file without passing through the page.
+#[tauri::command]
+pub async fn save_download(
+    app: AppHandle,
+    desktop: State<'_, Desktop>,
+    path: String,
+    name: String,
+) -> Result<bool, String> {
+    // Fetched first: a missing artifact is said before a dialog asks where to put it.
+    let bytes = desktop.download(&path).await?;
+    save_as(&app, &name, bytes).await
+}
+
+/// Ask where to save `name` with the system's dialog and write `bytes` there.
+async fn save_as(app: &AppHandle, name: &str, bytes: Vec<u8>) -> Result<bool, String> {
+    let dialog = app.dialog().file().set_file_name(name);
     let picked = tauri::async_runtime::spawn_blocking(move || dialog.blocking_save_file())
         .await
         .map_err(|e| e.to_string())?;
     let Some(picked) = picked else { return Ok(false) };
-    let path = picked.into_path().map_err(|e| e.to_string())?;
-    fs_err::write(&path, text).map_err(|e| e.to_string())?;
+    let target = picked.into_path().map_err(|e| e.to_string())?;
+    fs_err::write(&target, bytes).map_err(|e| e.to_string())?;
     Ok(true)
 }
 

@@ -69,6 +69,7 @@ fn main() -> ExitCode {
             commands::pick_project,
             commands::open_example,
             commands::save_file,
+            commands::save_download,
             commands::ready,
         ])
         .setup(move |app| {

@@ -124,6 +124,22 @@ impl Desktop {
         local.handle(method, path, body).await.map_err(|e| e.to_string())
     }
 
+    /// The bytes the API serves at `path`, or the error it answers with, as text.
+    pub async fn download(&self, path: &str) -> Result<Vec<u8>, String> {
+        self.after_first_open().await;
+        let local = self.opened.read().await.as_ref().map(|o| o.local.clone());
+        let Some(local) = local else {
+            return Err("no project is open: open a folder with a jig.yaml".to_owned());
+        };
+        match local.download(path).await.map_err(|e| e.to_string())? {
+            (200, bytes) => Ok(bytes),
+            (status, body) => Err(serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| v["message"].as_str().map(str::to_owned))
+                .unwrap_or_else(|| format!("HTTP {status}"))),
+        }
+    }
+
     /// The UI says the tool list is on screen and answers keys: log the time since start,
     /// once (the cold-start benchmark reads it).
     pub fn ready(&self) {

@@ -1,6 +1,7 @@
 // Seed 001's plans in the workbench: a Slurm batch job asked for, approved by another person,
 // followed live from queued to its collected outputs, on the Slurm cluster scripts/test starts.
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { test } from "node:test";
 import { workbench } from "./harness.mjs";
 import { look } from "./look.mjs";
@@ -37,8 +38,36 @@ test("a batch job is approved, shown queued on Slurm, and followed to its output
   await look(alice.page, "tool-run-queued");
   await call.getByRole("heading", { name: "Succeeded" }).waitFor({ timeout: 60000 });
   await call.getByText("matches the output schema").waitFor();
-  await call.getByText("artifacts", { exact: false }).first().waitFor();
+  // What it produced, opened in place and saved as a file.
+  const artifacts = call.getByRole("region", { name: /Artifacts/ });
+  await artifacts.getByRole("button", { name: "View summary" }).click();
+  const summary = artifacts.getByLabel("summary: Latency percentiles per service");
+  await summary.getByText("service,count,p50_ms,p95_ms,p99_ms,max_ms", { exact: false }).waitFor();
+  await artifacts.getByRole("button", { name: "View log" }).click();
+  await artifacts.getByText(/summarised \d+ samples/).waitFor();
+  const [download] = await Promise.all([
+    alice.page.waitForEvent("download"),
+    artifacts.getByRole("button", { name: "Save summary as summary.csv" }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), "summary.csv");
+  const saved = await readFile(await download.path(), "utf8");
+  assert.match(saved, /^service,count,p50_ms/, saved);
+  assert.equal(saved, await summary.innerText(), "the file is what the panel shows");
   await look(alice.page, "tool-run-collected");
+
+  // The Jobs view: the job collected, its detail with the job's id, its artifacts, no reload.
+  await alice.page.keyboard.press("g");
+  await alice.page.keyboard.press("j");
+  await alice.page.getByRole("heading", { name: "Jobs", level: 1 }).waitFor();
+  const jobs = alice.page.getByRole("table", { name: /Jobs/ });
+  const row = jobs.getByRole("row", { name: /acme\.latency_report/ }).first();
+  await row.getByText("succeeded").waitFor();
+  await row.getByRole("link", { name: "acme.latency_report" }).click();
+  const detail = alice.page.getByRole("complementary", { name: /^Run / });
+  await detail.getByText(/slurm \d+/).waitFor();
+  await detail.getByText("collected").waitFor();
+  await detail.getByRole("button", { name: "View summary" }).waitFor();
+  await look(alice.page, "jobs");
 
   // The record: submitted, then collected, in the audit.
   const runs = await suite.server.api("ada", "GET", "/api/audit/runs?tool=acme.latency_report");

@@ -12,6 +12,7 @@ import { ProjectMenu } from "./views/project/ProjectMenu";
 const ToolsView = lazy(() => import("./views/tools/ToolsView"));
 const ApprovalsView = lazy(() => import("./views/approvals/ApprovalsView"));
 const AuditView = lazy(() => import("./views/audit/AuditView"));
+const JobsView = lazy(() => import("./views/jobs/JobsView"));
 const ProblemsView = lazy(() => import("./views/problems/ProblemsView"));
 const PolicyView = lazy(() => import("./views/policy/PolicyView"));
 const MetricsView = lazy(() => import("./views/metrics/MetricsView"));
@@ -81,6 +82,8 @@ function View({ place, rest }: { place: string; rest: string[] }) {
   switch (place) {
     case "approvals":
       return <ApprovalsView />;
+    case "jobs":
+      return <JobsView rest={rest} />;
     case "audit":
       return <AuditView rest={rest} />;
     case "runbooks":

@@ -33,6 +33,65 @@ pub struct JobRecord {
     pub updated_us: i64,
 }
 
+/// One job as a list shows it: the job and where its run stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct JobSummary {
+    /// The call that submitted it.
+    pub request_id: String,
+    /// The scheduler (`slurm`).
+    pub engine: String,
+    /// The job's id there.
+    pub handle: String,
+    /// Not collected yet.
+    pub open: bool,
+    /// When it was submitted (µs since the epoch).
+    pub created_us: i64,
+    /// When it last changed.
+    pub updated_us: i64,
+    /// The tool.
+    pub tool: String,
+    /// The run's id (seed 001's identity).
+    pub run_id: String,
+    /// Where the run stands: `queued`, `running`, then `succeeded`, `failed` or `cancelled`.
+    pub state: crate::RunState,
+    /// Who made the call.
+    pub principal: Option<String>,
+    /// How long the run took, once final.
+    pub duration_ms: Option<i64>,
+}
+
+/// A query of jobs joined to their runs, as [`JobSummary`] reads them, ending in `$tail`.
+macro_rules! summaries {
+    ($tail:literal) => {
+        concat!(
+            "SELECT j.request_id, j.engine, j.handle, j.open, j.created_us, j.updated_us, ",
+            "r.tool, r.run_id, r.state, r.principal, r.duration_ms ",
+            "FROM jobs j JOIN runs r ON r.request_id = j.request_id ",
+            $tail
+        )
+    };
+}
+
+fn summary_from_row(row: &AnyRow) -> Result<JobSummary, AuditError> {
+    let open: i64 = row.try_get("open")?;
+    let state: String = row.try_get("state")?;
+    Ok(JobSummary {
+        request_id: row.try_get("request_id")?,
+        engine: row.try_get("engine")?,
+        handle: row.try_get("handle")?,
+        open: open != 0,
+        created_us: row.try_get("created_us")?,
+        updated_us: row.try_get("updated_us")?,
+        tool: row.try_get("tool")?,
+        run_id: row.try_get("run_id")?,
+        state: crate::RunState::parse(&state)
+            .ok_or_else(|| AuditError::Corrupt(format!("run state `{state}`")))?,
+        principal: row.try_get("principal")?,
+        duration_ms: row.try_get("duration_ms")?,
+    })
+}
+
 fn job_from_row(row: &AnyRow) -> Result<JobRecord, AuditError> {
     let open: i64 = row.try_get("open")?;
     Ok(JobRecord {
@@ -56,13 +115,22 @@ impl Store {
         rows.iter().map(job_from_row).collect()
     }
 
-    /// The latest `limit` jobs, newest first.
-    pub async fn recent_jobs(&self, limit: i64) -> Result<Vec<JobRecord>, AuditError> {
-        let rows = sqlx::query("SELECT * FROM jobs ORDER BY created_us DESC LIMIT $1")
+    /// The latest `limit` jobs with their runs, newest first (one query for a list to show).
+    pub async fn job_summaries(&self, limit: i64) -> Result<Vec<JobSummary>, AuditError> {
+        let rows = sqlx::query(summaries!("ORDER BY j.created_us DESC LIMIT $1"))
             .bind(limit)
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(job_from_row).collect()
+        rows.iter().map(summary_from_row).collect()
+    }
+
+    /// The job a call submitted, with its run, if it submitted one.
+    pub async fn job_summary(&self, request_id: &str) -> Result<Option<JobSummary>, AuditError> {
+        let row = sqlx::query(summaries!("WHERE j.request_id = $1"))
+            .bind(request_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(summary_from_row).transpose()
     }
 
     /// The job a call submitted, if it submitted one.

@@ -30,7 +30,7 @@ pub mod time;
 mod writer;
 
 pub use error::AuditError;
-pub use jobs::JobRecord;
+pub use jobs::{JobRecord, JobSummary};
 pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};
 pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
 pub use query::{MAX_PAGE, RunPage, RunQuery, RunTotal};

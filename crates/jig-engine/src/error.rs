@@ -77,6 +77,33 @@ pub enum EngineError {
     /// A registration clashes with an existing tool.
     #[error("a tool `{0}` is already registered")]
     Duplicate(String),
+    /// Not an artifact's name: artifacts are named by their SHA-256, 64 lowercase hex digits.
+    #[error("`{0}` is not an artifact's SHA-256 (64 lowercase hex digits)")]
+    BadArtifact(String),
+    /// No artifact with that hash in this project.
+    #[error("no artifact {0} in this project's `.jig/artifacts`")]
+    NoArtifact(String),
+    /// The stored file no longer has the hash it is stored under.
+    #[error(
+        "artifact {0} was changed on disk after it was stored: its content no longer matches its hash"
+    )]
+    ArtifactChanged(String),
+    /// The artifact could not be read.
+    #[error("artifact {sha256}: {source}")]
+    ArtifactIo {
+        /// The artifact.
+        sha256: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A running job's output could not be read.
+    #[error("the output of `{request_id}`'s job: {source}")]
+    JobLog {
+        /// The call.
+        request_id: String,
+        /// The cause.
+        source: std::io::Error,
+    },
     /// A job's scheduler refused or failed a request (cancel).
     #[error("{message}")]
     Scheduler {
@@ -98,16 +125,24 @@ impl EngineError {
     /// so none maps errors by itself.
     pub fn code(&self) -> ErrorCode {
         match self {
-            Self::Invalid(_) | Self::BadPreset(_) | Self::BadDraft(_) => ErrorCode::ValidationFail,
+            Self::Invalid(_) | Self::BadPreset(_) | Self::BadDraft(_) | Self::BadArtifact(_) => {
+                ErrorCode::ValidationFail
+            }
             Self::Audit(jig_audit::AuditError::BadQuery(_)) => ErrorCode::ValidationFail,
             Self::Audit(_) | Self::Watch(_) => ErrorCode::Internal,
             Self::Policy(_) | Self::SelfApproval { .. } | Self::NotYours { .. } => {
                 ErrorCode::Policy
             }
-            Self::Workspace(_) | Self::PresetIo { .. } => ErrorCode::FileIo,
-            Self::NoTool(_) | Self::NoApproval(_) | Self::NoSelection(_) | Self::NoPreset(_) => {
-                ErrorCode::NotFound
-            }
+            Self::Workspace(_)
+            | Self::PresetIo { .. }
+            | Self::ArtifactChanged(_)
+            | Self::ArtifactIo { .. }
+            | Self::JobLog { .. } => ErrorCode::FileIo,
+            Self::NoTool(_)
+            | Self::NoApproval(_)
+            | Self::NoSelection(_)
+            | Self::NoPreset(_)
+            | Self::NoArtifact(_) => ErrorCode::NotFound,
             Self::AlreadyDecided { .. } | Self::Duplicate(_) => ErrorCode::Conflict,
             Self::Scheduler { code, .. } => *code,
         }
@@ -144,6 +179,9 @@ mod tests {
             (EngineError::Duplicate("t".into()), ErrorCode::Conflict),
             (EngineError::BadPreset("name".into()), ErrorCode::ValidationFail),
             (EngineError::NoPreset("t/p".into()), ErrorCode::NotFound),
+            (EngineError::BadArtifact("x".into()), ErrorCode::ValidationFail),
+            (EngineError::NoArtifact("ab".into()), ErrorCode::NotFound),
+            (EngineError::ArtifactChanged("ab".into()), ErrorCode::FileIo),
         ];
         for (error, code) in cases {
             assert_eq!(error.code(), code, "{error}");

@@ -313,7 +313,7 @@ impl Drop for Polling<'_> {
     }
 }
 
-fn tool_of(job: &JobRecord) -> Result<Arc<ToolDef>, EngineError> {
+pub(crate) fn tool_of(job: &JobRecord) -> Result<Arc<ToolDef>, EngineError> {
     serde_json::from_value(job.tool.clone()).map(Arc::new).map_err(|e| {
         EngineError::Audit(jig_audit::AuditError::Corrupt(format!(
             "job {}: its tool: {e}",
@@ -322,7 +322,7 @@ fn tool_of(job: &JobRecord) -> Result<Arc<ToolDef>, EngineError> {
     })
 }
 
-fn to_job(job: &JobRecord) -> Job {
+pub(crate) fn to_job(job: &JobRecord) -> Job {
     Job { engine: job.engine.clone(), handle: job.handle.clone(), dir: PathBuf::from(&job.dir) }
 }
 

@@ -5,6 +5,7 @@
 //! store; [`Engine::dispatch`] runs one call through the whole pipeline; [`Engine::select`]
 //! picks a tool for an intent; [`Engine::approve`] and [`Engine::deny`] decide pending calls.
 
+mod artifacts;
 mod background;
 mod cancel;
 mod decode;
@@ -15,6 +16,7 @@ mod error;
 mod events;
 pub mod history;
 mod identity;
+mod job_log;
 mod jobs;
 mod metrics;
 mod os_user;
@@ -32,6 +34,7 @@ pub use events::{
     ApprovalEvent, Audience, Event, EventBus, RegistryEvent, RunbookEvent, Subscription, Viewer,
 };
 pub use identity::{agent_principal, canonical_principal, idempotency_key, request_hash};
+pub use job_log::JobLog;
 pub use metrics::{LatencySummary, MetricsSnapshot};
 pub use os_user::os_user;
 pub use presets::{MAX_PRESET_BYTES, Preset, Presets};

@@ -243,6 +243,13 @@ pub trait Executor: Send + Sync {
         ))
     }
 
+    /// The file a job this executor submitted writes its output to while it runs (shown
+    /// before the job is collected), if it has one.
+    fn job_log(&self, job: &Job) -> Option<std::path::PathBuf> {
+        let _ = job;
+        None
+    }
+
     /// Stop a job this executor submitted.
     async fn cancel_job(&self, policy: &Policy, job: &Job) -> Result<(), ToolError> {
         let _ = policy;

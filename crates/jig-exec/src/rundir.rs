@@ -193,6 +193,9 @@ impl RunDir {
             let stored = self.store(&bytes)?;
             artifacts.push(json!({ "role": decl.role, "type": decl.artifact_type, "label": decl.label, "sha256": stored.0, "size": bytes.len(), "path": stored.1 }));
         }
+        // The log is shown on screens as it is stored: secrets in it are redacted first, as
+        // in every result.
+        let log = jig_policy::redact::redact_text(log);
         let stored = self.store(log.as_bytes())?;
         artifacts.push(json!({ "role": "log", "type": "text/plain", "label": "what the tool printed", "sha256": stored.0, "size": log.len(), "path": stored.1 }));
         match data {
@@ -233,7 +236,7 @@ impl RunDir {
     /// Store `bytes` under `.jig/artifacts/sha256/<2>/<hash>`; (hash, path relative to root).
     fn store(&self, bytes: &[u8]) -> Result<(String, String), ToolError> {
         let hash = Sha256Hash::of_bytes(bytes).to_hex();
-        let relative = format!(".jig/artifacts/sha256/{}/{hash}", &hash[..2]);
+        let relative = artifact_relpath(&hash);
         let path = self.root.join(&relative);
         if !path.exists() {
             let io = |e: std::io::Error| {
@@ -251,6 +254,18 @@ impl RunDir {
         }
         Ok((hash, relative))
     }
+}
+
+/// Where the artifact with this SHA-256 (64 lowercase hex digits) is stored under the project
+/// root; `None` for anything else, so no name reaches the file system unchecked.
+pub fn artifact_path(root: &Path, sha256: &str) -> Option<PathBuf> {
+    let hex = sha256.len() == 64
+        && sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    hex.then(|| root.join(artifact_relpath(sha256)))
+}
+
+fn artifact_relpath(hash: &str) -> String {
+    format!(".jig/artifacts/sha256/{}/{hash}", &hash[..2])
 }
 
 impl Drop for RunDir {
@@ -338,4 +353,25 @@ fn list(base: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
     }
     out.sort();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_sha256_names_an_artifact() {
+        let hash = "ab".repeat(32);
+        let path = artifact_path(Path::new("/p"), &hash).expect("a hash");
+        assert_eq!(path, Path::new("/p/.jig/artifacts/sha256/ab").join(&hash));
+        for bad in [
+            "",
+            "../../etc/passwd",
+            &"AB".repeat(32),
+            &"ab".repeat(33),
+            &format!("{}/x", "a".repeat(62)),
+        ] {
+            assert_eq!(artifact_path(Path::new("/p"), bad), None, "{bad}");
+        }
+    }
 }

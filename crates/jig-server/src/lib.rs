@@ -25,7 +25,8 @@ use utoipa_axum::routes;
 pub use state::AppState;
 
 use routes::{
-    approvals, audit, calls, events, export, presets, project, prometheus, runbooks, series, tools,
+    approvals, artifacts, audit, calls, events, export, jobs, presets, project, prometheus,
+    runbooks, series, tools,
 };
 
 #[derive(OpenApi)]
@@ -69,6 +70,9 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(audit::runs))
         .routes(routes!(audit::run))
         .routes(routes!(audit::verify))
+        .routes(routes!(jobs::list))
+        .routes(routes!(jobs::log))
+        .routes(routes!(artifacts::read))
         .routes(routes!(export::export))
         .routes(routes!(project::session))
         .routes(routes!(project::problems))

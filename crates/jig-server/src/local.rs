@@ -66,6 +66,23 @@ impl Local {
         path: &str,
         body: Option<String>,
     ) -> Result<Answer, LocalError> {
+        let (status, headers, bytes) = self.send(method, path, body).await?;
+        Ok(Answer { status, headers, body: String::from_utf8_lossy(&bytes).into_owned() })
+    }
+
+    /// `GET path` with the body as bytes (an artifact or attachment to save): its status and
+    /// body (an error's JSON when not 200).
+    pub async fn download(&self, path: &str) -> Result<(u16, Vec<u8>), LocalError> {
+        let (status, _, bytes) = self.send("GET", path, None).await?;
+        Ok((status, bytes.to_vec()))
+    }
+
+    async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<String>,
+    ) -> Result<(u16, Vec<(String, String)>, axum::body::Bytes), LocalError> {
         if !path.starts_with("/api/") || path == "/api/events" {
             return Err(LocalError::BadRequest(format!(
                 "`{path}`: only the API's request paths go through here (events arrive as window events)"
@@ -99,7 +116,7 @@ impl Local {
         // the status already said what it could.
         let bytes =
             axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap_or_default();
-        Ok(Answer { status, headers, body: String::from_utf8_lossy(&bytes).into_owned() })
+        Ok((status, headers, bytes))
     }
 
     /// The engine's events from now on (read them with [`next`]).

@@ -83,10 +83,22 @@ function staleAfter(event: unknown): string[] {
       return ["approvals", "runs", "runbook-run"];
     case "RunbookRunChanged":
       return ["runbook-runs", "runbook-run", "approvals", "runs"];
+    case "RunStateChanged":
+      return ["runs", "run", "jobs"];
     case "EventsLost":
-      return ["approvals", "runs", "tools", "problems", "runbook-runs", "runbook-run"];
+      return [
+        "approvals",
+        "runs",
+        "run",
+        "jobs",
+        "tools",
+        "problems",
+        "runbook-runs",
+        "runbook-run",
+      ];
     default:
-      if ((event as { type?: unknown }).type === "ToolResponse") return ["runs", "approvals"];
+      if ((event as { type?: unknown }).type === "ToolResponse")
+        return ["runs", "approvals", "jobs"];
       return [];
   }
 }

@@ -85,6 +85,49 @@ export function useRun(id: string | undefined) {
   });
 }
 
+/** The latest batch jobs (seed 001's slurm and hybrid plans), newest first. */
+export function useJobs() {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["jobs"],
+    queryFn: async () => unwrap(await api.GET("/api/jobs", { params: { query: { limit: 200 } } })),
+  });
+}
+
+/** What an open job printed so far, every 2 s; `null` once it has no open job. */
+export function useJobLog(requestId: string) {
+  const api = useApi();
+  return useQuery({
+    queryKey: ["job-log", requestId],
+    refetchInterval: (query) => (query.state.data === null ? false : 2_000),
+    queryFn: async () => {
+      const answer = await api.GET("/api/jobs/{request_id}/log", {
+        params: { path: { request_id: requestId } },
+      });
+      if (answer.response.status === 404) return null;
+      return unwrap(answer);
+    },
+  });
+}
+
+/** Stop a call (and the job it submitted): only who made it, or an admin, may. */
+export function useCancelCall() {
+  const api = useApi();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async (requestId: string) =>
+      unwrap(
+        await api.POST("/api/calls/{request_id}/cancel", {
+          params: { path: { request_id: requestId } },
+        }),
+      ),
+    onSettled: () => {
+      for (const key of ["jobs", "run", "runs"])
+        void queries.invalidateQueries({ queryKey: [key] });
+    },
+  });
+}
+
 export function useVerify() {
   const api = useApi();
   return useMutation({

@@ -58,6 +58,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/artifacts/{sha256}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An artifact's bytes, checked against its hash (content-addressed, so cacheable for good). */
+        get: operations["readArtifact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/export": {
         parameters: {
             query?: never;
@@ -189,6 +206,43 @@ export interface paths {
         };
         /** Upgrade to the event stream. */
         get: operations["events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest jobs, newest first. */
+        get: operations["listJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{request_id}/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the open job of a call has printed so far (the last 64 KiB); once it is collected, its
+         *     whole log is among the run's artifacts.
+         */
+        get: operations["readJobLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -899,6 +953,52 @@ export interface components {
              */
             timestamp: number;
         };
+        /** @description The end of a running job's output. */
+        JobLog: {
+            /** @description The last bytes of the output (at most 64 KiB), as text, secrets redacted. */
+            text: string;
+            /**
+             * Format: int64
+             * @description How large the output is now, in bytes.
+             */
+            size: number;
+            /** @description Whether `text` starts after the output's beginning. */
+            truncated: boolean;
+        };
+        /** @description One job as a list shows it: the job and where its run stands. */
+        JobSummary: {
+            /** @description The call that submitted it. */
+            request_id: string;
+            /** @description The scheduler (`slurm`). */
+            engine: string;
+            /** @description The job's id there. */
+            handle: string;
+            /** @description Not collected yet. */
+            open: boolean;
+            /**
+             * Format: int64
+             * @description When it was submitted (µs since the epoch).
+             */
+            created_us: number;
+            /**
+             * Format: int64
+             * @description When it last changed.
+             */
+            updated_us: number;
+            /** @description The tool. */
+            tool: string;
+            /** @description The run's id (seed 001's identity). */
+            run_id: string;
+            /** @description Where the run stands: `queued`, `running`, then `succeeded`, `failed` or `cancelled`. */
+            state: components["schemas"]["RunState"];
+            /** @description Who made the call. */
+            principal?: string | null;
+            /**
+             * Format: int64
+             * @description How long the run took, once final.
+             */
+            duration_ms?: number | null;
+        };
         /** @description Latency over the recent window, in milliseconds. */
         LatencySummary: {
             /**
@@ -1222,6 +1322,7 @@ export interface components {
             run: components["schemas"]["RunRecord"];
             /** @description Its packets, in chain order. */
             packets: components["schemas"]["Packet"][];
+            job?: components["schemas"]["JobSummary"] | null;
         };
         /** @description One page of runs, newest first. */
         RunPage: {
@@ -1747,6 +1848,56 @@ export interface operations {
             };
         };
     };
+    readArtifact: {
+        parameters: {
+            query?: {
+                /** @description The file name to save it as (default: the hash). */
+                name?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The artifact's SHA-256, hex */
+                sha256: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The artifact's bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
     exportRuns: {
         parameters: {
             query?: {
@@ -2011,6 +2162,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                /** @description Rows (1–1000, default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobSummary"][];
+                };
+            };
+        };
+    };
+    readJobLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobLog"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
             };
         };
     };

@@ -55,3 +55,11 @@ export function bucketName(us: number): string {
   if (minutes < 120 || minutes % 60 !== 0) return `${minutes} minutes`;
   return `${minutes / 60} hours`;
 }
+
+/** A size in bytes, short (`812 B`, `4.2 KiB`, `3.1 MiB`). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+}

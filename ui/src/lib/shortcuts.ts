@@ -5,6 +5,7 @@ import { navigate } from "./route";
 export const chords: Record<string, string> = {
   t: "tools",
   a: "approvals",
+  j: "jobs",
   u: "audit",
   r: "runbooks",
   p: "problems",

@@ -6,6 +6,8 @@ export interface MockPlatform extends Platform {
   emit(event: unknown): void;
   /** Every request made, in order. */
   readonly requests: Request[];
+  /** Every download asked for: (path, name). */
+  readonly downloads: [string, string][];
 }
 
 /** A platform whose API is `handle` (a test's function of the request). */
@@ -14,10 +16,12 @@ export function mockPlatform(
 ): MockPlatform {
   const listeners = new Set<EventListener>();
   const requests: Request[] = [];
+  const downloads: [string, string][] = [];
   return {
     kind: "web",
     baseUrl: "http://jig.test",
     requests,
+    downloads,
     fetch: async (request) => {
       requests.push(request.clone());
       return handle(request);
@@ -28,6 +32,10 @@ export function mockPlatform(
       return () => listeners.delete(listener);
     },
     save: () => Promise.resolve(true),
+    download: (path, name) => {
+      downloads.push([path, name]);
+      return Promise.resolve(true);
+    },
     ready: () => undefined,
     emit: (event) => {
       for (const listener of listeners) listener(event);

@@ -14,6 +14,11 @@ export interface Platform {
   subscribe(listener: EventListener, status?: StatusListener): () => void;
   /** Save `text` as a file the person names or downloads; `false` when they cancel. */
   save(name: string, text: string): Promise<boolean>;
+  /**
+   * Save what the API serves at `path` (an artifact, an attachment) as a file named `name`;
+   * `false` when they cancel. The bytes never pass through the page as text.
+   */
+  download(path: string, name: string): Promise<boolean>;
   /** The tool list is on screen and answers keys (the desktop app's cold-start measure). */
   ready(): void;
   /** Opening projects: only the desktop app has more than one. */

@@ -48,6 +48,7 @@ export function tauriPlatform(): Platform {
       };
     },
     save: (name, text) => invoke<boolean>("save_file", { name, text }),
+    download: (path, name) => invoke<boolean>("save_download", { path, name }),
     ready: () => {
       void invoke("ready");
     },

@@ -15,6 +15,14 @@ export function webPlatform(base: URL = new URL(window.location.href)): Platform
       URL.revokeObjectURL(link.href);
       return Promise.resolve(true);
     },
+    download: (path, name) => {
+      // The browser fetches it itself with the session cookie and saves it as it streams.
+      const link = document.createElement("a");
+      link.href = new URL(path, base.origin).toString();
+      link.download = name;
+      link.click();
+      return Promise.resolve(true);
+    },
     ready: () => {
       performance.mark("jig:tools-ready");
     },

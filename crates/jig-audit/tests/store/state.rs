@@ -399,3 +399,62 @@ async fn rollups_count_calls_failures_denials_and_durations_by_session() {
         assert_eq!((later.calls, later.durations_ms.len()), (0, 0));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn job_summaries_join_each_job_to_where_its_run_stands() {
+    for (store, _dir) in stores().await {
+        for (n, request) in ["j1", "j2"].into_iter().enumerate() {
+            let mut queued = run(request, &format!("run-{request}"), RunState::Queued);
+            queued.tool = "acme.latency_report".into();
+            let job = jig_audit::JobRecord {
+                request_id: request.into(),
+                engine: "slurm".into(),
+                handle: format!("{}", 40 + n),
+                dir: format!("/runs/{request}"),
+                tool: json!({ "id": "acme.latency_report" }),
+                open: true,
+                created_us: 1_000 + i64::try_from(n).expect("small"),
+                updated_us: 1_000,
+            };
+            store
+                .apply(vec![Op::CreateRun(Box::new(queued)), Op::CreateJob(Box::new(job))])
+                .await
+                .expect("submit");
+        }
+        // A call without a job is not listed.
+        store
+            .apply(vec![Op::CreateRun(Box::new(run("plain", "p", RunState::Succeeded)))])
+            .await
+            .expect("plain");
+        let moved = store
+            .apply(vec![Op::MoveJobRun {
+                update: RunUpdate {
+                    request_id: "j1".into(),
+                    state: Some(RunState::Succeeded),
+                    duration_ms: Some(2_000),
+                    response: Some(json!({ "ok": true })),
+                    ..RunUpdate::default()
+                },
+                packet: crate::packet("j1", 1),
+            }])
+            .await
+            .expect("move");
+        assert_eq!(moved.first(), Some(&Outcome::Moved(true)));
+
+        let jobs = store.job_summaries(10).await.expect("summaries");
+        let seen: Vec<(&str, &str, RunState, bool, Option<i64>)> = jobs
+            .iter()
+            .map(|j| (j.request_id.as_str(), j.handle.as_str(), j.state, j.open, j.duration_ms))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("j2", "41", RunState::Queued, true, None),
+                ("j1", "40", RunState::Succeeded, false, Some(2_000)),
+            ]
+        );
+        assert_eq!(jobs[0].tool, "acme.latency_report");
+        assert_eq!(jobs[0].principal.as_deref(), Some("ada"));
+        assert_eq!(store.job_summaries(1).await.expect("limited").len(), 1);
+    }
+}

@@ -30,7 +30,7 @@ pub async fn run(
     match command {
         RunsCommand::List { json, limit } => {
             engine.poll_jobs().await?;
-            let jobs = engine.store().recent_jobs(*limit).await?;
+            let jobs = engine.history().jobs(*limit).await?;
             if !*json && jobs.is_empty() {
                 eprintln!(
                     "no jobs yet: a call of a slurm or hybrid plan tool submits one (`jig call TOOL`)"
@@ -39,15 +39,17 @@ pub async fn run(
                 writeln!(out, "{:<34} {:<28} {:<12} {:<10}", "REQUEST", "TOOL", "JOB", "STATE")?;
             }
             for job in jobs {
-                let run = engine.store().run_of_request(&job.request_id).await?;
-                let state = run.as_ref().map_or("unknown", |r| r.state.as_str());
-                let tool = run.as_ref().map_or("", |r| r.tool.as_str());
+                let state = job.state.as_str();
                 if *json {
-                    let line = json!({ "request_id": job.request_id, "tool": tool, "engine": job.engine, "job": job.handle, "state": state, "created_us": job.created_us });
+                    let line = json!({ "request_id": job.request_id, "tool": job.tool, "engine": job.engine, "job": job.handle, "state": state, "created_us": job.created_us });
                     writeln!(out, "{line}")?;
                 } else {
                     let handle = format!("{} {}", job.engine, job.handle);
-                    writeln!(out, "{:<34} {tool:<28} {handle:<12} {state:<10}", job.request_id)?;
+                    writeln!(
+                        out,
+                        "{:<34} {:<28} {handle:<12} {state:<10}",
+                        job.request_id, job.tool
+                    )?;
                 }
             }
             Ok(Code::Ok)
@@ -59,7 +61,9 @@ pub async fn run(
             };
             let response = engine.response_of(request).await?;
             let job = engine.store().job(request).await?;
-            print_json(out, &json!({ "run": run, "job": job, "response": response }))?;
+            // While the job runs, what it printed so far; once collected, the log is an artifact.
+            let log = engine.job_log(request).await?;
+            print_json(out, &json!({ "run": run, "job": job, "response": response, "log": log }))?;
             Ok(Code::Ok)
         }
         RunsCommand::Cancel { request } => {

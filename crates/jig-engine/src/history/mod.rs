@@ -7,7 +7,7 @@
 mod verify;
 
 use jig_audit::{ApprovalRecord, ApprovalState, Packet, RunRecord, Store};
-pub use jig_audit::{MAX_PAGE, RunPage, RunQuery, RunTotal};
+pub use jig_audit::{JobSummary, MAX_PAGE, RunPage, RunQuery, RunTotal};
 use serde::Serialize;
 
 use crate::EngineError;
@@ -30,6 +30,8 @@ pub struct RunDetail {
     pub run: RunRecord,
     /// Its packets, in chain order.
     pub packets: Vec<Packet>,
+    /// The batch job it submitted (seed 001's slurm and hybrid plans), if any.
+    pub job: Option<JobSummary>,
 }
 
 impl History {
@@ -62,7 +64,13 @@ impl History {
     pub async fn run(&self, id: &str) -> Result<Option<RunDetail>, EngineError> {
         let Some(run) = self.store.run(id).await? else { return Ok(None) };
         let packets = self.store.packets_of(&run.request_id).await?;
-        Ok(Some(RunDetail { run, packets }))
+        let job = self.store.job_summary(&run.request_id).await?;
+        Ok(Some(RunDetail { run, packets, job }))
+    }
+
+    /// The latest `limit` batch jobs with where their runs stand, newest first.
+    pub async fn jobs(&self, limit: i64) -> Result<Vec<JobSummary>, EngineError> {
+        Ok(self.store.job_summaries(limit.clamp(1, MAX_PAGE)).await?)
     }
 
     /// The run of exactly this request id, without its packets.

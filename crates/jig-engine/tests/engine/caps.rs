@@ -182,4 +182,15 @@ async fn a_run_workspace_links_inputs_and_checks_and_stores_declared_outputs() {
     assert!(!peek.ok, "a run-workspace tool cannot read the workspace directly: {peek:?}");
     let escape = call_once(&engine, "t.upper", json!({ "data": "../outside.txt" })).await;
     assert_eq!(code(&escape), "E_POLICY", "{escape:?}");
+
+    // Read back by hash, checked against it.
+    assert_eq!(engine.artifact(hash).await.expect("read back"), b"HELLO ARTIFACTS\n");
+    let refused = |e: jig_engine::EngineError| e.code().as_str();
+    let unknown = "0".repeat(64);
+    assert_eq!(engine.artifact(&unknown).await.map_err(refused), Err("E_NOT_FOUND"));
+    for name in ["../../secret.txt", &hash.to_uppercase(), ""] {
+        assert_eq!(engine.artifact(name).await.map_err(refused), Err("E_VALIDATION_FAIL"));
+    }
+    fs_err::write(&stored, "tampered\n").expect("tamper");
+    assert_eq!(engine.artifact(hash).await.map_err(refused), Err("E_FILE_IO"));
 }

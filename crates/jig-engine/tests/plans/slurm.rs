@@ -126,16 +126,30 @@ async fn a_job_past_its_time_limit_is_cancelled_by_jig() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_a_job_cancels_it_on_the_scheduler() {
     let project = Project::new();
-    project.tool("slow", &tool("s.cancel", "sleep 120", "")).file("d.csv", DATA);
+    project
+        .tool("slow", &tool("s.cancel", "echo started; echo password=hunter2; sleep 120", ""))
+        .file("d.csv", DATA);
     let engine = project.engine().await;
     let queued = call(&engine, "s.cancel", json!({"data": "d.csv"})).await;
     let id = queued.job.clone().expect("job").id;
+    // What it printed so far is readable while it runs, secrets redacted.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let log = loop {
+        let log = engine.job_log(&queued.request_id).await.expect("log").expect("an open job");
+        if log.text.contains("started") || std::time::Instant::now() > deadline {
+            break log;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(log.text.contains("started\n"), "{log:?}");
+    assert!(!log.text.contains("hunter2"), "{log:?}");
     // Someone else may not.
     assert!(engine.cancel_job(&queued.request_id, Some("mallory")).await.is_err());
     assert!(engine.cancel_job(&queued.request_id, Some("alice")).await.expect("cancel"));
     let run = engine.store().run_of_request(&queued.request_id).await.expect("run").expect("run");
     assert_eq!(run.state, RunState::Cancelled);
     assert_eq!(final_state(&id).await, "CANCELLED");
+    assert_eq!(engine.job_log(&queued.request_id).await.expect("log"), None, "collected");
     // A closed job is not cancelled twice.
     assert!(!engine.cancel_job(&queued.request_id, Some("alice")).await.expect("cancel"));
 }

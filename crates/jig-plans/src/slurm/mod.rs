@@ -11,7 +11,7 @@
 mod commands;
 pub mod script;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -55,6 +55,10 @@ impl SlurmExecutor {
 
 #[async_trait]
 impl Executor for SlurmExecutor {
+    fn job_log(&self, job: &Job) -> Option<PathBuf> {
+        Some(job.dir.join(script::LOG_FILE))
+    }
+
     async fn execute(&self, invocation: Invocation<'_>) -> Result<Execution, ToolError> {
         let (io, resources, args) = match &invocation.tool.execution {
             ToolExecution::Toolpack(Kind::Slurm(plan)) => (&plan.io, &plan.resources, &plan.args),

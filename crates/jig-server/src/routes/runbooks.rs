@@ -144,23 +144,8 @@ pub async fn attachment(
     State(state): State<AppState>,
     Path((id, sha256)): Path<(String, String)>,
 ) -> Result<axum::response::Response, ApiError> {
-    use axum::http::header;
-    use axum::response::IntoResponse;
     let (name, _media_type, bytes) = service(&state).attachment(&id, &sha256).await?;
-    // The name goes into a header: keep it to characters that cannot end or split it.
-    let safe: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
-        .collect();
-    Ok((
-        [
-            (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
-            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{safe}\"")),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
-        ],
-        bytes,
-    )
-        .into_response())
+    Ok(crate::routes::download::file(&name, bytes, false))
 }
 
 /// Walk a run again from its journal (after a restart, or to pick up an approval decided

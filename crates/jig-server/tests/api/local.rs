@@ -49,6 +49,28 @@ async fn in_process_requests_reach_the_same_api_as_the_person_it_names() {
 }
 
 #[tokio::test]
+async fn a_download_in_process_is_the_exact_bytes_or_the_error() {
+    let served = Served::start().await;
+    let me = Person { name: "desk".to_owned(), role: Role::Admin };
+    let local = Local::new(served.engine.clone(), me, "examples".to_owned());
+    // Not UTF-8: the text transport would mangle these; the download must not.
+    let bytes = [0xff_u8, 0x00, 0xfe, b'\n', 0x80];
+    let hash = jig_model::canonical::Sha256Hash::of_bytes(&bytes).to_hex();
+    let dir = served.dir.path().join(".jig/artifacts/sha256").join(&hash[..2]);
+    fs_err::create_dir_all(&dir).expect("mkdir");
+    fs_err::write(dir.join(&hash), bytes).expect("write");
+
+    let (status, body) = local.download(&format!("/api/artifacts/{hash}")).await.expect("get");
+    assert_eq!((status, body.as_slice()), (200, bytes.as_slice()));
+    let (status, body) =
+        local.download(&format!("/api/artifacts/{}", "1".repeat(64))).await.expect("404");
+    assert_eq!(status, 404);
+    let body: Value = serde_json::from_slice(&body).expect("an ErrorMessage");
+    assert_eq!(body["code"], "E_NOT_FOUND", "{body}");
+    assert!(local.download("/index.html").await.is_err(), "only API paths");
+}
+
+#[tokio::test]
 async fn only_api_paths_and_methods_go_through() {
     let served = Served::start().await;
     let me = Person { name: "desk".to_owned(), role: Role::Admin };

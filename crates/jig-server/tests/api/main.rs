@@ -2,6 +2,7 @@
 //! real WebSocket on 127.0.0.1.
 
 mod access;
+mod artifacts;
 mod calls;
 mod local;
 mod openapi;

@@ -1,13 +1,19 @@
-import { useRun } from "../../api/queries";
+import type { RunDetail } from "../../api/client";
+import { useCancelCall, useRun, useSession } from "../../api/queries";
+import { Artifacts, artifactsOf } from "../../components/Artifacts";
 import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
 import { StateBadge } from "../../components/Verdict";
 import { formatDuration, formatTime } from "../../lib/format";
 import { href } from "../../lib/route";
+import { JobLogTail } from "../jobs/JobLogTail";
 import { runParts } from "./runParts";
 
-/** One run: its record, arguments, decision and result, and every packet with its hash. */
-export default function RunDetailPane({ id }: { id: string }) {
+/**
+ * One run: its record, arguments, decision and result, what it produced, the job it submitted,
+ * and every packet with its hash. `closeTo` is the view the close button returns to.
+ */
+export default function RunDetailPane({ id, closeTo = "audit" }: { id: string; closeTo?: string }) {
   const detail = useRun(id);
   if (detail.error)
     return (
@@ -24,7 +30,7 @@ export default function RunDetailPane({ id }: { id: string }) {
         <h2 className="mono">{run.tool}</h2>
         <StateBadge state={run.state} />
         <span className="grow" />
-        <a href={href("audit")} aria-label="Close the run">
+        <a href={href(closeTo)} aria-label="Close the run">
           ✕
         </a>
       </div>
@@ -63,7 +69,10 @@ export default function RunDetailPane({ id }: { id: string }) {
             <dd>{run.error}</dd>
           </>
         )}
+        {detail.data.job && <JobFacts detail={detail.data} />}
       </dl>
+      {detail.data.job?.open && <JobLogTail requestId={run.request_id} />}
+      <Artifacts artifacts={artifactsOf((run.response as { data?: unknown } | null)?.data)} />
       <h3>Arguments</h3>
       <JsonTree value={parts.args} label="Arguments" />
       <h3>Decision</h3>
@@ -88,5 +97,44 @@ export default function RunDetailPane({ id }: { id: string }) {
         ))}
       </ol>
     </aside>
+  );
+}
+
+/** The batch job a run submitted: where it runs, whether it is collected, and a way to stop it. */
+function JobFacts({ detail }: { detail: RunDetail }) {
+  const cancel = useCancelCall();
+  const session = useSession();
+  const job = detail.job;
+  if (!job) return null;
+  // Viewers cannot stop anything; for the others the server decides (who made the call, or an
+  // admin) and says why not.
+  const mayRun = session.data?.person && session.data.person.role !== "viewer";
+  const open = job.open && (detail.run.state === "queued" || detail.run.state === "running");
+  return (
+    <>
+      <dt>Job</dt>
+      <dd>
+        <span className="mono">
+          {job.engine} {job.handle}
+        </span>{" "}
+        · {open ? "on its scheduler" : "collected"}
+        {open && mayRun && (
+          <>
+            {" "}
+            <button
+              type="button"
+              className="danger"
+              disabled={cancel.isPending}
+              onClick={() => {
+                cancel.mutate(detail.run.request_id);
+              }}
+            >
+              Cancel job
+            </button>
+          </>
+        )}
+        {cancel.error && <Failure error={cancel.error} />}
+      </dd>
+    </>
   );
 }

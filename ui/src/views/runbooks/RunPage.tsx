@@ -1,8 +1,9 @@
-import { lazy, Suspense, useMemo } from "react";
+import { lazy, Suspense, useMemo, useState } from "react";
 import type { RunView } from "../../api/client";
 import { useResumeRun, useRunbook, useRunbookRun, useSession } from "../../api/queries";
 import { useBackend } from "../../api/context";
 import { Failure } from "../../components/Failure";
+import { Icon } from "../../components/Icon";
 import { JsonTree } from "../../components/JsonTree";
 import { formatTime } from "../../lib/format";
 import { href } from "../../lib/route";
@@ -118,11 +119,12 @@ interface Attached {
 }
 
 /**
- * Files people attached as evidence, by name, size and SHA-256; in the browser each is a
- * download (the session cookie authenticates it, the server never renders it).
+ * Files people attached as evidence, by name, size and SHA-256; each can be saved (the server
+ * serves it as a download and never renders it).
  */
 function Attachments({ run }: { run: RunView }) {
   const { platform } = useBackend();
+  const [error, setError] = useState<string | null>(null);
   const variables = run.progress.variables as Record<string, unknown>;
   const attached = Object.entries(variables).filter(
     (entry): entry is [string, Attached] =>
@@ -132,30 +134,43 @@ function Attachments({ run }: { run: RunView }) {
       "stored" in entry[1],
   );
   if (attached.length === 0) return null;
+  const save = async (file: Attached) => {
+    setError(null);
+    try {
+      await platform.download(
+        `/api/runbook-runs/${encodeURIComponent(run.id)}/attachments/${file.sha256}`,
+        file.name,
+      );
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
   return (
     <section className="card" aria-labelledby="attachments-heading">
       <h2 id="attachments-heading">Attachments</h2>
       <ul className="plain-list">
-        {attached.map(([piece, file]) => {
-          const url = `${platform.baseUrl}/api/runbook-runs/${encodeURIComponent(run.id)}/attachments/${file.sha256}`;
-          return (
-            <li key={piece} className="row">
-              {platform.kind === "web" ? (
-                <a href={url} download={file.name}>
-                  {file.name}
-                </a>
-              ) : (
-                <strong>{file.name}</strong>
-              )}
-              <span className="muted">
-                {piece} · {file.bytes} bytes · <code>{file.sha256.slice(0, 12)}</code>
-              </span>
-            </li>
-          );
-        })}
+        {attached.map(([piece, file]) => (
+          <li key={piece} className="row">
+            <strong>{file.name}</strong>
+            <span className="muted">
+              {piece} · {file.bytes} bytes · <code>{file.sha256.slice(0, 12)}</code>
+            </span>
+            <span className="grow" />
+            <button
+              type="button"
+              className="ghost"
+              aria-label={`Save ${file.name}`}
+              onClick={() => void save(file)}
+            >
+              <Icon name="download" /> Save
+            </button>
+          </li>
+        ))}
       </ul>
-      {platform.kind !== "web" && (
-        <p className="muted">Open the run in the browser workbench to download a file.</p>
+      {error && (
+        <div className="field-error" role="alert">
+          {error}
+        </div>
       )}
     </section>
   );

@@ -1,5 +1,7 @@
 import { useMemo } from "react";
+import { Artifacts, artifactsOf } from "../../components/Artifacts";
 import { JsonTree } from "../../components/JsonTree";
+import { JobLogTail } from "../jobs/JobLogTail";
 import { StateBadge } from "../../components/Verdict";
 import { Failure } from "../../components/Failure";
 import { formatDuration, pretty } from "../../lib/format";
@@ -71,6 +73,7 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
           <code>jig runs show {view.requestId}</code>.
         </div>
       )}
+      {queued && view.requestId && <JobLogTail requestId={view.requestId} />}
       {view.output.length > 0 && (
         <pre className="output" aria-label="Output">
           {view.output.join("")}
@@ -120,6 +123,7 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
             </button>
           </div>
           <JsonTree value={response.data} label="Result" />
+          <Artifacts artifacts={artifactsOf(response.data)} />
         </>
       )}
     </section>
