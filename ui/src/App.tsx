@@ -2,30 +2,54 @@ import { lazy, Suspense, useEffect, useState } from "react";
 import { useConnected } from "./api/context";
 import { useApprovals, useProblems, useSession } from "./api/queries";
 import { Icon } from "./components/Icon";
-import { Palette } from "./components/Palette";
 import { places } from "./lib/places";
-import { href, useRoute } from "./lib/route";
+import { href, parseRoute, useRoute } from "./lib/route";
 import { useShortcuts } from "./lib/shortcuts";
 import { useTheme } from "./lib/theme";
 import { ProjectMenu } from "./views/project/ProjectMenu";
 
-const ToolsView = lazy(() => import("./views/tools/ToolsView"));
-const ApprovalsView = lazy(() => import("./views/approvals/ApprovalsView"));
-const AuditView = lazy(() => import("./views/audit/AuditView"));
-const JobsView = lazy(() => import("./views/jobs/JobsView"));
-const ProblemsView = lazy(() => import("./views/problems/ProblemsView"));
-const PolicyView = lazy(() => import("./views/policy/PolicyView"));
-const MetricsView = lazy(() => import("./views/metrics/MetricsView"));
-const RunbooksView = lazy(() => import("./views/runbooks/RunbooksView"));
+/** Each view's chunk, loaded when first shown. */
+const chunks = {
+  tools: () => import("./views/tools/ToolsView"),
+  approvals: () => import("./views/approvals/ApprovalsView"),
+  jobs: () => import("./views/jobs/JobsView"),
+  audit: () => import("./views/audit/AuditView"),
+  runbooks: () => import("./views/runbooks/RunbooksView"),
+  problems: () => import("./views/problems/ProblemsView"),
+  policy: () => import("./views/policy/PolicyView"),
+  metrics: () => import("./views/metrics/MetricsView"),
+};
+
+// The view the app opens on starts loading with the app's own code, not after its first render
+// (the browser keeps one module per URL: `lazy` below gets the same one).
+const opening = parseRoute(window.location.hash)[0] ?? "tools";
+void (opening in chunks ? chunks[opening as keyof typeof chunks] : chunks.tools)();
+
+const ToolsView = lazy(chunks.tools);
+const ApprovalsView = lazy(chunks.approvals);
+const AuditView = lazy(chunks.audit);
+const JobsView = lazy(chunks.jobs);
+const ProblemsView = lazy(chunks.problems);
+const PolicyView = lazy(chunks.policy);
+const MetricsView = lazy(chunks.metrics);
+const RunbooksView = lazy(chunks.runbooks);
+// The palette (cmdk and its dialog) loads the first time it opens.
+const Palette = lazy(() => import("./components/Palette").then((m) => ({ default: m.Palette })));
 
 export function App() {
   const route = useRoute();
   const place = route[0] ?? "tools";
   const [theme, setTheme] = useTheme();
   const [paletteOpen, setPaletteOpen] = useState(false);
+  // Mounted from its first opening on (closing it keeps its chunk and state).
+  const [paletteUsed, setPaletteUsed] = useState(false);
+  const showPalette = (open: boolean) => {
+    setPaletteOpen(open);
+    if (open) setPaletteUsed(true);
+  };
   useShortcuts({
     openPalette: () => {
-      setPaletteOpen(true);
+      showPalette(true);
     },
   });
 
@@ -46,7 +70,7 @@ export function App() {
           type="button"
           className="ghost"
           onClick={() => {
-            setPaletteOpen(true);
+            showPalette(true);
           }}
           aria-label="Open the command palette"
           aria-keyshortcuts="Control+K"
@@ -73,7 +97,16 @@ export function App() {
           <View place={place} rest={route.slice(1)} />
         </Suspense>
       </main>
-      <Palette open={paletteOpen} onOpenChange={setPaletteOpen} theme={theme} setTheme={setTheme} />
+      {(paletteOpen || paletteUsed) && (
+        <Suspense fallback={null}>
+          <Palette
+            open={paletteOpen}
+            onOpenChange={showPalette}
+            theme={theme}
+            setTheme={setTheme}
+          />
+        </Suspense>
+      )}
     </div>
   );
 }

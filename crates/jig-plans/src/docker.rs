@@ -58,7 +58,7 @@ const API_VERSION: bollard::ClientVersion =
 /// Runs `kind: docker` plans.
 #[derive(Default)]
 pub struct DockerExecutor {
-    /// Clients by engine address.
+    /// Clients by engine address and TLS settings.
     clients: Mutex<HashMap<String, Docker>>,
 }
 
@@ -78,21 +78,26 @@ impl DockerExecutor {
             .or_else(|| std::env::var("DOCKER_HOST").ok().filter(|h| !h.is_empty()))
             .unwrap_or_else(|| "unix:///var/run/docker.sock".to_owned());
         let local = host.starts_with("unix://") && !engine.copy;
-        if let Some(client) = self.clients.lock().ok().and_then(|c| c.get(&host).cloned()) {
+        // Keyed by the TLS settings too: a reloaded policy with other certificates connects anew.
+        let key = format!("{host} {:?}", engine.tls);
+        if let Some(client) = self.clients.lock().ok().and_then(|c| c.get(&key).cloned()) {
             return Ok((client, local));
         }
         let connected = if let Some(path) = host.strip_prefix("unix://") {
             Docker::connect_with_unix(path, API_TIMEOUT, &API_VERSION)
         } else if host.starts_with("tcp://") || host.starts_with("https://") {
             match &engine.tls {
-                Some(tls) => Docker::connect_with_ssl(
+                Some(tls) => Ok(crate::docker_tls::connect(
                     &host,
-                    &expand_home(&tls.key),
-                    &expand_home(&tls.cert),
-                    &expand_home(&tls.ca),
+                    tls,
+                    expand_home,
                     API_TIMEOUT,
                     &API_VERSION,
-                ),
+                )
+                .map_err(|message| {
+                    ToolError::new(ErrorCode::Policy, format!("{ENGINE}: {host}: {message}"))
+                        .with_details(json!({ "rule": "plans.docker.tls" }))
+                })?),
                 None => {
                     return Err(ToolError::new(
                         ErrorCode::Policy,
@@ -109,9 +114,9 @@ impl DockerExecutor {
                 format!("the Docker engine address `{host}` is neither unix:// nor tcp://"),
             ));
         };
-        let client = connected.map_err(|e| render::engine_error(ENGINE, &host, e))?;
+        let client = connected.map_err(|e| render::engine_error(ENGINE, &host, &e))?;
         if let Ok(mut clients) = self.clients.lock() {
-            clients.insert(host, client.clone());
+            clients.insert(key, client.clone());
         }
         Ok((client, local))
     }
@@ -144,7 +149,7 @@ impl Executor for DockerExecutor {
         let created = client
             .create_container(None::<CreateContainerOptions>, config)
             .await
-            .map_err(|e| create_error(&plan.image, e))?;
+            .map_err(|e| create_error(&plan.image, &e))?;
         let container = Container { client: client.clone(), id: created.id, transfer };
         let outcome = container.run(&invocation, &run, limit).await;
         container.remove().await;
@@ -199,12 +204,12 @@ impl Container {
                     bollard::body_full(inputs.into()),
                 )
                 .await
-                .map_err(|e| render::engine_error(ENGINE, "copying the inputs in", e))?;
+                .map_err(|e| render::engine_error(ENGINE, "copying the inputs in", &e))?;
         }
         self.client
             .start_container(&self.id, None)
             .await
-            .map_err(|e| render::engine_error(ENGINE, "starting the container", e))?;
+            .map_err(|e| render::engine_error(ENGINE, "starting the container", &e))?;
         invocation.events.progress(None, "running");
 
         let log = Arc::new(Mutex::new(Vec::<u8>::new()));
@@ -217,8 +222,12 @@ impl Container {
                 Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => {
                     Ok(code)
                 }
-                Some(Err(e)) => Err(render::engine_error(ENGINE, "waiting for the container", e)),
-                None => Err(render::engine_error(ENGINE, "waiting for the container", "no answer")),
+                Some(Err(e)) => Err(render::engine_error(ENGINE, "waiting for the container", &e)),
+                None => Err(render::engine_error(
+                    ENGINE,
+                    "waiting for the container",
+                    &std::io::Error::other("no answer"),
+                )),
             }
         };
         let code = tokio::select! {
@@ -246,7 +255,7 @@ impl Container {
             let mut tar = Vec::new();
             while let Some(chunk) = stream.next().await {
                 let chunk = chunk
-                    .map_err(|e| render::engine_error(ENGINE, "copying the outputs out", e))?;
+                    .map_err(|e| render::engine_error(ENGINE, "copying the outputs out", &e))?;
                 if tar.len() + chunk.len() > archive::OUT_MAX {
                     return Err(archive::too_large());
                 }
@@ -375,7 +384,7 @@ fn container_config(
     }
 }
 
-fn create_error(image: &str, error: bollard::errors::Error) -> ToolError {
+fn create_error(image: &str, error: &bollard::errors::Error) -> ToolError {
     let missing = matches!(
         &error,
         bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }

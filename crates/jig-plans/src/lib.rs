@@ -12,6 +12,7 @@
 
 mod archive;
 pub mod docker;
+mod docker_tls;
 mod render;
 pub mod slurm;
 

@@ -60,8 +60,19 @@ pub fn tail(log: &str) -> String {
 }
 
 /// A failure of the engine itself (unreachable, refusing a request).
-pub fn engine_error(engine: &str, what: &str, error: impl std::fmt::Display) -> ToolError {
-    ToolError::new(ErrorCode::Internal, format!("{engine}: {what}: {error}"))
+pub fn engine_error(engine: &str, what: &str, error: &dyn std::error::Error) -> ToolError {
+    // The causes too: a client's own message is often only "client error (Connect)".
+    let mut message = format!("{engine}: {what}: {error}");
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let text = inner.to_string();
+        if !message.ends_with(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = inner.source();
+    }
+    ToolError::new(ErrorCode::Internal, message)
         .with_details(serde_json::json!({ "engine": engine }))
 }
 

@@ -60,9 +60,14 @@ pub fn slurm() -> &'static Slurm {
     })
 }
 
-/// The project's script that starts and stops `engine`.
+/// The project's script that starts and stops `engine`. Found from the package under test
+/// (`cargo test` sets `CARGO_MANIFEST_DIR` when it runs a test; every package that uses this is
+/// under `crates/`): read at run time, because a test binary built from another checkout of the
+/// repository into the same target directory keeps the path it was compiled with.
 pub fn script(engine: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/engines").join(engine)
+    Path::new(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR").as_str())
+        .join("../../scripts/engines")
+        .join(engine)
 }
 
 /// A fresh directory with a short path: socket paths are limited to 108 bytes.

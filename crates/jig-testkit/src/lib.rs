@@ -2,7 +2,8 @@
 //!
 //! - [`postgres_url`]: a fresh database on a real PostgreSQL server.
 //! - [`http::Server`]: a small HTTP/1.1 server on 127.0.0.1 whose answers a test scripts.
-//! - [`engines::podman`] and [`engines::slurm`]: real engines for seed 001's plans.
+//! - [`engines::podman`] and [`engines::slurm`]: real engines for seed 001's plans;
+//!   [`tls_front::tls_front`]: a mutual-TLS TCP front on the Docker API's socket.
 
 // Test support reports problems by panicking with the command that failed.
 #![allow(clippy::disallowed_methods, clippy::print_stderr)]
@@ -10,6 +11,7 @@
 pub mod engines;
 pub mod http;
 mod postgres;
+pub mod tls_front;
 
 pub use postgres::postgres_url;
 

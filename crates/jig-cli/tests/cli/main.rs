@@ -40,7 +40,10 @@ pub fn jig_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
 
 /// The repository root.
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo")
+    Path::new(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR").as_str())
+        .join("../..")
+        .canonicalize()
+        .expect("repo")
 }
 
 /// Standard output, parsed as JSON.

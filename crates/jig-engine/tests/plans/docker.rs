@@ -76,6 +76,60 @@ async fn copied_through_the_api_the_results_and_refusals_are_the_same() {
     assert_eq!(containers("t.copied"), "");
 }
 
+/// A remote engine over TCP with mutual TLS: Jig's client certificate opens it; one the
+/// engine's CA did not sign, or no TLS at all, does not, and nothing runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_engine_is_reached_over_mutual_tls_and_only_with_the_right_certificate() {
+    let front = jig_testkit::tls_front::tls_front(&jig_testkit::engines::podman().docker_host);
+    let tls = |cert: &std::path::Path, key: &std::path::Path| {
+        format!(
+            ", tls: {{ ca: '{}', cert: '{}', key: '{}' }}",
+            front.ca.display(),
+            cert.display(),
+            key.display()
+        )
+    };
+    let args = json!({"notes": "notes/2.4.md", "title": "Over TLS"});
+
+    let project = Project::with_docker_at(&front.host, &tls(&front.cert, &front.key));
+    project.tool("render", &tool("t.tls", RENDER, REPORT, "")).file("notes/2.4.md", "- safer\n");
+    let response = call(&*project.engine().await, "t.tls", args.clone()).await;
+    assert!(response.ok, "{response:?}");
+    assert_eq!(project.artifact(&response, "report"), "<h1>Over TLS</h1>\n<li>safer\n");
+    assert_eq!(containers("t.tls"), "");
+
+    let rogue = Project::with_docker_at(&front.host, &tls(&front.rogue_cert, &front.rogue_key));
+    rogue.tool("render", &tool("t.rogue", RENDER, REPORT, "")).file("notes/2.4.md", "- x\n");
+    let refused = call(&*rogue.engine().await, "t.rogue", args.clone()).await;
+    assert!(!refused.ok, "a certificate the engine's CA did not sign: {refused:?}");
+    assert!(refused.errors[0].message.contains("alert"), "the engine refused it: {refused:?}");
+    assert_eq!(containers("t.rogue"), "", "nothing ran");
+
+    // Nor is an engine trusted whose certificate another CA signed than the policy names.
+    let other_ca = format!(
+        ", tls: {{ ca: '{}', cert: '{}', key: '{}' }}",
+        front.rogue_cert.display(),
+        front.cert.display(),
+        front.key.display()
+    );
+    let wary = Project::with_docker_at(&front.host, &other_ca);
+    wary.tool("render", &tool("t.wary", RENDER, REPORT, "")).file("notes/2.4.md", "- x\n");
+    let refused = call(&*wary.engine().await, "t.wary", args.clone()).await;
+    assert!(!refused.ok, "an engine the policy's CA did not certify: {refused:?}");
+    let message = &refused.errors[0].message;
+    assert!(message.contains("certificate"), "{message}");
+    assert_eq!(containers("t.wary"), "", "nothing ran");
+
+    // Without TLS the project does not even load: plans are not sent in the clear.
+    let plain = Project::with_docker_at(&front.host, "");
+    let refused =
+        Engine::open(EngineOptions { project: plain.root.clone(), ..EngineOptions::default() })
+            .await
+            .map(|_| ())
+            .expect_err("TCP without TLS");
+    assert!(refused.to_string().contains("needs `tls`"), "{refused}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_container_fails_the_call_with_its_exit_code_and_log() {
     let project = Project::new();

@@ -40,6 +40,11 @@ impl Project {
 
     /// A fresh project whose `plans.docker` has `extra` (e.g. `, copy: true`).
     pub fn with_docker(extra: &str) -> Self {
+        Self::with_docker_at(&jig_testkit::engines::podman().docker_host, extra)
+    }
+
+    /// A fresh project whose Docker engine is at `host`, with `extra` settings.
+    pub fn with_docker_at(host: &str, extra: &str) -> Self {
         let podman = jig_testkit::engines::podman();
         let slurm = jig_testkit::engines::slurm();
         let dir = tempfile::tempdir().expect("tempdir");
@@ -47,7 +52,7 @@ impl Project {
         std::fs::create_dir_all(root.join("tools")).expect("mkdir");
         let manifest = format!(
             "name: plans-test\npolicy:\n  rules:\n    - {{ effects: [exec, network], action: allow }}\n  plans:\n    docker: {{ host: '{}', networks: [podman]{extra} }}\n    slurm: {{ conf: '{}', poll: 200ms }}\n    hybrid: {{ runtime: ['{}'] }}\n",
-            podman.docker_host,
+            host,
             slurm.conf.display(),
             podman.podman.display()
         );

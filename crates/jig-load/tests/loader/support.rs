@@ -134,5 +134,8 @@ pub fn dump(diagnostics: &[Diagnostic]) -> String {
 
 /// The repository root (for toolpacks/ and tests/fixtures/).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+    Path::new(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR").as_str())
+        .join("../..")
+        .canonicalize()
+        .expect("repo root")
 }

@@ -7,7 +7,10 @@ use jig_model::file_schemas::{FileFormat, tool_file_schema};
 use serde_json::Value;
 
 fn schemas_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../schemas")
+    PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR").as_str(),
+    )
+    .join("../../schemas")
 }
 
 #[test]

@@ -6,8 +6,10 @@ use jig_policy::Policy;
 use serde_json::json;
 
 fn catalog() -> std::sync::Arc<jig_load::Snapshot> {
-    let examples =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../toolpacks/examples");
+    let examples = std::path::Path::new(
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR").as_str(),
+    )
+    .join("../../toolpacks/examples");
     jig_load::load(&examples).expect("examples load")
 }
 

@@ -8,8 +8,10 @@ use jig_runbook::scenario::{ReplayHost, check, play, resolver};
 
 /// gert's example project, loaded with its runbook named by path, and the runbook.
 fn example() -> (Arc<jig_load::Snapshot>, jig_load::RunbookEntry) {
-    let root =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/gert-reference/examples");
+    let root = Path::new(
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR").as_str(),
+    )
+    .join("../../tests/fixtures/gert-reference/examples");
     let options = jig_load::LoadOptions {
         with_std: false,
         extra_runbooks: vec![root.join("service-health-check.yaml")],

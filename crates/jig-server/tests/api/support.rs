@@ -21,7 +21,8 @@ pub struct Served {
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR").as_str())
+        .join("../..")
 }
 
 fn copy(from: &Path, to: &Path) {
