@@ -139,11 +139,47 @@ test("a file attached as evidence is kept by its hash and downloads as it was", 
   await attachments.getByText(`log · ${Buffer.byteLength(content)} bytes`).waitFor();
   const [download] = await Promise.all([
     page.waitForEvent("download"),
-    attachments.getByRole("link", { name: "service.log" }).click(),
+    attachments.getByRole("button", { name: "Save service.log" }).click(),
   ]);
   const saved = await download.path();
   assert.equal(readFileSync(saved, "utf8"), content);
   await look(page, "runbook-run-attachment");
   assert.deepEqual(alice.problems, []);
   await alice.context.close();
+});
+
+test("a step whose rule asks two approvers runs only after two different people approve", async () => {
+  writeFileSync(
+    join(suite.server.project, "playbooks/two-keys.runbook.yaml"),
+    "apiVersion: kernel/v0\nmeta:\n  name: two-keys\n  description: A write two people must approve.\n  governance:\n    rules:\n      - { effects: [write], action: require-approval, min_approvers: 2 }\n      - default: allow\ntools: [std/file_write]\nsteps:\n  - id: write\n    type: tool\n    tool: std/file_write\n    inputs: { path: two-keys.txt, content: both approved }\n  - id: done\n    type: end\n    outcome: { category: resolved, code: written }\n",
+  );
+  const alice = await signIn("alice");
+  await alice.page.goto(`${suite.server.url}/#/runbooks`);
+  await alice.page.getByRole("link", { name: "two-keys" }).click({ timeout: 15000 });
+  await alice.page.getByRole("checkbox", { name: /Step by step/ }).uncheck();
+  await alice.page.getByRole("button", { name: "Start the run" }).click();
+  await alice.page.waitForURL(/#\/runbooks\/run\//);
+  const runId = decodeURIComponent(alice.page.url().split("/").pop());
+
+  // Bob approves in the queue: one of two; his button is spent, the call has not run.
+  const bob = await signIn("bob");
+  await bob.page.goto(`${suite.server.url}/#/approvals`);
+  const item = bob.page.getByRole("listitem", { name: /file_write/ });
+  await item.getByText("Needs 2 different approvers").waitFor();
+  await item.getByRole("button", { name: "Approve", exact: true }).click();
+  await item.getByText("(1 of 2)").waitFor();
+  // The next approval completes it, but not his: one person counts once.
+  assert.equal(await item.getByRole("button", { name: "Approve and run" }).isDisabled(), true);
+  await look(bob.page, "approvals-two-keys");
+
+  // Ada, a second person, approves from the run itself: the step runs and the run ends.
+  const ada = await signIn("ada");
+  await ada.page.goto(`${suite.server.url}/#/runbooks/run/${runId}`);
+  const step = ada.page.getByRole("region", { name: /Step write/ });
+  await step.getByLabel("Approvers").getByText("bob").waitFor();
+  await step.getByRole("button", { name: "Approve and run" }).click();
+  await ada.page.getByRole("region", { name: "Outcome" }).getByText("resolved").waitFor();
+  assert.equal(readFileSync(join(suite.server.project, "two-keys.txt"), "utf8"), "both approved");
+  assert.deepEqual([...alice.problems, ...bob.problems, ...ada.problems], []);
+  for (const person of [alice, bob, ada]) await person.context.close();
 });

@@ -148,8 +148,8 @@ pub(crate) fn blind(
             Op::CreateApproval(approval) => statements.push(
                 Statement::new(
                     "INSERT INTO approvals (id, request_hash, tool, session_id, principal, request, rule, reason, state, \
-                     token_hash, expires_us, decided_by, created_us, decided_us, consumed_us) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, NULL, NULL, ?, NULL, NULL)",
+                     token_hash, expires_us, decided_by, created_us, decided_us, consumed_us, required, approvers) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, NULL, NULL, ?, NULL, NULL, ?, '[]')",
                 )
                 .arg(&approval.id)
                 .arg(&approval.request_hash)
@@ -159,7 +159,8 @@ pub(crate) fn blind(
                 .arg(approval.request.to_string())
                 .arg(&approval.rule)
                 .arg(&approval.reason)
-                .arg(now),
+                .arg(now)
+                .arg(i64::from(approval.required.max(1))),
             ),
             Op::SaveRunbookRun(run) => statements.push(save_runbook_run(run, now)),
             Op::CreateJob(job) => statements.push(
@@ -179,6 +180,7 @@ pub(crate) fn blind(
             // `apply_batch` never passes these here.
             Op::ClaimKey { .. }
             | Op::DecideApproval { .. }
+            | Op::SecondApproval { .. }
             | Op::ConsumeApproval { .. }
             | Op::ConsumeApprovedRequest { .. }
             | Op::AbandonRun { .. }
@@ -387,18 +389,35 @@ async fn interactive(
                 .await?;
             Ok(Outcome::KeyTaken(key_from_row(&row)?))
         }
-        Op::DecideApproval { id, approve, token_hash, expires_us, decided_by } => {
+        Op::DecideApproval { id, approve, token_hash, expires_us, decided_by, approvers } => {
             let state = if *approve { ApprovalState::Approved } else { ApprovalState::Denied };
+            let approvers = serde_json::to_string(approvers).unwrap_or_else(|_| "[]".to_owned());
             let changed = sqlx::query(
-                "UPDATE approvals SET state = $1, token_hash = $2, expires_us = $3, decided_by = $4, decided_us = $5 \
-                 WHERE id = $6 AND state = 'pending'",
+                "UPDATE approvals SET state = $1, token_hash = $2, expires_us = $3, decided_by = $4, decided_us = $5, \
+                 approvers = $6 WHERE id = $7 AND state = 'pending'",
             )
             .bind(state.as_str())
             .bind(token_hash.as_deref())
             .bind(*expires_us)
             .bind(decided_by.as_deref())
             .bind(now)
+            .bind(approvers)
             .bind(id)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+            Ok(Outcome::Decided(changed == 1))
+        }
+        Op::SecondApproval { id, before, after } => {
+            let before = serde_json::to_string(before).unwrap_or_else(|_| "[]".to_owned());
+            let after = serde_json::to_string(after).unwrap_or_else(|_| "[]".to_owned());
+            let changed = sqlx::query(
+                "UPDATE approvals SET approvers = $1 \
+                 WHERE id = $2 AND state = 'pending' AND COALESCE(approvers, '[]') = $3",
+            )
+            .bind(after)
+            .bind(id)
+            .bind(before)
             .execute(&mut *conn)
             .await?
             .rows_affected();

@@ -62,6 +62,19 @@ pub enum Op {
         expires_us: Option<i64>,
         /// Who decided.
         decided_by: Option<String>,
+        /// Everyone who approved, in order (empty on a denial).
+        approvers: Vec<String>,
+    },
+    /// One more person approves an approval several must give, before the last: `after`
+    /// becomes its approvers only if it is still pending with exactly `before` (two people
+    /// approving at once cannot both be counted on the same list).
+    SecondApproval {
+        /// The approval.
+        id: String,
+        /// Its approvers as read.
+        before: Vec<String>,
+        /// Its approvers with this person added.
+        after: Vec<String>,
     },
     /// Mark a run a dead process left unfinished as failed, and append `packet` saying so —
     /// both only if the run is still unfinished when the transaction looks (its owner may have

@@ -203,8 +203,12 @@ pub struct ApprovalRecord {
     pub state: ApprovalState,
     /// Until when an approval's token is valid (µs since the epoch).
     pub expires_us: Option<i64>,
-    /// Who decided.
+    /// Who decided (the last approver, when several must approve).
     pub decided_by: Option<String>,
+    /// How many different people must approve (a runbook's `min_approvers`; 1 otherwise).
+    pub required: u32,
+    /// Who has approved so far, in order (all of them once it is approved).
+    pub approvers: Vec<String>,
     /// When it was asked for.
     pub created_us: i64,
     /// When it was decided.

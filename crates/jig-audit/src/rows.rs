@@ -88,6 +88,12 @@ pub(crate) fn approval_from_row(row: &AnyRow) -> Result<ApprovalRecord, AuditErr
             .ok_or_else(|| AuditError::Corrupt(format!("approval state `{state}`")))?,
         expires_us: row.try_get("expires_us")?,
         decided_by: row.try_get("decided_by")?,
+        required: u32::try_from(row.try_get::<i64, _>("required")?).unwrap_or(1).max(1),
+        approvers: json_column(row, "approvers")?
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(|e| AuditError::Corrupt(format!("approvers: {e}")))?
+            .unwrap_or_default(),
         created_us: row.try_get("created_us")?,
         decided_us: row.try_get("decided_us")?,
         consumed_us: row.try_get("consumed_us")?,

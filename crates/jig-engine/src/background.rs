@@ -12,7 +12,7 @@ use jig_model::envelope::ToolRequest;
 
 use crate::events::{ApprovalEvent, Event};
 use crate::identity::new_id;
-use crate::{CallContext, Engine, EngineError};
+use crate::{Approval, CallContext, Engine, EngineError};
 
 /// Requests waiting for approval, by approval id.
 #[derive(Debug, Default)]
@@ -59,17 +59,19 @@ impl Engine {
         request_id
     }
 
-    /// Approve a pending call as `principal` and, when the engine kept the request
-    /// ([`Engine::start`]), run it now with the token in the name of who asked. Returns the
-    /// token and the new request id of the run.
+    /// Approve a pending call as `principal` and, once it is granted and the engine kept the
+    /// request ([`Engine::start`]), run it now with the token in the name of who asked.
+    /// Returns what the approval did and the new request id of the run.
     pub async fn approve_and_run(
         self: &Arc<Self>,
         id: &str,
         principal: &str,
-    ) -> Result<(String, Option<String>), EngineError> {
+    ) -> Result<(Approval, Option<String>), EngineError> {
         let approval = self.pending_approval(id).await?;
         let approval_id = approval.id.clone();
-        let token = self.approve_pending(approval, principal, None).await?;
+        let approved = self.approve_pending(approval, principal, None).await?;
+        let Approval::Granted(token) = &approved else { return Ok((approved, None)) };
+        let token = token.clone();
         let parked = self.parked.take(&approval_id).map(|(mut request, mut context)| {
             request.request_id = new_id();
             context.approval_token = Some(token.clone());
@@ -88,6 +90,6 @@ impl Engine {
         if let Some((request, context)) = parked {
             self.start(request, context);
         }
-        Ok((token, resumed))
+        Ok((approved, resumed))
     }
 }

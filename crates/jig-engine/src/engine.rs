@@ -68,6 +68,9 @@ pub struct CallContext {
     /// A rule outside the policy (a runbook's own governance) that asks for a person's
     /// approval of this call: the policy's decision is raised to at least that.
     pub required_approval: Option<String>,
+    /// How many different people must approve this call when it needs approval (a runbook
+    /// rule's `min_approvers`); 1 otherwise.
+    pub required_approvers: u32,
     /// Writes of the caller's to commit in the same transaction as the call's outcome.
     pub commit_with: Option<CommitHook>,
     /// Stops the call when fired.
@@ -87,9 +90,34 @@ impl Default for CallContext {
             asserted_by: None,
             approval_token: None,
             required_approval: None,
+            required_approvers: 1,
             commit_with: None,
             cancel: jig_exec::Cancel::new(),
             retry_approved: false,
+        }
+    }
+}
+
+/// What an approval did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// Granted: the one-time token for exactly that request.
+    Granted(String),
+    /// Recorded; more people must approve before it is granted (`min_approvers`).
+    Seconded {
+        /// Who has approved so far, in order.
+        approvers: Vec<String>,
+        /// How many must.
+        required: u32,
+    },
+}
+
+impl Approval {
+    /// The token, once granted.
+    pub fn token(&self) -> Option<&str> {
+        match self {
+            Self::Granted(token) => Some(token),
+            Self::Seconded { .. } => None,
         }
     }
 }
@@ -311,15 +339,16 @@ impl Engine {
         Ok((usage, jig_policy::budget::remaining(&budgets, &usage)))
     }
 
-    /// Approve a pending call. Returns the one-time token, valid for that exact request until
-    /// the policy's `approvals.ttl_seconds` pass; only its hash is stored.
-    /// `asserted_by` is who named `principal` when it was not known (the CLI's `--as`).
+    /// Approve a pending call. Once everyone it needs has approved (one person, unless a
+    /// runbook's `min_approvers` asks for more, each a different person), the one-time token,
+    /// valid for that exact request until the policy's `approvals.ttl_seconds` pass; only its
+    /// hash is stored. `asserted_by` is who named `principal` when it was not known (`--as`).
     pub async fn approve(
         &self,
         id: &str,
         principal: &str,
         asserted_by: Option<&str>,
-    ) -> Result<String, EngineError> {
+    ) -> Result<Approval, EngineError> {
         let approval = self.pending_approval(id).await?;
         self.approve_pending(approval, principal, asserted_by).await
     }
@@ -330,7 +359,7 @@ impl Engine {
         approval: ApprovalRecord,
         principal: &str,
         asserted_by: Option<&str>,
-    ) -> Result<String, EngineError> {
+    ) -> Result<Approval, EngineError> {
         let policy = self.policy();
         if !policy.config().approvals.self_approval
             && approval.principal.as_deref().map(canonical_principal)
@@ -339,6 +368,20 @@ impl Engine {
             self.record_decision(&approval, principal, "refused", "self-approval is forbidden")
                 .await?;
             return Err(EngineError::SelfApproval { principal: principal.to_owned() });
+        }
+        // Several approvals are several people: one counts once, however they are spelt.
+        let me = canonical_principal(principal);
+        if approval.approvers.iter().any(|a| canonical_principal(a) == me) {
+            return Err(EngineError::ApprovedAlready {
+                id: approval.id,
+                principal: principal.to_owned(),
+            });
+        }
+        let mut approvers = approval.approvers.clone();
+        approvers.push(principal.to_owned());
+        let required = approval.required.max(1);
+        if u32::try_from(approvers.len()).unwrap_or(u32::MAX) < required {
+            return self.second(approval, principal, asserted_by, approvers).await;
         }
         let token = new_token();
         let ttl_us = i64::try_from(policy.config().approvals.ttl_seconds)
@@ -370,16 +413,59 @@ impl Engine {
                     token_hash: Some(token_hash),
                     expires_us: Some(expires_us),
                     decided_by: Some(principal.to_owned()),
+                    approvers,
                 },
                 packet,
             ])
             .await?;
         match outcomes.first() {
-            Some(Outcome::Decided(true)) => Ok(token),
+            Some(Outcome::Decided(true)) => Ok(Approval::Granted(token)),
             _ => {
                 Err(EngineError::AlreadyDecided { id: approval.id, state: ApprovalState::Approved })
             }
         }
+    }
+
+    /// Record one approval of several, before the last: the approval stays pending.
+    async fn second(
+        &self,
+        approval: ApprovalRecord,
+        principal: &str,
+        asserted_by: Option<&str>,
+        approvers: Vec<String>,
+    ) -> Result<Approval, EngineError> {
+        let required = approval.required.max(1);
+        let reason = format!("{} of {required} approvals", approvers.len());
+        let mut packet = decision_packet(&approval, principal, "seconded", &reason);
+        if let Op::Append(packet) = &mut packet {
+            packet.data["approvers"] = json!(approvers);
+            packet.data["required"] = json!(required);
+            if let Some(asserted_by) = asserted_by {
+                packet.data["asserted_by"] = json!(asserted_by);
+            }
+        }
+        let outcomes = self
+            .store
+            .apply(vec![
+                Op::SecondApproval {
+                    id: approval.id.clone(),
+                    before: approval.approvers.clone(),
+                    after: approvers.clone(),
+                },
+                packet,
+            ])
+            .await?;
+        if !matches!(outcomes.first(), Some(Outcome::Decided(true))) {
+            // Decided, or another person approved at the same moment: read it again.
+            return Err(EngineError::ApprovalMoved { id: approval.id });
+        }
+        self.events.publish(crate::events::Event::Approval(crate::events::ApprovalEvent {
+            approval_id: approval.id,
+            verdict: "seconded".to_owned(),
+            by: principal.to_owned(),
+            resumed_as: None,
+        }));
+        Ok(Approval::Seconded { approvers, required })
     }
 
     /// Deny a pending call; a request kept to run when approved ([`Engine::start`]) is dropped.
@@ -403,6 +489,7 @@ impl Engine {
                     token_hash: None,
                     expires_us: None,
                     decided_by: Some(principal.to_owned()),
+                    approvers: Vec::new(),
                 },
                 packet,
             ])

@@ -35,6 +35,21 @@ pub enum EngineError {
         /// Its state.
         state: jig_audit::ApprovalState,
     },
+    /// This person already approved this approval (several approvals are several people).
+    #[error("`{principal}` has already approved `{id}`: it needs someone else's approval too")]
+    ApprovedAlready {
+        /// The approval.
+        id: String,
+        /// Who tried again.
+        principal: String,
+    },
+    /// The approval changed while this person approved (decided, or approved by another at
+    /// the same moment).
+    #[error("approval `{id}` changed at the same moment: read it again and retry")]
+    ApprovalMoved {
+        /// The approval.
+        id: String,
+    },
     /// The policy forbids approving one's own request.
     #[error(
         "`{principal}` asked for this call and may not approve it (`approvals.self_approval: false`)"
@@ -143,7 +158,10 @@ impl EngineError {
             | Self::NoSelection(_)
             | Self::NoPreset(_)
             | Self::NoArtifact(_) => ErrorCode::NotFound,
-            Self::AlreadyDecided { .. } | Self::Duplicate(_) => ErrorCode::Conflict,
+            Self::AlreadyDecided { .. }
+            | Self::Duplicate(_)
+            | Self::ApprovedAlready { .. }
+            | Self::ApprovalMoved { .. } => ErrorCode::Conflict,
             Self::Scheduler { code, .. } => *code,
         }
     }

@@ -51,7 +51,7 @@ pub struct RunbookEvent {
 pub struct ApprovalEvent {
     /// The approval.
     pub approval_id: String,
-    /// `approved` or `denied`.
+    /// `approved`, `denied`, or `seconded` (one approval of several, the call still waits).
     pub verdict: String,
     /// Who decided.
     pub by: String,

@@ -28,7 +28,7 @@ mod validation;
 mod what_if;
 
 pub use decode::{decode_request, parse_json_strict};
-pub use engine::{CallContext, CommitHook, Engine, EngineOptions, default_db};
+pub use engine::{Approval, CallContext, CommitHook, Engine, EngineOptions, default_db};
 pub use error::EngineError;
 pub use events::{
     ApprovalEvent, Audience, Event, EventBus, RegistryEvent, RunbookEvent, Subscription, Viewer,

@@ -69,7 +69,13 @@ pub async fn ask(
     match (answer.action, decision) {
         (ElicitationAction::Accept, Some("approve")) => {
             match engine.approve(&approval.id, person, None).await {
-                Ok(_token) => Answer::Approved,
+                Ok(jig_engine::Approval::Granted(_)) => Answer::Approved,
+                Ok(jig_engine::Approval::Seconded { approvers, required }) => {
+                    Answer::Undecided(format!(
+                        "approved by {} of the {required} people this call needs; it runs once the others approve (`jig approvals list`, the workbench), when it is called again",
+                        approvers.len()
+                    ))
+                }
                 Err(error) => Answer::Undecided(error.to_string()),
             }
         }

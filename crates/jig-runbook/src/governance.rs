@@ -16,6 +16,9 @@ pub struct Verdict {
     pub action: GovernanceAction,
     /// The rule (`meta.governance.rules[1]`), or `none` when no rule applies.
     pub rule: String,
+    /// How many different people must approve, when it asks for approval (`min_approvers`:
+    /// the most any matching rule asks).
+    pub approvers: u32,
 }
 
 /// The strictest matching rule; else the `default` rule; else allow (the project's policy
@@ -26,17 +29,27 @@ pub(crate) fn decide(rules: &[GovernanceRule], tool: Option<&str>, contract: &Co
     for (i, rule) in rules.iter().enumerate() {
         let name = format!("meta.governance.rules[{i}]");
         if let Some(action) = rule.default {
-            fallback.get_or_insert(Verdict { action, rule: name });
+            fallback.get_or_insert(Verdict { action, rule: name, approvers: 1 });
             continue;
         }
         let Some(action) = rule.action else { continue };
-        if matches(rule, tool, contract) && matched.as_ref().is_none_or(|m| action > m.action) {
-            matched = Some(Verdict { action, rule: name });
+        if !matches(rule, tool, contract) {
+            continue;
+        }
+        let approvers = rule.min_approvers.unwrap_or(1).max(1);
+        match &mut matched {
+            Some(m) if action == m.action && approvers > m.approvers => {
+                *m = Verdict { action, rule: name, approvers };
+            }
+            Some(m) if action <= m.action => {}
+            _ => matched = Some(Verdict { action, rule: name, approvers }),
         }
     }
-    matched
-        .or(fallback)
-        .unwrap_or(Verdict { action: GovernanceAction::Allow, rule: "none".to_owned() })
+    matched.or(fallback).unwrap_or(Verdict {
+        action: GovernanceAction::Allow,
+        rule: "none".to_owned(),
+        approvers: 1,
+    })
 }
 
 fn matches(rule: &GovernanceRule, tool: Option<&str>, contract: &Contract) -> bool {

@@ -58,6 +58,8 @@ pub struct ToolCall {
     /// Runbook governance asked for a person's approval even where the project's policy would
     /// not: the rule that did.
     pub approval_required_by: Option<String>,
+    /// How many different people that rule asks to approve (`min_approvers`).
+    pub approvers_required: u32,
     /// A one-time token a reviewer's approval produced for this exact call.
     pub approval_token: Option<String>,
     /// The person whose go-ahead runs the step, when a person gave one.

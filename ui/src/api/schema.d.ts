@@ -657,7 +657,7 @@ export interface components {
         ApprovalEvent: {
             /** @description The approval. */
             approval_id: string;
-            /** @description `approved` or `denied`. */
+            /** @description `approved`, `denied`, or `seconded` (one approval of several, the call still waits). */
             verdict: string;
             /** @description Who decided. */
             by: string;
@@ -689,8 +689,15 @@ export interface components {
              * @description Until when an approval's token is valid (µs since the epoch).
              */
             expires_us?: number | null;
-            /** @description Who decided. */
+            /** @description Who decided (the last approver, when several must approve). */
             decided_by?: string | null;
+            /**
+             * Format: int32
+             * @description How many different people must approve (a runbook's `min_approvers`; 1 otherwise).
+             */
+            required: number;
+            /** @description Who has approved so far, in order (all of them once it is approved). */
+            approvers: string[];
             /**
              * Format: int64
              * @description When it was asked for.
@@ -714,8 +721,18 @@ export interface components {
         ApprovalState: "pending" | "approved" | "denied" | "consumed";
         /** @description What approving did. */
         Approved: {
-            /** @description The one-time token for exactly that request (for a caller who runs it themselves). */
-            token: string;
+            /**
+             * @description The one-time token for exactly that request (for a caller who runs it themselves),
+             *     once granted; absent while more people must approve.
+             */
+            token?: string | null;
+            /** @description Who has approved so far, while more must (empty once granted). */
+            approvers: string[];
+            /**
+             * Format: int32
+             * @description How many people must approve (a runbook's `min_approvers`; 1 otherwise).
+             */
+            required: number;
             /** @description The request now running the approved call, when it was started here. */
             resumed_as?: string | null;
             /** @description The runbook run that walked on, when the call was a runbook step's. */

@@ -237,6 +237,8 @@ fn approval(id: &str, request_hash: &str) -> ApprovalRecord {
         state: ApprovalState::Pending,
         expires_us: None,
         decided_by: None,
+        required: 1,
+        approvers: Vec::new(),
         created_us: 0,
         decided_us: None,
         consumed_us: None,
@@ -260,6 +262,7 @@ async fn approval_tokens_are_one_time_bound_and_expiring() {
             token_hash: Some(token.into()),
             expires_us: Some(expires),
             decided_by: Some("bob".into()),
+            approvers: vec!["bob".into()],
         };
         // What the engine appends with a decision: the chain is what a token is checked against.
         let decided = |id: &str, token: &str, request: &str| {
@@ -456,5 +459,30 @@ async fn job_summaries_join_each_job_to_where_its_run_stands() {
         assert_eq!(jobs[0].tool, "acme.latency_report");
         assert_eq!(jobs[0].principal.as_deref(), Some("ada"));
         assert_eq!(store.job_summaries(1).await.expect("limited").len(), 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_approval_counts_only_on_the_list_it_read() {
+    for (store, _dir) in stores().await {
+        let mut two = approval("a2", "req-2");
+        two.required = 2;
+        store.apply(vec![Op::CreateApproval(Box::new(two))]).await.expect("create");
+        let second = |before: &[&str], after: &[&str]| Op::SecondApproval {
+            id: "a2".into(),
+            before: before.iter().map(|s| (*s).to_owned()).collect(),
+            after: after.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let bob = store.apply(vec![second(&[], &["bob"])]).await.expect("bob");
+        assert_eq!(bob, [Outcome::Decided(true)]);
+        // Carol read the list before Bob's approval landed: not counted on a stale list.
+        let stale = store.apply(vec![second(&[], &["carol"])]).await.expect("carol");
+        assert_eq!(stale, [Outcome::Decided(false)]);
+        let record = store.approval("a2").await.expect("read").expect("exists");
+        assert_eq!(
+            (record.required, record.approvers.as_slice()),
+            (2, ["bob".to_owned()].as_slice())
+        );
+        assert_eq!(record.state, ApprovalState::Pending);
     }
 }

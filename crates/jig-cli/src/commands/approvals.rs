@@ -23,7 +23,16 @@ pub async fn run(
                 return Ok(Code::Usage);
             }
             match engine.approve(id, &settings.principal, settings.asserted_by.as_deref()).await {
-                Ok(token) => {
+                Ok(jig_engine::Approval::Seconded { approvers, required }) => {
+                    eprintln!(
+                        "recorded {}'s approval of {id}: {} of {required} ({}); it is granted when the others approve",
+                        settings.principal,
+                        approvers.len(),
+                        approvers.join(", ")
+                    );
+                    Ok(Code::Ok)
+                }
+                Ok(jig_engine::Approval::Granted(token)) => {
                     writeln!(out, "{token}")?;
                     eprintln!(
                         "approved {id} as {}; pass the token once: jig call … --approve <token>",
@@ -104,6 +113,21 @@ async fn list(
     for approval in &approvals {
         writeln!(out, "{}", row(approval))?;
         writeln!(out, "{:<10} {}: {}", "", approval.rule, approval.reason)?;
+        if approval.required > 1 {
+            let so_far = if approval.approvers.is_empty() {
+                "none yet".to_owned()
+            } else {
+                approval.approvers.join(", ")
+            };
+            writeln!(
+                out,
+                "{:<10} needs {} different approvers: {so_far} ({} of {})",
+                "",
+                approval.required,
+                approval.approvers.len(),
+                approval.required
+            )?;
+        }
     }
     Ok(Code::Ok)
 }

@@ -43,6 +43,7 @@ pub async fn run(
         asserted_by: settings.asserted_by.clone(),
         approval_token: args.approve.clone(),
         required_approval: None,
+        required_approvers: 1,
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
         retry_approved: false,

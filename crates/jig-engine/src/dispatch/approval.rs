@@ -84,6 +84,8 @@ impl Call<'_> {
             state: jig_audit::ApprovalState::Pending,
             expires_us: None,
             decided_by: None,
+            required: self.context.required_approvers.max(1),
+            approvers: Vec::new(),
             created_us: 0,
             decided_us: None,
             consumed_us: None,

@@ -4,7 +4,7 @@ use jig_audit::ApprovalState;
 use jig_engine::{CallContext, EngineError};
 use serde_json::json;
 
-use crate::{Project, approval_id, caller, code, kinds, read, request};
+use crate::{Project, approval_id, caller, code, granted, kinds, read, request};
 
 fn with_token(token: &str) -> CallContext {
     CallContext { approval_token: Some(token.to_owned()), ..caller("s1", "alice") }
@@ -33,7 +33,8 @@ async fn a_write_waits_for_approval_runs_once_with_its_token_then_replays() {
     let run = engine.store().run_of_request(&asked.request_id).await.expect("run").expect("run");
     assert_eq!(run.state.as_str(), "pending_approval");
 
-    let token = engine.approve(&id[..8], "bob", None).await.expect("approve by a unique prefix");
+    let token =
+        granted(engine.approve(&id[..8], "bob", None).await.expect("approve by a unique prefix"));
     let approved = engine.dispatch(request("file_write", args.clone()), with_token(&token)).await;
     assert!(approved.ok, "{approved:?}");
     assert_eq!(read(&project.path("notes/todo.txt")), "ship it\n");
@@ -76,7 +77,7 @@ async fn a_token_is_bound_to_the_exact_request() {
     let engine = project.engine().await;
     let args = json!({ "path": "a.txt", "content": "approved content" });
     let asked = engine.dispatch(request("file_write", args.clone()), caller("s1", "alice")).await;
-    let token = engine.approve(&approval_id(&asked), "bob", None).await.expect("approve");
+    let token = granted(engine.approve(&approval_id(&asked), "bob", None).await.expect("approve"));
 
     // Other content, another tool, another session: all refused, and the token survives them.
     let tampered = engine
@@ -115,7 +116,7 @@ async fn forged_and_expired_tokens_are_refused() {
     assert!(forged.errors[0].message.contains("no approval"), "{}", forged.errors[0].message);
 
     let asked = engine.dispatch(request("file_write", args.clone()), caller("s1", "alice")).await;
-    let token = engine.approve(&approval_id(&asked), "bob", None).await.expect("approve");
+    let token = granted(engine.approve(&approval_id(&asked), "bob", None).await.expect("approve"));
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     let late = engine.dispatch(request("file_write", args), with_token(&token)).await;
     assert_eq!(code(&late), "E_POLICY");
@@ -181,4 +182,60 @@ async fn a_denied_call_stays_denied_and_decisions_are_final() {
     ));
     assert!(matches!(engine.approve("nope", "carol", None).await, Err(EngineError::NoApproval(_))));
     assert!(!project.path("a").exists());
+}
+
+/// A call whose rule asks for two approvers (a runbook's `min_approvers: 2`): granted only when
+/// two different people other than who asked have approved; each step is in the chain.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_needing_two_approvers_runs_only_after_two_different_people_approve() {
+    let project = Project::new("approvals: { self_approval: false }");
+    let engine = project.engine().await;
+    let args = json!({ "path": "two.txt", "content": "both said yes\n" });
+    let asking = CallContext {
+        required_approval: Some("meta.governance.rules[0]".to_owned()),
+        required_approvers: 2,
+        ..caller("s1", "alice")
+    };
+    let asked = engine.dispatch(request("file_write", args.clone()), asking).await;
+    assert_eq!(code(&asked), "E_POLICY");
+    let id = approval_id(&asked);
+    let record = engine.approval(&id).await;
+    assert_eq!((record.required, record.approvers.len()), (2, 0));
+
+    let first = engine.approve(&id, "bob", None).await.expect("bob approves");
+    assert_eq!(
+        first,
+        jig_engine::Approval::Seconded { approvers: vec!["bob".to_owned()], required: 2 }
+    );
+    assert_eq!(engine.approval(&id).await.state, ApprovalState::Pending, "one is not enough");
+    // The same person twice, however spelt, is still one person; nor may who asked approve.
+    let again = engine.approve(&id, " Bob ", None).await.expect_err("bob again");
+    assert_eq!(again.code().as_str(), "E_CONFLICT", "{again}");
+    let own = engine.approve(&id, "alice", None).await.expect_err("self");
+    assert!(matches!(own, EngineError::SelfApproval { .. }), "{own}");
+    // Without a token nothing runs yet.
+    let early = engine.dispatch(request("file_write", args.clone()), caller("s1", "alice")).await;
+    assert!(!early.ok, "{early:?}");
+    assert!(!project.path("two.txt").exists());
+
+    let token = granted(engine.approve(&id, "carol", None).await.expect("carol approves"));
+    let record = engine.approval(&id).await;
+    assert_eq!(record.state, ApprovalState::Approved);
+    assert_eq!(record.approvers, ["bob", "carol"]);
+    assert_eq!(record.decided_by.as_deref(), Some("carol"));
+    let ran = engine.dispatch(request("file_write", args), with_token(&token)).await;
+    assert!(ran.ok, "{ran:?}");
+    assert_eq!(read(&project.path("two.txt")), "both said yes\n");
+
+    let packets = engine.store().packets(0, 1000).await.expect("packets");
+    let verdicts: Vec<(&str, &str)> = packets
+        .iter()
+        .filter(|p| p.kind == "approval.decided" && p.data["approval_id"] == id.as_str())
+        .map(|p| (p.principal.as_deref().unwrap_or(""), p.data["verdict"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [("bob", "seconded"), ("alice", "refused"), ("carol", "approved")],
+        "each approver in the chain, in order"
+    );
 }

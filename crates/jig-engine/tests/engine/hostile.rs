@@ -5,7 +5,7 @@ use std::os::unix::fs::symlink;
 use jig_engine::{CallContext, decode_request, parse_json_strict};
 use serde_json::json;
 
-use crate::{Project, approval_id, call, caller, code, read, request};
+use crate::{Project, approval_id, call, caller, code, granted, read, request};
 
 const ALLOW_WRITES: &str = "rules:\n  - { tools: [file_write], action: allow }";
 
@@ -91,7 +91,7 @@ async fn a_symlink_swapped_in_after_approval_is_not_followed() {
     std::fs::create_dir_all(project.path("out")).expect("mkdir");
     let args = json!({ "path": "out/report.txt", "content": "report" });
     let asked = engine.dispatch(request("file_write", args.clone()), caller("s1", "alice")).await;
-    let token = engine.approve(&approval_id(&asked), "bob", None).await.expect("approve");
+    let token = granted(engine.approve(&approval_id(&asked), "bob", None).await.expect("approve"));
 
     std::fs::remove_dir(project.path("out")).expect("rmdir");
     symlink(&parent, project.path("out")).expect("swap in a symlink");

@@ -264,6 +264,14 @@ pub fn code(response: &ToolResponse) -> String {
     response.errors.first().map(|e| e.code.to_string()).unwrap_or_default()
 }
 
+/// The token of an approval that was granted (panics when it still needs more approvers).
+pub fn granted(approval: jig_engine::Approval) -> String {
+    match approval {
+        jig_engine::Approval::Granted(token) => token,
+        other => panic!("not granted: {other:?}"),
+    }
+}
+
 /// The pending approval's id named in a response.
 pub fn approval_id(response: &ToolResponse) -> String {
     response.errors[0]

@@ -204,8 +204,9 @@ impl Checker<'_> {
         usage
     }
 
-    /// `min_approvers` above one is not enforced yet: say so, rather than let a reader believe
-    /// two people must approve when one does.
+    /// `min_approvers` counts the people who must approve a step a `require-approval` rule
+    /// holds (each a different person); on a rule that allows or denies it would mean nothing,
+    /// so say so rather than let a reader believe it guards something.
     fn approver_counts(&self, out: &mut Vec<Diagnostic>) {
         let Some(jig_model::runbook::RunbookGovernance::Rules(governance)) =
             &self.runbook.governance
@@ -213,12 +214,14 @@ impl Checker<'_> {
             return;
         };
         for (i, rule) in governance.rules.iter().enumerate() {
-            if let Some(count) = rule.min_approvers.filter(|n| *n > 1) {
+            let asks =
+                rule.action == Some(jig_model::runbook::kernel::GovernanceAction::RequireApproval);
+            if let Some(count) = rule.min_approvers.filter(|n| *n > 1 && !asks) {
                 out.push(self.located.at(
                     Diagnostic::warning(
                         codes::RUNBOOK,
                         format!(
-                            "`min_approvers: {count}` is not enforced yet: one approver's decision runs the step"
+                            "`min_approvers: {count}` applies only to a `require-approval` rule; this one does not ask for approval"
                         ),
                     ),
                     &format!("/meta/governance/rules/{i}/min_approvers"),

@@ -364,8 +364,8 @@ fn a_project_written_like_gerts_own_loads_with_warnings_where_gert_warns() {
     );
     assert!(has("parallel arms"), "two arms acting on `kubernetes` at once: {warnings:#?}");
     assert!(has("`wrte` is no side-effect class"), "{warnings:#?}");
-    assert!(has("`min_approvers: 2` is not enforced yet"), "{warnings:#?}");
-    assert_eq!(warnings.len(), 4, "{warnings:#?}");
+    assert!(!has("min_approvers"), "enforced on a require-approval rule: {warnings:#?}");
+    assert_eq!(warnings.len(), 3, "{warnings:#?}");
     assert_eq!(entry.runbook.secrets.len(), 1);
     assert_eq!(
         (entry.runbook.secrets[0].env.as_str(), entry.runbook.secrets[0].required),

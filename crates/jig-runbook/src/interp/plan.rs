@@ -213,6 +213,7 @@ impl Interpreter<'_> {
             && v.action == GovernanceAction::RequireApproval
         {
             call.approval_required_by = Some(v.rule.clone());
+            call.approvers_required = v.approvers;
         }
         if let Action::Tool(call) = &action {
             view.inputs = Some(call.inputs.clone());
@@ -241,6 +242,7 @@ impl Interpreter<'_> {
             tool: tool.to_owned(),
             inputs,
             approval_required_by: None,
+            approvers_required: 1,
             approval_token: self.run().tokens.get(key).cloned(),
             by: self
                 .entry(&crate::journal::keys::go(key))

@@ -187,6 +187,7 @@ impl Host for EngineHost {
             principal,
             approval_token: call.approval_token.clone(),
             required_approval: call.approval_required_by.clone(),
+            required_approvers: call.approvers_required,
             commit_with: Some(hook),
             ..CallContext::default()
         };

@@ -291,7 +291,12 @@ impl Runbooks {
                 (keys::choice(key), Entry::Choice { value: value.clone(), by })
             }
             (Action::Approve, Some(Need::Approval { approval_id, .. })) => {
-                let token = self.engine.approve(approval_id, principal, None).await?;
+                let token = match self.engine.approve(approval_id, principal, None).await? {
+                    jig_engine::Approval::Granted(token) => token,
+                    // One of several approvals: the step waits for the others, and the
+                    // approval record says who has approved.
+                    jig_engine::Approval::Seconded { .. } => return self.show(id).await,
+                };
                 tokens.insert(key.to_owned(), token);
                 let decision =
                     Entry::Decision { approval_id: approval_id.clone(), approved: true, by };

@@ -268,3 +268,44 @@ async fn a_packet_that_seals_a_journal_row_altered_with_it_stops_the_run() {
     let error = runbooks.resume(&started.id).await.expect_err("an altered packet stops the run");
     assert!(error.to_string().contains("was altered"), "{error}");
 }
+
+/// `min_approvers: 2` on the rule that holds a step: the step runs only after two different
+/// people approve it; the first approval leaves it waiting.
+#[tokio::test]
+async fn a_step_whose_rule_asks_for_two_approvers_waits_for_the_second() {
+    let dir = tempfile::tempdir().expect("tmp");
+    fs_err::write(
+        dir.path().join("jig.yaml"),
+        "name: two\npolicy:\n  approvals:\n    self_approval: false\n  rules:\n    - { effects: [write], action: allow }\n",
+    )
+    .expect("manifest");
+    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    fs_err::write(
+        dir.path().join("runbooks/two.runbook.yaml"),
+        "apiVersion: kernel/v0\nmeta:\n  name: two\n  governance:\n    rules:\n      - { effects: [write], action: require-approval, min_approvers: 2 }\n      - default: allow\ntools: [std/file_write]\nsteps:\n  - id: write\n    type: tool\n    tool: std/file_write\n    inputs: { path: out.txt, content: two said yes }\n  - id: done\n    type: end\n    outcome: { category: resolved, code: written }\n",
+    )
+    .expect("runbook");
+    let engine = open(dir.path()).await;
+    let runbooks = Runbooks::new(Arc::clone(&engine));
+    let started = runbooks.start("two", Map::new(), false, "alice").await.expect("start");
+    let Need::Approval { approval_id, .. } = &started.progress.waiting[0].need else {
+        panic!("{:?}", started.progress)
+    };
+    let approval_id = approval_id.clone();
+
+    let once = runbooks.act(&started.id, "write", Action::Approve, "bob").await.expect("bob");
+    assert_eq!(once.progress.status, RunStatus::Paused, "one approval of two: {:?}", once.progress);
+    assert_eq!(once.progress.waiting[0].step_id, "write");
+    assert!(!dir.path().join("out.txt").exists());
+    let record = engine.store().approval(&approval_id).await.expect("read").expect("exists");
+    assert_eq!((record.required, record.approvers.as_slice()), (2, ["bob".to_owned()].as_slice()));
+    let twice = runbooks.act(&started.id, "write", Action::Approve, "bob").await;
+    assert_eq!(twice.expect_err("bob again").code().as_str(), "E_CONFLICT");
+
+    let done = runbooks.act(&started.id, "write", Action::Approve, "carol").await.expect("carol");
+    assert_eq!(done.progress.status, RunStatus::Completed, "{:?}", done.progress);
+    assert_eq!(
+        fs_err::read_to_string(dir.path().join("out.txt")).expect("written"),
+        "two said yes"
+    );
+}

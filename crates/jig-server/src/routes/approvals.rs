@@ -34,8 +34,13 @@ pub async fn list(
 /// What approving did.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Approved {
-    /// The one-time token for exactly that request (for a caller who runs it themselves).
-    pub token: String,
+    /// The one-time token for exactly that request (for a caller who runs it themselves),
+    /// once granted; absent while more people must approve.
+    pub token: Option<String>,
+    /// Who has approved so far, while more must (empty once granted).
+    pub approvers: Vec<String>,
+    /// How many people must approve (a runbook's `min_approvers`; 1 otherwise).
+    pub required: u32,
     /// The request now running the approved call, when it was started here.
     pub resumed_as: Option<String>,
     /// The runbook run that walked on, when the call was a runbook step's.
@@ -54,11 +59,20 @@ pub async fn approve(
     Path(id): Path<String>,
 ) -> Result<Json<Approved>, ApiError> {
     person.require(Role::Approver)?;
-    let (token, resumed_as) = state.engine.approve_and_run(&id, &person.name).await?;
+    let (approval, resumed_as) = state.engine.approve_and_run(&id, &person.name).await?;
+    let (token, approvers, required) = match approval {
+        jig_engine::Approval::Granted(token) => (Some(token), Vec::new(), 1),
+        jig_engine::Approval::Seconded { approvers, required } => (None, approvers, required),
+    };
     // A runbook step waiting on this approval walks on now, not when someone next looks.
-    let runbooks = jig_runbook::Runbooks::new(state.engine.clone());
-    let run = runbooks.approval_decided(&id, Some(token.clone())).await?;
-    Ok(Json(Approved { token, resumed_as, runbook_run: run.map(|r| r.id) }))
+    let run = match &token {
+        Some(token) => {
+            let runbooks = jig_runbook::Runbooks::new(state.engine.clone());
+            runbooks.approval_decided(&id, Some(token.clone())).await?
+        }
+        None => None,
+    };
+    Ok(Json(Approved { token, approvers, required, resumed_as, runbook_run: run.map(|r| r.id) }))
 }
 
 /// Deny as the person behind the token.

@@ -73,6 +73,7 @@ pub async fn start(
         asserted_by: None,
         approval_token: call.approval_token,
         required_approval: None,
+        required_approvers: 1,
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
         retry_approved: false,

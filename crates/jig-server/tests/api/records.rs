@@ -107,6 +107,7 @@ async fn record(served: &Served, title: &str) {
         asserted_by: None,
         approval_token: None,
         required_approval: None,
+        required_approvers: 1,
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
         retry_approved: false,

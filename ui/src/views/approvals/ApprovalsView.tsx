@@ -70,6 +70,9 @@ function Approval({
   const pending = approval.state === "pending";
   const canDecide = role === "approver" || role === "admin";
   const request = approval.request as { args?: unknown } | null;
+  // Several approvers: whether I am one already, and whether mine completes the approval.
+  const mine = me !== undefined && approval.approvers.includes(me);
+  const lastNeeded = approval.approvers.length + 1 >= approval.required;
   return (
     <li className="card approval" aria-label={`Approval ${approval.id} for ${approval.tool}`}>
       <div className="row">
@@ -90,6 +93,23 @@ function Approval({
         Rule <code>{approval.rule}</code>: {approval.reason}
       </div>
       <JsonTree value={request?.args ?? approval.request} label="Arguments" />
+      {approval.required > 1 && (
+        <div role="status" aria-label="Approvers">
+          Needs <strong>{approval.required}</strong> different approvers:{" "}
+          {approval.approvers.length === 0
+            ? "none yet"
+            : approval.approvers.map((who, i) => (
+                <span key={who}>
+                  {i > 0 && ", "}
+                  <strong>{who}</strong>
+                  {who === me && " (you)"}
+                </span>
+              ))}{" "}
+          <span className="muted">
+            ({approval.approvers.length} of {approval.required})
+          </span>
+        </div>
+      )}
       {approval.decided_by && (
         <div className="muted">
           {approval.state} by <strong>{approval.decided_by}</strong>
@@ -101,12 +121,12 @@ function Approval({
           <button
             type="button"
             className="primary"
-            disabled={!canDecide || decide.isPending}
+            disabled={!canDecide || decide.isPending || mine}
             onClick={() => {
               decide.mutate({ id: approval.id, verdict: "approve" });
             }}
           >
-            Approve and run
+            {lastNeeded ? "Approve and run" : "Approve"}
           </button>
           <button
             type="button"
@@ -119,6 +139,9 @@ function Approval({
             Deny
           </button>
           {!canDecide && <span className="muted">Your role ({role}) cannot decide approvals.</span>}
+          {canDecide && mine && (
+            <span className="muted">You have approved; it waits for another person.</span>
+          )}
         </div>
       )}
       {decide.error && <Failure error={decide.error} />}

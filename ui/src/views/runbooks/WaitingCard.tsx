@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { Preview, StepAction, Waiting } from "../../api/client";
-import { useActOnRun } from "../../api/queries";
+import { useActOnRun, useApprovals } from "../../api/queries";
 import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
 import { VerdictBadge } from "../../components/Verdict";
@@ -135,6 +135,7 @@ function Need({
             The policy holds this call for a person (<code>{need.rule}</code>). Approving runs
             exactly the call shown above.
           </p>
+          <Approvers approvalId={need.approval_id} me={viewer.name} />
           <div className="row">
             <button
               type="button"
@@ -298,5 +299,22 @@ function ChoiceForm({
         Choose
       </button>
     </fieldset>
+  );
+}
+
+/** Who has approved so far, when the rule asks several people (`min_approvers`). */
+function Approvers({ approvalId, me }: { approvalId: string; me: string | undefined }) {
+  const pending = useApprovals(false);
+  const approval = pending.data?.find((a) => a.id === approvalId);
+  if (!approval || approval.required < 2) return null;
+  const names = approval.approvers.map((who) => (who === me ? `${who} (you)` : who));
+  return (
+    <p role="status" aria-label="Approvers">
+      Needs <strong>{approval.required}</strong> different approvers:{" "}
+      {names.length === 0 ? "none yet" : names.join(", ")}{" "}
+      <span className="muted">
+        ({approval.approvers.length} of {approval.required})
+      </span>
+    </p>
   );
 }
