@@ -4,7 +4,8 @@
 //! (append a packet, create or update a run, settle a key, add usage, create an approval). A run
 //! of them becomes statements executed together, with two foldings that save statements:
 //! consecutive packets go in one multi-row INSERT, and a run created in the run of writes is
-//! inserted with the updates that follow it. The rest (claiming a key, deciding or consuming an
+//! inserted with the updates that follow it. Consecutive runbook journal entries are recorded
+//! together ([`crate::journal_ops`]). The rest (claiming a key, deciding or consuming an
 //! approval) read before they write and are executed one by one.
 
 use serde_json::Value;
@@ -50,6 +51,13 @@ pub(crate) async fn apply_batch(
             let mut statements = Vec::new();
             outcomes.extend(blind(&mut statements, &ops[i..end], head, now_us()));
             statement::run(conn, dialect, &statements).await?;
+            i = end;
+        } else if matches!(ops[i], Op::Journal { .. }) {
+            let end = ops[i..]
+                .iter()
+                .position(|op| !matches!(op, Op::Journal { .. }))
+                .map_or(ops.len(), |n| i + n);
+            outcomes.extend(crate::journal_ops::record(conn, dialect, &ops[i..end], head).await?);
             i = end;
         } else {
             outcomes.push(interactive(conn, dialect, &ops[i], head).await?);
@@ -194,7 +202,11 @@ pub(crate) fn blind(
 }
 
 /// Packets in one INSERT, each chained to the one before.
-fn append(packets: &[&NewPacket], head: &mut (i64, String), now: i64) -> (Statement, Vec<Outcome>) {
+pub(crate) fn append(
+    packets: &[&NewPacket],
+    head: &mut (i64, String),
+    now: i64,
+) -> (Statement, Vec<Outcome>) {
     let mut statement = Statement::new(
         "INSERT INTO packets (seq, kind, ts_us, session_id, thread_id, principal, request_id, run_id, tool, \
          args_hash, payload, prev_hash, hash) VALUES ",
@@ -309,51 +321,10 @@ async fn interactive(
             }
             Ok(Outcome::Abandoned(changed == 1))
         }
-        Op::Journal { run_id, key, entry, packet } => {
-            let inserted = sqlx::query(
-                "INSERT INTO runbook_journal (run_id, key, entry, created_us) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (run_id, key) DO NOTHING",
-            )
-            .bind(run_id)
-            .bind(key)
-            .bind(entry.to_string())
-            .bind(now)
-            .execute(&mut *conn)
-            .await?
-            .rows_affected()
-                == 1;
-            if inserted {
-                // Every journal row is in the chain: its packet names it and its hash, so that
-                // `verify` finds a row changed behind the chain's back (the journal decides what
-                // a resumed run does next).
-                let mut packet = packet.clone().unwrap_or_else(|| NewPacket {
-                    kind: crate::packet::PacketKind::RunbookStep,
-                    session_id: Some(run_id.clone()),
-                    thread_id: None,
-                    principal: None,
-                    request_id: None,
-                    run_id: Some(run_id.clone()),
-                    tool: None,
-                    args_hash: None,
-                    data: Value::Object(serde_json::Map::new()),
-                });
-                if let Value::Object(data) = &mut packet.data {
-                    data.insert("journal".to_owned(), crate::runbooks::journal_seal(key, entry));
-                }
-                let (statement, _) = append(&[&packet], head, now);
-                statement::run(conn, dialect, &[statement]).await?;
-                return Ok(Outcome::Journaled { inserted, entry: entry.clone() });
-            }
-            let kept: String = sqlx::query_scalar(
-                "SELECT entry FROM runbook_journal WHERE run_id = $1 AND key = $2",
-            )
-            .bind(run_id)
-            .bind(key)
-            .fetch_one(&mut *conn)
-            .await?;
-            let entry = serde_json::from_str(&kept)
-                .map_err(|e| AuditError::Corrupt(format!("journal entry {key}: {e}")))?;
-            Ok(Outcome::Journaled { inserted, entry })
+        Op::Journal { .. } => {
+            let mut outcomes =
+                crate::journal_ops::record(conn, dialect, std::slice::from_ref(op), head).await?;
+            Ok(outcomes.pop().unwrap_or(Outcome::Done))
         }
         Op::ClaimKey { key, request_id } => {
             let inserted = sqlx::query(

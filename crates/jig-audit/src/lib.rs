@@ -14,6 +14,7 @@ mod apply;
 pub mod blob;
 mod error;
 mod jobs;
+mod journal_ops;
 mod ops;
 pub mod owner;
 mod packet;

@@ -2202,6 +2202,14 @@ export interface operations {
                     "application/json": components["schemas"]["JobSummary"][];
                 };
             };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
         };
     };
     readJobLog: {

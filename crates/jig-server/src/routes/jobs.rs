@@ -23,7 +23,7 @@ pub struct JobsQuery {
 
 /// The latest jobs, newest first.
 #[utoipa::path(get, path = "/api/jobs", operation_id = "listJobs", tag = "audit", params(JobsQuery),
-    responses((status = 200, body = Vec<JobSummary>)))]
+    responses((status = 200, body = Vec<JobSummary>), (status = 400, body = ErrorMessage)))]
 pub async fn list(
     State(state): State<AppState>,
     Params(query): Params<JobsQuery>,
