@@ -67,7 +67,7 @@ function stateOf(stepId: string, marks: RunMarks | undefined): StepState {
 }
 
 /**
- * A runbook's steps drawn as a graph (xyflow, laid out by ELK): branches and parallel arms side
+ * A runbook's steps drawn as a graph (xyflow, laid out by dagre): branches and parallel arms side
  * by side, loops and jumps dashed; with a run, the path it took is drawn strong and the steps
  * waiting for people are outlined. The same steps are listed for screen readers.
  */
