@@ -360,7 +360,15 @@ async fn interactive(
                 .await?;
             Ok(Outcome::KeyTaken(key_from_row(&row)?))
         }
-        Op::DecideApproval { id, approve, token_hash, expires_us, decided_by, approvers } => {
+        Op::DecideApproval {
+            id,
+            approve,
+            token_hash,
+            expires_us,
+            decided_by,
+            approvers,
+            packet,
+        } => {
             let state = if *approve { ApprovalState::Approved } else { ApprovalState::Denied };
             let approvers = serde_json::to_string(approvers).unwrap_or_else(|_| "[]".to_owned());
             let changed = sqlx::query(
@@ -377,9 +385,13 @@ async fn interactive(
             .execute(&mut *conn)
             .await?
             .rows_affected();
+            if changed == 1 {
+                let (statement, _) = append(&[packet.as_ref()], head, now);
+                statement::run(conn, dialect, &[statement]).await?;
+            }
             Ok(Outcome::Decided(changed == 1))
         }
-        Op::SecondApproval { id, before, after } => {
+        Op::SecondApproval { id, before, after, packet } => {
             let before = serde_json::to_string(before).unwrap_or_else(|_| "[]".to_owned());
             let after = serde_json::to_string(after).unwrap_or_else(|_| "[]".to_owned());
             let changed = sqlx::query(
@@ -392,6 +404,10 @@ async fn interactive(
             .execute(&mut *conn)
             .await?
             .rows_affected();
+            if changed == 1 {
+                let (statement, _) = append(&[packet.as_ref()], head, now);
+                statement::run(conn, dialect, &[statement]).await?;
+            }
             Ok(Outcome::Decided(changed == 1))
         }
         Op::ConsumeApproval { token_hash, request_hash } => {

@@ -64,6 +64,9 @@ pub enum Op {
         decided_by: Option<String>,
         /// Everyone who approved, in order (empty on a denial).
         approvers: Vec<String>,
+        /// The decision's packet, appended only if this decision is the one recorded (a
+        /// decision that lost a race leaves nothing in the chain).
+        packet: Box<NewPacket>,
     },
     /// One more person approves an approval several must give, before the last: `after`
     /// becomes its approvers only if it is still pending with exactly `before` (two people
@@ -75,6 +78,8 @@ pub enum Op {
         before: Vec<String>,
         /// Its approvers with this person added.
         after: Vec<String>,
+        /// The approval's packet, appended only if it is counted.
+        packet: Box<NewPacket>,
     },
     /// Mark a run a dead process left unfinished as failed, and append `packet` saying so —
     /// both only if the run is still unfinished when the transaction looks (its owner may have

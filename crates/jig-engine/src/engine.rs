@@ -397,26 +397,22 @@ impl Engine {
         );
         // The chain holds what the token is bound to, so a forged approvals row (state, token
         // hash) has no packet to match and is refused when the token is used.
-        if let Op::Append(packet) = &mut packet {
-            packet.data["token_hash"] = json!(token_hash);
-            packet.data["request_hash"] = json!(approval.request_hash);
-            if let Some(asserted_by) = asserted_by {
-                packet.data["asserted_by"] = json!(asserted_by);
-            }
+        packet.data["token_hash"] = json!(token_hash);
+        packet.data["request_hash"] = json!(approval.request_hash);
+        if let Some(asserted_by) = asserted_by {
+            packet.data["asserted_by"] = json!(asserted_by);
         }
         let outcomes = self
             .store
-            .apply(vec![
-                Op::DecideApproval {
-                    id: approval.id.clone(),
-                    approve: true,
-                    token_hash: Some(token_hash),
-                    expires_us: Some(expires_us),
-                    decided_by: Some(principal.to_owned()),
-                    approvers,
-                },
-                packet,
-            ])
+            .apply(vec![Op::DecideApproval {
+                id: approval.id.clone(),
+                approve: true,
+                token_hash: Some(token_hash),
+                expires_us: Some(expires_us),
+                decided_by: Some(principal.to_owned()),
+                approvers,
+                packet: Box::new(packet),
+            }])
             .await?;
         match outcomes.first() {
             Some(Outcome::Decided(true)) => Ok(Approval::Granted(token)),
@@ -437,23 +433,19 @@ impl Engine {
         let required = approval.required.max(1);
         let reason = format!("{} of {required} approvals", approvers.len());
         let mut packet = decision_packet(&approval, principal, "seconded", &reason);
-        if let Op::Append(packet) = &mut packet {
-            packet.data["approvers"] = json!(approvers);
-            packet.data["required"] = json!(required);
-            if let Some(asserted_by) = asserted_by {
-                packet.data["asserted_by"] = json!(asserted_by);
-            }
+        packet.data["approvers"] = json!(approvers);
+        packet.data["required"] = json!(required);
+        if let Some(asserted_by) = asserted_by {
+            packet.data["asserted_by"] = json!(asserted_by);
         }
         let outcomes = self
             .store
-            .apply(vec![
-                Op::SecondApproval {
-                    id: approval.id.clone(),
-                    before: approval.approvers.clone(),
-                    after: approvers.clone(),
-                },
-                packet,
-            ])
+            .apply(vec![Op::SecondApproval {
+                id: approval.id.clone(),
+                before: approval.approvers.clone(),
+                after: approvers.clone(),
+                packet: Box::new(packet),
+            }])
             .await?;
         if !matches!(outcomes.first(), Some(Outcome::Decided(true))) {
             // Decided, or another person approved at the same moment: read it again.
@@ -477,22 +469,20 @@ impl Engine {
     ) -> Result<(), EngineError> {
         let approval = self.pending_approval(id).await?;
         let mut packet = decision_packet(&approval, principal, "denied", "denied by a reviewer");
-        if let (Op::Append(packet), Some(asserted_by)) = (&mut packet, asserted_by) {
+        if let Some(asserted_by) = asserted_by {
             packet.data["asserted_by"] = json!(asserted_by);
         }
         let outcomes = self
             .store
-            .apply(vec![
-                Op::DecideApproval {
-                    id: approval.id.clone(),
-                    approve: false,
-                    token_hash: None,
-                    expires_us: None,
-                    decided_by: Some(principal.to_owned()),
-                    approvers: Vec::new(),
-                },
-                packet,
-            ])
+            .apply(vec![Op::DecideApproval {
+                id: approval.id.clone(),
+                approve: false,
+                token_hash: None,
+                expires_us: None,
+                decided_by: Some(principal.to_owned()),
+                approvers: Vec::new(),
+                packet: Box::new(packet),
+            }])
             .await?;
         if !matches!(outcomes.first(), Some(Outcome::Decided(true))) {
             return Err(EngineError::AlreadyDecided {
@@ -526,7 +516,9 @@ impl Engine {
         verdict: &str,
         reason: &str,
     ) -> Result<(), EngineError> {
-        self.store.apply(vec![decision_packet(approval, principal, verdict, reason)]).await?;
+        self.store
+            .apply(vec![Op::Append(decision_packet(approval, principal, verdict, reason))])
+            .await?;
         Ok(())
     }
 
@@ -548,8 +540,13 @@ impl Engine {
     }
 }
 
-fn decision_packet(approval: &ApprovalRecord, principal: &str, verdict: &str, reason: &str) -> Op {
-    Op::Append(NewPacket {
+fn decision_packet(
+    approval: &ApprovalRecord,
+    principal: &str,
+    verdict: &str,
+    reason: &str,
+) -> NewPacket {
+    NewPacket {
         kind: PacketKind::ApprovalDecided,
         session_id: approval.session_id.clone(),
         thread_id: None,
@@ -559,7 +556,7 @@ fn decision_packet(approval: &ApprovalRecord, principal: &str, verdict: &str, re
         tool: Some(approval.tool.clone()),
         args_hash: None,
         data: json!({ "approval_id": approval.id, "verdict": verdict, "reason": reason, "requested_by": approval.principal }),
-    })
+    }
 }
 
 /// The project's policy; an empty policy is seed 003's defaults (side effects need approval).

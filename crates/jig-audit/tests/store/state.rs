@@ -256,17 +256,16 @@ async fn approval_tokens_are_one_time_bound_and_expiring() {
             ])
             .await
             .expect("create");
-        let decide = |id: &str, token: &str, expires: i64| Op::DecideApproval {
+        // A decision carries its packet (the chain is what a token is checked against), which is
+        // appended only if the decision is the one recorded.
+        let decide = |id: &str, token: &str, expires: i64, request: &str| Op::DecideApproval {
             id: id.into(),
             approve: true,
             token_hash: Some(token.into()),
             expires_us: Some(expires),
             decided_by: Some("bob".into()),
             approvers: vec!["bob".into()],
-        };
-        // What the engine appends with a decision: the chain is what a token is checked against.
-        let decided = |id: &str, token: &str, request: &str| {
-            Op::Append(jig_audit::NewPacket {
+            packet: Box::new(jig_audit::NewPacket {
                 kind: jig_audit::PacketKind::ApprovalDecided,
                 session_id: None,
                 thread_id: None,
@@ -276,21 +275,26 @@ async fn approval_tokens_are_one_time_bound_and_expiring() {
                 tool: Some("file_write".into()),
                 args_hash: None,
                 data: json!({ "approval_id": id, "verdict": "approved", "token_hash": token, "request_hash": request }),
-            })
+            }),
         };
         assert_eq!(
-            store
-                .apply(vec![decide("a1", "tok1", future), decided("a1", "tok1", "req-1")])
-                .await
-                .expect("decide")[0],
-            Outcome::Decided(true)
+            store.apply(vec![decide("a1", "tok1", future, "req-1")]).await.expect("decide"),
+            [Outcome::Decided(true)]
         );
         assert_eq!(
-            store.apply(vec![decide("a1", "tok1", future)]).await.expect("again"),
+            store.apply(vec![decide("a1", "tok1", future, "req-1")]).await.expect("again"),
             [Outcome::Decided(false)]
         );
+        let decisions = store
+            .packets(0, 1000)
+            .await
+            .expect("packets")
+            .into_iter()
+            .filter(|p| p.kind == "approval.decided" && p.data["approval_id"] == "a1")
+            .count();
+        assert_eq!(decisions, 1, "a decision that lost leaves nothing in the chain");
         assert_eq!(
-            store.apply(vec![decide("a2", "tok2", 1)]).await.expect("decide"),
+            store.apply(vec![decide("a2", "tok2", 1, "req-2")]).await.expect("decide"),
             [Outcome::Decided(true)]
         );
 
@@ -316,7 +320,12 @@ async fn approval_tokens_are_one_time_bound_and_expiring() {
             .apply(vec![Op::CreateApproval(Box::new(approval("a3", "req-3")))])
             .await
             .expect("create");
-        store.apply(vec![decide("a3", "tok3", future)]).await.expect("decide");
+        store
+            .execute_raw(&format!(
+                "UPDATE approvals SET state = 'approved', token_hash = 'tok3', expires_us = {future} WHERE id = 'a3'"
+            ))
+            .await
+            .expect("a row changed by hand");
         assert_eq!(
             store.apply(vec![consume("tok3", "req-3")]).await.expect("apply"),
             [refused(TokenRefusal::NotInChain)]
@@ -472,6 +481,17 @@ async fn a_second_approval_counts_only_on_the_list_it_read() {
             id: "a2".into(),
             before: before.iter().map(|s| (*s).to_owned()).collect(),
             after: after.iter().map(|s| (*s).to_owned()).collect(),
+            packet: Box::new(jig_audit::NewPacket {
+                kind: jig_audit::PacketKind::ApprovalDecided,
+                session_id: None,
+                thread_id: None,
+                principal: after.last().map(|s| (*s).to_owned()),
+                request_id: None,
+                run_id: None,
+                tool: Some("file_write".into()),
+                args_hash: None,
+                data: json!({ "approval_id": "a2", "verdict": "seconded" }),
+            }),
         };
         let bob = store.apply(vec![second(&[], &["bob"])]).await.expect("bob");
         assert_eq!(bob, [Outcome::Decided(true)]);
@@ -484,5 +504,14 @@ async fn a_second_approval_counts_only_on_the_list_it_read() {
             (2, ["bob".to_owned()].as_slice())
         );
         assert_eq!(record.state, ApprovalState::Pending);
+        let seconds: Vec<Option<String>> = store
+            .packets(0, 1000)
+            .await
+            .expect("packets")
+            .into_iter()
+            .filter(|p| p.data["verdict"] == "seconded")
+            .map(|p| p.principal)
+            .collect();
+        assert_eq!(seconds, [Some("bob".to_owned())], "only the counted approval is in the chain");
     }
 }
