@@ -368,3 +368,42 @@ fn a_file_given_as_evidence_is_attached_by_its_hash() {
     assert_eq!(log["name"], "core.bin");
     assert_eq!(log["bytes"], bytes.len());
 }
+
+/// `min_approvers: 2` through the terminal: the first approval is recorded without a token and
+/// the queue says who has approved; the second person's approval grants the token.
+#[test]
+fn an_approval_two_people_must_give_is_counted_in_the_terminal() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        dir.path().join("jig.yaml"),
+        "name: two\npolicy:\n  approvals: { self_approval: false, allow_as: true }\n  rules:\n    - { effects: [write], action: allow }\n",
+    )
+    .expect("manifest");
+    std::fs::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    std::fs::write(
+        dir.path().join("runbooks/two.runbook.yaml"),
+        "apiVersion: kernel/v0\nmeta:\n  name: two\n  governance:\n    rules:\n      - { effects: [write], action: require-approval, min_approvers: 2 }\n      - default: allow\ntools: [std/file_write]\nsteps:\n  - id: write\n    type: tool\n    tool: std/file_write\n    inputs: { path: out.txt, content: two said yes }\n  - id: done\n    type: end\n    outcome: { category: resolved, code: written }\n",
+    )
+    .expect("runbook");
+    let started = jig(dir.path(), &["--as", "alice", "runbook", "run", "two"]);
+    assert!(!dir.path().join("out.txt").exists(), "{}", stderr(&started));
+    let pending = jig(dir.path(), &["approvals", "list", "--json"]);
+    let id = stdout_json(&pending)[0]["id"].as_str().expect("a pending approval").to_owned();
+    assert_eq!(stdout_json(&pending)[0]["required"], 2);
+
+    let bob = jig(dir.path(), &["--as", "bob", "approvals", "approve", &id]);
+    assert_eq!(bob.status.code(), Some(0), "{}", stderr(&bob));
+    assert!(bob.stdout.is_empty(), "no token for one approval of two");
+    assert!(stderr(&bob).contains("1 of 2"), "{}", stderr(&bob));
+    let listed = text(&jig(dir.path(), &["approvals", "list"]));
+    assert!(listed.contains("needs 2 different approvers: bob (1 of 2)"), "{listed}");
+    let again = jig(dir.path(), &["--as", "bob", "approvals", "approve", &id]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stderr(&again).contains("has already approved"), "{}", stderr(&again));
+
+    let carol = jig(dir.path(), &["--as", "carol", "approvals", "approve", &id]);
+    assert_eq!(carol.status.code(), Some(0), "{}", stderr(&carol));
+    assert_eq!(text(&carol).trim().len(), 64, "the token: {}", text(&carol));
+    let all = jig(dir.path(), &["approvals", "list", "--all", "--json"]);
+    assert_eq!(stdout_json(&all)[0]["approvers"], serde_json::json!(["bob", "carol"]));
+}
