@@ -250,6 +250,23 @@ pub(crate) fn append(
     (statement, outcomes)
 }
 
+/// Append `packet` when a conditional change happened (a change that lost its race leaves
+/// nothing in the chain).
+async fn append_if(
+    happened: bool,
+    packet: &NewPacket,
+    conn: &mut AnyConnection,
+    dialect: Dialect,
+    head: &mut (i64, String),
+    now: i64,
+) -> Result<(), AuditError> {
+    if happened {
+        let (statement, _) = append(&[packet], head, now);
+        statement::run(conn, dialect, &[statement]).await?;
+    }
+    Ok(())
+}
+
 fn create_run(run: &RunRecord, now: i64) -> Statement {
     Statement::new(
         "INSERT INTO runs (request_id, run_id, tool, version, session_id, thread_id, principal, params_hash, \
@@ -315,10 +332,7 @@ async fn interactive(
             .execute(&mut *conn)
             .await?
             .rows_affected();
-            if changed == 1 {
-                let (statement, _) = append(&[packet], head, now);
-                statement::run(conn, dialect, &[statement]).await?;
-            }
+            append_if(changed == 1, packet, conn, dialect, head, now).await?;
             Ok(Outcome::Abandoned(changed == 1))
         }
         Op::Journal { .. } => {
@@ -385,10 +399,7 @@ async fn interactive(
             .execute(&mut *conn)
             .await?
             .rows_affected();
-            if changed == 1 {
-                let (statement, _) = append(&[packet.as_ref()], head, now);
-                statement::run(conn, dialect, &[statement]).await?;
-            }
+            append_if(changed == 1, packet.as_ref(), conn, dialect, head, now).await?;
             Ok(Outcome::Decided(changed == 1))
         }
         Op::SecondApproval { id, before, after, packet } => {
@@ -404,10 +415,7 @@ async fn interactive(
             .execute(&mut *conn)
             .await?
             .rows_affected();
-            if changed == 1 {
-                let (statement, _) = append(&[packet.as_ref()], head, now);
-                statement::run(conn, dialect, &[statement]).await?;
-            }
+            append_if(changed == 1, packet.as_ref(), conn, dialect, head, now).await?;
             Ok(Outcome::Decided(changed == 1))
         }
         Op::ConsumeApproval { token_hash, request_hash } => {

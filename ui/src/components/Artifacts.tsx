@@ -1,7 +1,7 @@
 import { useId, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { ApiFailure } from "../api/client";
-import { useBackend } from "../api/context";
+import { unwrap } from "../api/client";
+import { useApi, useBackend } from "../api/context";
 import { formatBytes } from "../lib/format";
 import { Failure } from "./Failure";
 import { Icon } from "./Icon";
@@ -134,28 +134,18 @@ function ArtifactRow({ artifact }: { artifact: Artifact }) {
 }
 
 function ArtifactText({ id, artifact }: { id: string; artifact: Artifact }) {
-  const { platform } = useBackend();
+  const api = useApi();
   const text = useQuery({
     queryKey: ["artifact", artifact.sha256],
     // Content-addressed: what was read once never changes.
     staleTime: Infinity,
-    queryFn: async () => {
-      const response = await platform.fetch(
-        new Request(new URL(`/api/artifacts/${artifact.sha256}`, platform.baseUrl)),
-      );
-      if (!response.ok) {
-        const body = (await response.json().catch(() => ({}))) as {
-          code?: string;
-          message?: string;
-        };
-        throw new ApiFailure(
-          response.status,
-          body.code ?? `HTTP ${response.status}`,
-          body.message ?? response.statusText,
-        );
-      }
-      return response.text();
-    },
+    queryFn: async () =>
+      unwrap(
+        await api.GET("/api/artifacts/{sha256}", {
+          params: { path: { sha256: artifact.sha256 } },
+          parseAs: "text",
+        }),
+      ),
   });
   if (text.error)
     return (
