@@ -94,7 +94,7 @@ export function useJobs() {
   });
 }
 
-/** What an open job printed so far, every 2 s; `null` once it has no open job. */
+/** What an open job printed so far, every 2 s; `null` once it has no open job (204). */
 export function useJobLog(requestId: string) {
   const api = useApi();
   return useQuery({
@@ -104,7 +104,8 @@ export function useJobLog(requestId: string) {
       const answer = await api.GET("/api/jobs/{request_id}/log", {
         params: { path: { request_id: requestId } },
       });
-      if (answer.response.status === 404) return null;
+      // 204: no open job (collected; its log is among the artifacts).
+      if (answer.response.status === 204) return null;
       return unwrap(answer);
     },
   });

@@ -239,8 +239,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What the open job of a call has printed so far (the last 64 KiB); once it is collected, its
-         *     whole log is among the run's artifacts.
+         * What the open job of a call has printed so far (the last 64 KiB); 204 when the call has no
+         *     open job (a collected job's whole log is among its artifacts), so a view polling a job that
+         *     has just finished reads "nothing more", not an error.
          */
         get: operations["readJobLog"];
         put?: never;
@@ -2231,13 +2232,11 @@ export interface operations {
                     "application/json": components["schemas"]["JobLog"];
                 };
             };
-            404: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorMessage"];
-                };
+                content?: never;
             };
         };
     };

@@ -31,18 +31,19 @@ pub async fn list(
     Ok(Json(state.engine.history().jobs(query.limit.unwrap_or(100)).await?))
 }
 
-/// What the open job of a call has printed so far (the last 64 KiB); once it is collected, its
-/// whole log is among the run's artifacts.
+/// What the open job of a call has printed so far (the last 64 KiB); 204 when the call has no
+/// open job (a collected job's whole log is among its artifacts), so a view polling a job that
+/// has just finished reads "nothing more", not an error.
 #[utoipa::path(get, path = "/api/jobs/{request_id}/log", operation_id = "readJobLog", tag = "audit",
     params(("request_id" = String, Path)),
-    responses((status = 200, body = jig_engine::JobLog), (status = 404, body = ErrorMessage)))]
+    responses((status = 200, body = jig_engine::JobLog), (status = 204)))]
 pub async fn log(
     State(state): State<AppState>,
     Path(request_id): Path<String>,
-) -> Result<Json<jig_engine::JobLog>, ApiError> {
-    state.engine.job_log(&request_id).await?.map(Json).ok_or_else(|| {
-        ApiError::not_found(format!(
-            "`{request_id}` has no open job (a collected job's log is among its artifacts)"
-        ))
+) -> Result<axum::response::Response, ApiError> {
+    use axum::response::IntoResponse;
+    Ok(match state.engine.job_log(&request_id).await? {
+        Some(log) => Json(log).into_response(),
+        None => axum::http::StatusCode::NO_CONTENT.into_response(),
     })
 }

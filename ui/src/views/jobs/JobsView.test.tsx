@@ -64,16 +64,14 @@ describe("JobLogTail", () => {
     const { unmount } = renderWith(<JobLogTail requestId="r-1" />, (request) =>
       pathOf(request) === "/api/jobs/r-1/log" && open
         ? json({ text: "started\n", size: 70_000, truncated: true })
-        : json({ type: "ErrorMessage", code: "E_NOT_FOUND", message: "no open job" }, 404),
+        : new Response(null, { status: 204 }),
     );
     const output = await screen.findByLabelText("The job's output");
     expect(output.textContent).toBe("started\n");
     expect(screen.getByText("(the last 64 KiB of 68.4 KiB)")).toBeTruthy();
     unmount();
     open = false;
-    renderWith(<JobLogTail requestId="r-1" />, () =>
-      json({ type: "ErrorMessage", code: "E_NOT_FOUND", message: "no open job" }, 404),
-    );
+    renderWith(<JobLogTail requestId="r-1" />, () => new Response(null, { status: 204 }));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(screen.queryByLabelText("Output so far")).toBeNull();
   });
