@@ -75,6 +75,8 @@ pub struct CallContext {
     pub commit_with: Option<CommitHook>,
     /// Stops the call when fired.
     pub cancel: jig_exec::Cancel,
+    /// A limit tighter than the tool's own `timeoutMs` (a runbook step's `timeout`).
+    pub timeout: Option<std::time::Duration>,
     /// A call needing approval that a person already approved for exactly this request (tool,
     /// arguments, session, principal) runs without the token, and one still pending is not
     /// asked again: for callers that cannot carry a token and simply retry (MCP clients).
@@ -93,6 +95,7 @@ impl Default for CallContext {
             required_approvers: 1,
             commit_with: None,
             cancel: jig_exec::Cancel::new(),
+            timeout: None,
             retry_approved: false,
         }
     }

@@ -598,7 +598,11 @@ fn runbook_entries(
                 .tools
                 .iter()
                 .filter_map(|reference| {
-                    let (_, file) = index.tool(p, reference).ok()?;
+                    // runbook/v0's map form names the tool file by its path.
+                    let file = match runbook.tool_paths.get(reference) {
+                        Some(raw) => index.tool_file_at(&file.path, raw)?,
+                        None => index.tool(p, reference).ok()?.1,
+                    };
                     Some((reference.clone(), actions_of(&file)))
                 })
                 .collect();

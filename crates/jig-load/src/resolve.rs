@@ -89,6 +89,14 @@ impl Index<'_> {
         }
     }
 
+    /// The tool file a runbook/v0 `tools` map names by path (relative to the runbook file at
+    /// `runbook`), if it is a tool file of some package of the project.
+    pub fn tool_file_at(&self, runbook: &std::path::Path, raw: &str) -> Option<Arc<ToolFile>> {
+        let base = runbook.parent().unwrap_or(std::path::Path::new(""));
+        let wanted = crate::vfs::normalize(&base.join(raw));
+        self.tools.iter().flat_map(BTreeMap::values).find(|file| file.path == wanted).cloned()
+    }
+
     /// Resolve a runbook reference (`invoke`, `next_runbook`) made from package `from`. On
     /// success, returns the ambiguity warning when seed 004's rule applied.
     pub fn runbook(&self, from: usize, reference: &str) -> Result<Option<String>, ResolveError> {

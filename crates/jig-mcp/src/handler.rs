@@ -76,6 +76,7 @@ impl JigMcp {
         CallContext {
             session_id: self.session.clone(),
             principal,
+            timeout: None,
             retry_approved: true,
             ..CallContext::default()
         }

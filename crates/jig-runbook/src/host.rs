@@ -64,6 +64,8 @@ pub struct ToolCall {
     pub approval_token: Option<String>,
     /// The person whose go-ahead runs the step, when a person gave one.
     pub by: Option<String>,
+    /// The step's `timeout`, which tightens the tool's own limit.
+    pub timeout_ms: Option<u64>,
 }
 
 /// How a tool step ended.
@@ -181,5 +183,10 @@ pub trait Host: Send + Sync {
     /// Whether a person asked the run to pause before its next step.
     fn pause_requested(&self) -> bool {
         false
+    }
+
+    /// Whether a step's `delay` is waited out (a host replaying a recorded run does not wait).
+    fn waits(&self) -> bool {
+        true
     }
 }

@@ -216,6 +216,12 @@ pub mod keys {
         format!("go:{key}")
     }
 
+    /// The `n`th person's go-ahead (from 1) where several must say go: the first is
+    /// [`go`], the others `go:KEY#n`.
+    pub fn go_nth(key: &str, n: usize) -> String {
+        if n <= 1 { go(key) } else { format!("go:{key}#{n}") }
+    }
+
     /// A manual step's evidence.
     pub fn evidence(key: &str) -> String {
         format!("evidence:{key}")

@@ -38,6 +38,13 @@ pub enum Need {
     Go {
         /// Why: `stepwise`, or the governance rule that asks for approval.
         reason: String,
+        /// How many different people must say go (a rule's `min_approvers`, a v0/v1 step's
+        /// `approvals.min`); 1 for a plain go-ahead.
+        #[serde(default = "one")]
+        required: u32,
+        /// Who has said go so far, when more than one must.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        approved_by: Vec<String>,
     },
     /// Evidence for a manual step (none listed: an acknowledgement).
     Evidence {
@@ -65,6 +72,17 @@ pub enum Need {
     },
     /// A person paused the run before this step.
     Paused,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Need {
+    /// A go-ahead one person gives.
+    pub fn go(reason: impl Into<String>) -> Self {
+        Self::Go { reason: reason.into(), required: 1, approved_by: Vec::new() }
+    }
 }
 
 /// A step the run waits at.

@@ -167,14 +167,35 @@ impl Host for ReplayHost {
             };
         };
         let mut outputs = response.outputs.clone();
-        if outputs.is_empty()
-            && let Ok(info) = self.tool(&call.reference, call.action.as_deref())
-            && let [only] = info.outputs.as_slice()
+        let declared = self
+            .tool(&call.reference, call.action.as_deref())
+            .map(|i| i.outputs)
+            .unwrap_or_default();
+        // A recorded response in gert's shape (streams, no outputs) gives the outputs the tool
+        // declares: its streams and exit code by name (`shell_exec`), or its one output.
+        let streams = [
+            ("stdout", response.stdout.clone().map(Value::String)),
+            ("stderr", response.stderr.clone().map(Value::String)),
+            ("code", Some(Value::from(response.exit_code))),
+            ("exit_code", Some(Value::from(response.exit_code))),
+        ];
+        let by_name = declared.iter().any(|d| streams.iter().any(|(name, _)| d == name));
+        if outputs.is_empty() && by_name {
+            for (name, value) in streams {
+                if let Some(value) = value.filter(|_| declared.iter().any(|d| d == name)) {
+                    outputs.insert(name.to_owned(), value);
+                }
+            }
+        } else if outputs.is_empty()
+            && let [only] = declared.as_slice()
             && let Some(stdout) = &response.stdout
         {
             outputs.insert(only.clone(), Value::String(stdout.trim().to_owned()));
         }
-        if response.exit_code == 0 {
+        // A tool that reports its exit code answers with it, whatever it is (`shell_exec`: a
+        // non-zero exit is what the command said, not a failed call).
+        let exit_is_data = declared.iter().any(|d| d == "code" || d == "exit_code");
+        if response.exit_code == 0 || exit_is_data {
             ToolAnswer::Succeeded { outputs }
         } else {
             ToolAnswer::Failed {
@@ -187,6 +208,10 @@ impl Host for ReplayHost {
                 outputs,
             }
         }
+    }
+
+    fn waits(&self) -> bool {
+        false // a recorded run is replayed as fast as it goes
     }
 
     async fn record(&self, key: &str, entry: Entry) -> Result<Entry, HostError> {
@@ -268,6 +293,8 @@ pub async fn play(
             let key = match &waiting.need {
                 Need::Evidence { .. } => keys::evidence(&waiting.key),
                 Need::Choice { .. } => keys::choice(&waiting.key),
+                // Where several people must say go, the scenario says it for each.
+                Need::Go { approved_by, .. } => keys::go_nth(&waiting.key, approved_by.len() + 1),
                 _ => keys::go(&waiting.key),
             };
             host.record(&key, entry).await?;

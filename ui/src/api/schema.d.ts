@@ -1116,6 +1116,14 @@ export interface components {
         Need: {
             /** @description Why: `stepwise`, or the governance rule that asks for approval. */
             reason: string;
+            /**
+             * Format: int32
+             * @description How many different people must say go (a rule's `min_approvers`, a v0/v1 step's
+             *     `approvals.min`); 1 for a plain go-ahead.
+             */
+            required?: number;
+            /** @description Who has said go so far, when more than one must. */
+            approved_by?: string[];
             /** @enum {string} */
             need: "go";
         } | {

@@ -46,6 +46,7 @@ pub async fn run(
         required_approvers: 1,
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
+        timeout: None,
         retry_approved: false,
     };
     // Ctrl-C (SIGINT) or SIGTERM stops the tool through the engine; the (cancelled) response

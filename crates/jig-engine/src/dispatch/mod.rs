@@ -337,7 +337,9 @@ impl<'e> Call<'e> {
                 }
                 engine_events.publish_to(&owner, Event::Message(message));
             });
+        // A caller may only tighten the tool's own limit.
         let timeout = Duration::from_millis(tool.timeout_ms);
+        let timeout = self.context.timeout.map_or(timeout, |limit| limit.min(timeout));
         let invocation = Invocation {
             tool,
             args: &self.request.args,
@@ -354,7 +356,7 @@ impl<'e> Call<'e> {
         let result = match outcome {
             Err(_) => Err(ToolError::new(
                 ErrorCode::Timeout,
-                format!("`{}` did not finish within {} ms", tool.id, tool.timeout_ms),
+                format!("`{}` did not finish within {} ms", tool.id, timeout.as_millis()),
             )),
             Ok(Err(error)) => Err(error),
             Ok(Ok(Execution::Submitted(job))) => return self.submitted(tool, job, claimed).await,

@@ -47,6 +47,7 @@ pub(crate) fn check(
     }
     checker.legacy_links(out);
     checker.approver_counts(out);
+    checker.legacy_details(out);
     if runbook.api_version == RunbookApi::KernelV0 && !terminates(&runbook.steps) {
         let last = runbook.steps.last().map_or("/steps", |s| s.pointer.as_str());
         out.push(located.at(
@@ -118,7 +119,10 @@ impl Checker<'_> {
                 let pointer = crate::yaml::pointer_push("/tools", reference);
                 match self.raw_path(raw, &[""]) {
                     true => {
-                        resolved.insert(reference.clone(), ToolRef::Path);
+                        // A tool file of the project is checked like any other reference.
+                        let found = self.index.tool_file_at(&self.file.path, raw);
+                        resolved
+                            .insert(reference.clone(), found.map_or(ToolRef::Path, ToolRef::File));
                     }
                     false => out.push(self.located.at(
                         Diagnostic::error(
@@ -228,6 +232,62 @@ impl Checker<'_> {
                 ));
             }
         }
+    }
+
+    /// v0/v1 step details that would do nothing as written (gert gives them no meaning
+    /// either): say so rather than let a reader believe they guard something.
+    fn legacy_details(&self, out: &mut Vec<Diagnostic>) {
+        for step in self.runbook.walk() {
+            let Some(details) = &step.legacy else { continue };
+            let mut warn = |message: String, field: &str| {
+                out.push(self.located.at(
+                    Diagnostic::warning(codes::RUNBOOK, message),
+                    &format!("{}/{field}", step.pointer),
+                ));
+            };
+            if details.precondition.as_ref().is_some_and(|p| !p.skip_if_succeeds) {
+                warn(
+                    "`skip_if_succeeds: false` does nothing: a precondition's check runs only to skip the step when it succeeds".to_owned(),
+                    "precondition/skip_if_succeeds",
+                );
+            }
+            if details.gate.is_some() && !matches!(step.kind, StepKind::Invoke { .. }) {
+                warn(
+                    "`gate` applies only to `invoke` steps; here it does nothing".to_owned(),
+                    "gate",
+                );
+            }
+            for (i, a) in details.assertions.iter().enumerate() {
+                let set = [
+                    a.contains.is_some(),
+                    a.not_contains.is_some(),
+                    a.matches.is_some(),
+                    a.exit_code.is_some(),
+                    a.equals.is_some(),
+                    a.not_equals.is_some(),
+                    a.json_path.is_some(),
+                ]
+                .iter()
+                .filter(|set| **set)
+                .count();
+                if set != 1 {
+                    warn(
+                        format!(
+                            "an assertion checks exactly one thing; this one sets {set} (write one assertion per check)"
+                        ),
+                        &format!("assertions/{i}"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Whether the runbook runs commands (`cli` steps, preconditions): `shell_exec` calls.
+    fn runs_commands(&self) -> bool {
+        self.runbook.walk().into_iter().any(|step| {
+            matches!(step.kind, StepKind::Cli { .. })
+                || step.legacy.as_ref().is_some_and(|d| d.precondition.is_some())
+        })
     }
 
     /// What a step produces, as its tool or its own fields declare.
@@ -661,6 +721,8 @@ impl Checker<'_> {
                 match tools.get(tool) {
                     // A runbook this one invokes answers from the same scenario.
                     None if self.invoked_tools().contains(tool) => {}
+                    // `cli` steps and preconditions run as `shell_exec` calls.
+                    None if tool == "shell_exec" && action.is_empty() && self.runs_commands() => {}
                     None => {
                         let mut diagnostic = Diagnostic::error(
                             codes::SCENARIO,

@@ -75,8 +75,10 @@ fn the_example_project_loads_cleanly_and_uses_every_feature() {
     for api in ["runbook/v0", "runbook/v1", "kernel/v0"] {
         assert!(formats.contains(&api), "{api}");
     }
+    // Every runbook of the example has scenarios (one per outcome it can reach).
     let scenarios: usize = snapshot.runbooks().map(|r| r.scenarios.len()).sum();
-    assert_eq!(scenarios, 7);
+    assert_eq!(scenarios, 10);
+    assert!(snapshot.runbooks().all(|r| !r.scenarios.is_empty()));
     let roles: Vec<_> = snapshot.packages().iter().map(|p| (p.name.as_str(), p.role)).collect();
     assert_eq!(roles.len(), 4);
 }

@@ -342,3 +342,35 @@ fn contending_parallel_arms_are_a_warning_naming_the_resource() {
     assert!(warning.message.contains("`fix` and `look` both use `service`"), "{}", warning.message);
     assert_eq!(warning.line, Some(5));
 }
+
+/// v0/v1 step details that would do nothing as written are warned about (the file and the
+/// field), and a v0 `tools` map's path resolves to the tool file it names, for running.
+#[test]
+fn v1_details_that_do_nothing_are_warned_about_and_a_v0_tool_path_resolves() {
+    let project = project();
+    project.file(
+        "runbooks/drain.runbook.yaml",
+        "apiVersion: runbook/v1\nmeta: { name: drain }\nsteps:\n  - id: look\n    type: cli\n    with: { argv: [ls] }\n    precondition: { check: [test, -f, x], skip_if_succeeds: false }\n    gate: { on_error: skip }\n    assertions: [{ exit_code: 0, contains: ok }]\n",
+    );
+    project.file(
+        "runbooks/old.runbook.yaml",
+        "apiVersion: runbook/v0\ntools: { web: ../tools/curl.tool.yaml }\nmeta: { name: old }\nsteps:\n  - id: get\n    type: tool\n    tool: { name: web, action: get, args: { url: https://a.example } }\n",
+    );
+    let snapshot = project.load().unwrap_or_else(|f| panic!("{}", crate::support::render(&f)));
+    let warnings: Vec<String> = snapshot
+        .warnings()
+        .iter()
+        .map(|d| {
+            format!("{}:{} {}", d.file.as_deref().unwrap_or(""), d.line.unwrap_or(0), d.message)
+        })
+        .collect();
+    let has = |needle: &str| warnings.iter().any(|w| w.contains(needle));
+    assert!(has("drain.runbook.yaml:7 `skip_if_succeeds: false` does nothing"), "{warnings:#?}");
+    assert!(has("drain.runbook.yaml:8 `gate` applies only to `invoke` steps"), "{warnings:#?}");
+    assert!(
+        has("drain.runbook.yaml:9 an assertion checks exactly one thing; this one sets 2"),
+        "{warnings:#?}"
+    );
+    let old = snapshot.runbook("old").expect("the v0 runbook");
+    assert_eq!(old.tool_id("web", Some("get")), Some("curl.get"));
+}

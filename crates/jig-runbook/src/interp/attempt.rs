@@ -40,6 +40,8 @@ impl Interpreter<'_> {
                 Err(flow) => return flow,
             },
         };
+        // v0/v1 captures and assertions: worked out from the recorded result on every walk.
+        let recorded = super::legacy::settle(step, recorded);
         self.apply(step, id, &attempt, state, recorded).await
     }
 
@@ -74,21 +76,38 @@ impl Interpreter<'_> {
                 && !matches!(plan.action, super::plan::Action::Tool(_));
         let manual = matches!(plan.action, super::plan::Action::Manual { .. });
         if (self.stepwise() && !manual) || governance_asks {
-            match self.entry(&keys::go(key)) {
-                None => {
-                    let reason = match &plan.verdict {
-                        Some(v) if governance_asks => format!("approval required by {}", v.rule),
-                        _ => "stepwise".to_owned(),
-                    };
-                    return Err(self.wait(plan, Need::Go { reason }));
+            // Where governance asks for approval, `min_approvers` (or a v0/v1 step's
+            // `approvals.min`) different people say go, each under a key of their own.
+            let required = match &plan.verdict {
+                Some(v) if governance_asks => v.approvers.max(1),
+                _ => 1,
+            };
+            let mut approved_by = Vec::new();
+            for n in 1..=required as usize {
+                match self.entry(&keys::go_nth(key, n)) {
+                    Some(Entry::Go { skip: Some(reason), by }) => {
+                        let failure = Failure::new("skipped", format!("skipped by {by}: {reason}"));
+                        return self
+                            .keep(key, StepStatus::Skipped, Map::new(), Some(failure))
+                            .await;
+                    }
+                    Some(Entry::Go { skip: None, by }) => approved_by.push(by),
+                    _ => break,
                 }
-                Some(Entry::Go { skip: Some(reason), by }) => {
-                    let failure = Failure::new("skipped", format!("skipped by {by}: {reason}"));
-                    return self.keep(key, StepStatus::Skipped, Map::new(), Some(failure)).await;
-                }
-                Some(_) => {}
+            }
+            if approved_by.len() < required as usize {
+                let reason = match &plan.verdict {
+                    Some(v) if governance_asks => format!("approval required by {}", v.rule),
+                    _ => "stepwise".to_owned(),
+                };
+                return Err(self.wait(plan, Need::Go { reason, required, approved_by }));
             }
         }
+        // v0/v1: a precondition that holds skips the step; a delay comes before it.
+        if let Some(skip) = self.precondition(step, &plan, id, key, state).await? {
+            return self.keep(key, StepStatus::Skipped, Map::new(), Some(skip)).await;
+        }
+        self.delay(step, key).await?;
         let data = json!({ "step_id": id, "type": plan.view.step_type, "tool": plan.view.tool, "inputs": plan.view.inputs });
         if let Err(e) = self
             .trace(&format!("start:{key}"), TraceKind::StepStart, Some(key), Actor::system(), data)
@@ -105,7 +124,7 @@ impl Interpreter<'_> {
     }
 
     /// Record a step's result; the recorded one (maybe another walk's) is what counts.
-    async fn keep(
+    pub(super) async fn keep(
         &self,
         key: &str,
         status: StepStatus,
@@ -230,7 +249,7 @@ impl Interpreter<'_> {
     }
 
     /// v0/v1 `outcomes`: the first whose `when` holds ends the run.
-    async fn legacy_outcome(&self, step: &Step, key: &str, state: &mut State) -> Flow {
+    pub(super) async fn legacy_outcome(&self, step: &Step, key: &str, state: &mut State) -> Flow {
         let Some(details) = &step.legacy else { return Flow::Next };
         for (i, outcome) in details.outcomes.iter().enumerate() {
             let holds = match &outcome.when {

@@ -4,6 +4,7 @@ use futures_util::future::join_all;
 use jig_model::runbook::Arm;
 use jig_model::runbook::Step;
 use jig_model::runbook::kernel::{ForEach, KernelOutcome};
+use jig_model::runbook::legacy::GateOnError;
 use serde_json::{Map, Value, json};
 
 use super::{Flow, Interpreter, stop};
@@ -432,9 +433,12 @@ impl Interpreter<'_> {
     }
 
     /// Run another runbook inside this one: its steps under this step's key, its inputs from
-    /// this step's, its outcome as this step's output.
+    /// this step's, its outcome as this step's output. A v0/v1 `gate` may let the child's
+    /// outcome end this run (`stop_if`) or its failure skip the step (`on_error: skip`); its
+    /// `capture` copies the child's variables out.
     pub(super) async fn invoke(
         &self,
+        step: &Step,
         reference: &str,
         inputs: &Map<String, Value>,
         id: &str,
@@ -462,13 +466,59 @@ impl Interpreter<'_> {
         let prefix = format!("{key}/");
         let flow = self.list(&child.steps, &prefix, &mut inner).await;
         state.visited.extend(inner.visited.iter().map(|v| format!("{id}/{v}")));
-        let outputs = match flow {
-            Flow::End(outcome) => Map::from_iter([("outcome".to_owned(), json!(outcome))]),
+        let legacy = step.legacy.as_deref();
+        let gate = legacy.and_then(|d| d.gate.as_ref());
+        let mut outputs = match flow {
+            Flow::End(outcome) => {
+                let category = outcome.category.as_str();
+                if gate.is_some_and(|g| g.stop_if.iter().any(|s| s == category)) {
+                    let data =
+                        json!({ "step_id": id, "gate": "stop_if", "structured_outcome": outcome });
+                    if let Err(e) = self
+                        .trace(
+                            "outcome",
+                            TraceKind::OutcomeResolved,
+                            Some(key),
+                            Actor::system(),
+                            data,
+                        )
+                        .await
+                    {
+                        return Flow::Fatal(e);
+                    }
+                    return Flow::End(outcome);
+                }
+                Map::from_iter([("outcome".to_owned(), json!(outcome))])
+            }
             Flow::Next => Map::new(),
+            Flow::Stop(failure, _)
+                if gate.is_some_and(|g| g.on_error == Some(GateOnError::Skip)) =>
+            {
+                let data = json!({ "step_id": id, "status": "skipped", "reason": "gate.on_error", "failure": failure });
+                return self.skipped(key, data).await;
+            }
             other => return other,
         };
+        for (name, from) in legacy.map(|d| &d.capture).into_iter().flatten() {
+            match inner.vars().get(from) {
+                Some(value) => {
+                    outputs.insert(name.clone(), value.clone());
+                }
+                None => {
+                    return stop(
+                        key,
+                        "capture",
+                        format!("capture `{name}`: the invoked runbook has no variable `{from}`"),
+                        RunStatus::Error,
+                    );
+                }
+            }
+        }
         if let Err(message) = state.outputs(id, None, &outputs) {
             return stop(key, "contract_violation", message, RunStatus::Error);
+        }
+        if legacy.is_some() {
+            return self.legacy_outcome(step, key, state).await;
         }
         Flow::Next
     }

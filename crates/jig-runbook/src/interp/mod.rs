@@ -8,6 +8,7 @@
 mod attempt;
 mod blocks;
 pub(crate) mod conflicts;
+mod legacy;
 mod plan;
 
 use std::collections::HashMap;
@@ -239,16 +240,7 @@ impl<'a> Interpreter<'a> {
                 Ok(true) => {}
                 Ok(false) => {
                     let data = json!({ "step_id": id, "status": "skipped", "reason": "when", "when": when });
-                    let traced = self
-                        .trace(
-                            &format!("complete:{key}"),
-                            TraceKind::StepComplete,
-                            Some(key),
-                            Actor::system(),
-                            data,
-                        )
-                        .await;
-                    return (traced.err().map_or(Flow::Next, Flow::Fatal), false);
+                    return (self.skipped(key, data).await, false);
                 }
                 Err(e) => return (stop(key, "template", e.to_string(), RunStatus::Error), false),
             }
@@ -288,11 +280,26 @@ impl<'a> Interpreter<'a> {
                 }
                 StepKind::End { outcome } => self.end(outcome, id, key, state).await,
                 StepKind::Invoke { runbook, inputs } => {
-                    self.invoke(runbook, inputs, id, key, state).await
+                    self.invoke(step, runbook, inputs, id, key, state).await
                 }
                 _ => self.executable(step, id, key, state).await,
             }
         })
+    }
+
+    /// A step that completes without running (a `when` that is false, a gate that skips it):
+    /// its completion traced, and the run goes on.
+    pub(crate) async fn skipped(&self, key: &str, data: Value) -> Flow {
+        let traced = self
+            .trace(
+                &format!("complete:{key}"),
+                TraceKind::StepComplete,
+                Some(key),
+                Actor::system(),
+                data,
+            )
+            .await;
+        traced.err().map_or(Flow::Next, Flow::Fatal)
     }
 
     pub(crate) fn entry(&self, key: &str) -> Option<Entry> {

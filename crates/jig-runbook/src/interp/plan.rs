@@ -184,7 +184,7 @@ impl Interpreter<'_> {
                 Some(RunbookGovernance::Rules(g)) => g.rules.as_slice(),
                 _ => &[],
             };
-            decide(rules, tool.as_deref(), c)
+            super::legacy::raise(decide(rules, tool.as_deref(), c), step, id)
         });
         if let (Some(c), Some(v)) = (&contract, &verdict) {
             let data = json!({ "step_id": id, "resolved_contract": c });
@@ -215,7 +215,8 @@ impl Interpreter<'_> {
             call.approval_required_by = Some(v.rule.clone());
             call.approvers_required = v.approvers;
         }
-        if let Action::Tool(call) = &action {
+        if let Action::Tool(call) = &mut action {
+            call.timeout_ms = timeout_ms(step)?;
             view.inputs = Some(call.inputs.clone());
         }
         view.tool = tool;
@@ -224,7 +225,7 @@ impl Interpreter<'_> {
     }
 
     /// The call a tool step makes: its approval token and the go-ahead's author from this walk.
-    fn call(
+    pub(super) fn call(
         &self,
         id: &str,
         key: &str,
@@ -249,6 +250,7 @@ impl Interpreter<'_> {
                 .as_ref()
                 .and_then(crate::journal::Entry::by)
                 .map(str::to_owned),
+            timeout_ms: None,
         }
     }
 
@@ -323,6 +325,21 @@ impl Interpreter<'_> {
     }
 }
 
+/// A step's `timeout` in milliseconds (it tightens its call's limit).
+fn timeout_ms(step: &Step) -> Result<Option<u64>, (StepStatus, Failure)> {
+    let Some(text) = step.timeout.as_deref() else { return Ok(None) };
+    match jig_model::duration::parse_duration(text) {
+        Some(limit) => Ok(Some(u64::try_from(limit.as_millis()).unwrap_or(u64::MAX))),
+        None => Err((
+            StepStatus::Error,
+            Failure::new(
+                "timeout",
+                format!("`timeout: {text}` is not a duration (`30s`, `5m`, `1h`)"),
+            ),
+        )),
+    }
+}
+
 /// `inputs_from` spread left to right, then `inputs` over them, all rendered.
 fn spread(
     from: &[String],
@@ -348,7 +365,7 @@ fn spread(
 }
 
 /// argv as one command line for `shell_exec`, each word quoted where it needs to be.
-fn shell_words(argv: &[String]) -> String {
+pub(super) fn shell_words(argv: &[String]) -> String {
     argv.iter()
         .map(|word| {
             if !word.is_empty()

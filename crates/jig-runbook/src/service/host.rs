@@ -189,6 +189,7 @@ impl Host for EngineHost {
             required_approval: call.approval_required_by.clone(),
             required_approvers: call.approvers_required,
             commit_with: Some(hook),
+            timeout: call.timeout_ms.map(std::time::Duration::from_millis),
             ..CallContext::default()
         };
         let response = self.engine.dispatch(request, context).await;

@@ -262,13 +262,26 @@ impl Runbooks {
         let mut tokens = HashMap::new();
         let (journal_key, entry) = match (&action, waiting.map(|w| &w.need)) {
             (Action::Run, Some(need @ (Need::Go { .. } | Need::Paused))) => {
-                if let Need::Go { reason } = need {
+                let mut slot = 1;
+                if let Need::Go { reason, approved_by, required } = need {
                     self.refuse_self_approval(reason_of(waiting), &current, principal, reason)?;
+                    let me = canonical_principal(principal);
+                    if approved_by.iter().any(|p| canonical_principal(p) == me) {
+                        return Err(ServiceError::Conflict(format!(
+                            "{principal} has already said go to step `{key}`: {} of {required} go-aheads given, each from a different person",
+                            approved_by.len()
+                        )));
+                    }
+                    slot = approved_by.len() + 1;
                 }
-                (keys::go(key), Entry::Go { skip: None, by })
+                (keys::go_nth(key, slot), Entry::Go { skip: None, by })
             }
-            (Action::Skip { reason }, Some(Need::Go { .. } | Need::Paused)) => {
-                (keys::go(key), Entry::Go { skip: Some(reason.clone()), by })
+            (Action::Skip { reason }, Some(need @ (Need::Go { .. } | Need::Paused))) => {
+                let slot = match need {
+                    Need::Go { approved_by, .. } => approved_by.len() + 1,
+                    _ => 1,
+                };
+                (keys::go_nth(key, slot), Entry::Go { skip: Some(reason.clone()), by })
             }
             (Action::Evidence { values }, Some(Need::Evidence { required })) => {
                 if let Some(missing) = required.iter().find(|r| !values.contains_key(&r.name)) {
@@ -574,7 +587,7 @@ fn saved_status(progress: &Progress) -> String {
 
 /// Whether a waiting step's go-ahead is an approval (governance asked), not a step-by-step go.
 fn reason_of(waiting: Option<&crate::Waiting>) -> bool {
-    matches!(waiting.map(|w| &w.need), Some(Need::Go { reason }) if reason != "stepwise")
+    matches!(waiting.map(|w| &w.need), Some(Need::Go { reason, .. }) if reason != "stepwise")
 }
 
 fn need_name(need: &Need) -> &'static str {

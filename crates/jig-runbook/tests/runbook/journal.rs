@@ -57,7 +57,7 @@ async fn a_step_by_step_run_waits_for_each_go_ahead_and_may_skip() {
     let host = TestHost::new(vec![tool("probe.check", false, &[], &[])], |_| ok(json!({})));
     let waiting = advance(&rb(), &host, json!({}), true).await;
     assert_eq!(waiting.waiting[0].key, "check");
-    assert_eq!(waiting.waiting[0].need, Need::Go { reason: "stepwise".to_owned() });
+    assert_eq!(waiting.waiting[0].need, Need::go("stepwise"));
     assert_eq!(
         waiting.waiting[0].tool.as_deref(),
         Some("probe.check"),

@@ -6,6 +6,7 @@ mod constructs;
 mod flow;
 mod graph;
 mod journal;
+mod legacy;
 mod parallel;
 mod scenarios;
 mod service;

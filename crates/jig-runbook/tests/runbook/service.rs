@@ -309,3 +309,94 @@ async fn a_step_whose_rule_asks_for_two_approvers_waits_for_the_second() {
         "two said yes"
     );
 }
+
+/// A runbook/v1 runbook over the real engine: its `cli` steps run as sandboxed `shell_exec`
+/// calls (each audited), a precondition's check runs once and skips its step, a capture feeds a
+/// later step, an assertion stops a bad path, and a step's `approvals: {min: 2}` takes two
+/// different people's go-aheads (the same person twice and the starter are refused).
+#[tokio::test]
+async fn a_v1_runbooks_commands_captures_assertions_and_two_person_approval_run_for_real() {
+    let dir = tempfile::tempdir().expect("tmp");
+    fs_err::write(
+        dir.path().join("jig.yaml"),
+        "name: ops\npolicy:\n  shell_allow: [cat, test, wc]\n  approvals:\n    self_approval: false\n  rules:\n    - { tools: [shell_exec], action: allow }\n",
+    )
+    .expect("manifest");
+    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    fs_err::write(dir.path().join("hosts.txt"), "web-1\nweb-2\n").expect("hosts");
+    fs_err::write(dir.path().join("done.txt"), "").expect("done");
+    fs_err::write(
+        dir.path().join("runbooks/drain.runbook.yaml"),
+        r#"apiVersion: runbook/v1
+meta: { name: drain }
+steps:
+  - id: already
+    type: cli
+    with: { argv: [cat, hosts.txt] }
+    precondition: { check: [test, -f, done.txt], skip_if_succeeds: true, message: drained before }
+  - id: count
+    type: cli
+    with: { argv: [wc, -l, hosts.txt] }
+    capture: { lines: stdout }
+    assertions: [{ exit_code: 0 }, { matches: "^2 " }]
+  - id: confirm
+    type: manual
+    instructions: "Drain the {{ .lines }}."
+    approvals: { min: 2 }
+    outcomes: [{ state: resolved }]
+"#,
+    )
+    .expect("runbook");
+    let engine = open(dir.path()).await;
+    let runbooks = Runbooks::new(Arc::clone(&engine));
+    let started = runbooks.start("drain", Map::new(), false, "alice").await.expect("start");
+    assert_eq!(started.progress.status, RunStatus::Paused, "{:?}", started.progress.failure);
+    let waiting = &started.progress.waiting[0];
+    assert_eq!(waiting.step_id, "confirm");
+    assert!(
+        matches!(&waiting.need, Need::Go { required: 2, approved_by, .. } if approved_by.is_empty())
+    );
+    assert_eq!(started.progress.variables["lines"], "2 hosts.txt");
+
+    // The starter may not approve; one person counts once; a second person completes it.
+    let own = runbooks.act(&started.id, "confirm", Action::Run, "alice").await;
+    assert!(matches!(own, Err(ServiceError::Forbidden(_))), "{own:?}");
+    let first = runbooks.act(&started.id, "confirm", Action::Run, "bob").await.expect("bob");
+    assert!(
+        matches!(&first.progress.waiting[0].need, Need::Go { approved_by, .. } if approved_by == &["bob"])
+    );
+    let twice = runbooks.act(&started.id, "confirm", Action::Run, "Bob").await;
+    assert!(matches!(twice, Err(ServiceError::Conflict(_))), "{twice:?}");
+    let second = runbooks.act(&started.id, "confirm", Action::Run, "carol").await.expect("carol");
+    assert_eq!(second.progress.status, RunStatus::Paused, "now the evidence");
+    let done = runbooks
+        .act(&started.id, "confirm", Action::Evidence { values: Map::new() }, "carol")
+        .await
+        .expect("ack");
+    assert_eq!(done.progress.status, RunStatus::Completed, "{:?}", done.progress.failure);
+    assert_eq!(done.progress.outcome.expect("outcome").category.as_str(), "resolved");
+
+    // What ran is in the audit: the check, never the skipped step's command.
+    let packets = engine.history().packets(0, 10_000).await.expect("packets");
+    let commands: Vec<String> = packets
+        .iter()
+        .filter(|p| p.kind == "tool.call.request")
+        .filter(|p| p.session_id.as_deref() == Some(started.id.as_str()))
+        .filter_map(|p| p.data["args"]["cmd"].as_str().map(str::to_owned))
+        .collect();
+    assert!(commands.contains(&"test -f done.txt".to_owned()), "{commands:?}");
+    assert!(commands.contains(&"wc -l hosts.txt".to_owned()), "{commands:?}");
+    assert!(!commands.iter().any(|c| c.starts_with("cat")), "the skipped step ran: {commands:?}");
+
+    // The same runbook on a host list the assertion rejects stops at `count`.
+    fs_err::write(dir.path().join("hosts.txt"), "web-1\n").expect("hosts");
+    let rejected = runbooks.start("drain", Map::new(), false, "alice").await.expect("start");
+    assert_eq!(rejected.progress.status, RunStatus::Failed);
+    let failure = rejected.progress.failure.expect("failure");
+    assert_eq!(failure.key, "count");
+    assert!(
+        failure.failure.message.contains("does not match /^2 /"),
+        "{}",
+        failure.failure.message
+    );
+}

@@ -26,6 +26,8 @@ pub struct TestHost {
     pub in_flight: AtomicUsize,
     pub most_in_flight: AtomicUsize,
     pub delay_ms: u64,
+    /// Runbooks an `invoke` step may name.
+    pub runbooks: HashMap<String, Runbook>,
 }
 
 /// A tool with this contract.
@@ -70,6 +72,7 @@ impl TestHost {
             in_flight: AtomicUsize::new(0),
             most_in_flight: AtomicUsize::new(0),
             delay_ms: 0,
+            runbooks: HashMap::new(),
         }
     }
 
@@ -120,6 +123,19 @@ impl Host for TestHost {
         }
         Ok(())
     }
+
+    fn runbook(&self, reference: &str) -> Option<Runbook> {
+        self.runbooks.get(reference).cloned()
+    }
+}
+
+/// A runbook/v0 or v1 runbook from JSON.
+pub fn legacy_runbook(value: Value) -> Runbook {
+    let file: jig_model::runbook::legacy::LegacyRunbook =
+        serde_json::from_value(value).expect("a runbook/v0 or v1 runbook");
+    let (runbook, problems) = Runbook::from_legacy(file);
+    assert!(problems.is_empty(), "{problems:?}");
+    runbook
 }
 
 /// A kernel/v0 runbook from JSON.

@@ -76,6 +76,7 @@ pub async fn start(
         required_approvers: 1,
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
+        timeout: None,
         retry_approved: false,
     };
     let request_id = state.engine.start(request, context);

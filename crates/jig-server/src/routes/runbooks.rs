@@ -192,7 +192,7 @@ pub async fn act(
     let approving = match &act.action {
         Action::Approve | Action::Deny => true,
         Action::Run => service.show(&id).await?.progress.waiting.iter().any(|w| {
-            w.key == act.key && matches!(&w.need, Need::Go { reason } if reason != "stepwise")
+            w.key == act.key && matches!(&w.need, Need::Go { reason, .. } if reason != "stepwise")
         }),
         _ => false,
     };

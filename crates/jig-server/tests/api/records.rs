@@ -110,6 +110,7 @@ async fn record(served: &Served, title: &str) {
         required_approvers: 1,
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
+        timeout: None,
         retry_approved: false,
     };
     let response = served.engine.dispatch(request, context).await;

@@ -201,6 +201,9 @@ function Need({
       return (
         <GoForm
           reason={need.need === "go" ? need.reason : "paused"}
+          required={need.need === "go" ? (need.required ?? 1) : 1}
+          approvedBy={need.need === "go" ? (need.approved_by ?? []) : []}
+          me={viewer.name}
           disabled={!runner || busy}
           send={send}
         />
@@ -210,14 +213,21 @@ function Need({
 
 function GoForm({
   reason,
+  required,
+  approvedBy,
+  me,
   disabled,
   send,
 }: {
   reason: string;
+  required: number;
+  approvedBy: string[];
+  me: string | undefined;
   disabled: boolean;
   send: (action: StepAction) => void;
 }) {
   const [why, setWhy] = useState("");
+  const already = me !== undefined && approvedBy.includes(me);
   return (
     <div className="need">
       {reason !== "stepwise" && reason !== "paused" && (
@@ -225,11 +235,23 @@ function GoForm({
           The runbook's governance (<code>{reason}</code>) asks a person before this step.
         </p>
       )}
+      {required > 1 && (
+        <p role="status" aria-label="Go-aheads">
+          Needs <strong>{required}</strong> go-aheads from different people:{" "}
+          {approvedBy.length === 0
+            ? "none yet"
+            : approvedBy.map((who) => (who === me ? `${who} (you)` : who)).join(", ")}{" "}
+          <span className="muted">
+            ({approvedBy.length} of {required})
+          </span>
+        </p>
+      )}
+      {already && <p className="muted">You have said go; someone else must too.</p>}
       <div className="row">
         <button
           type="button"
           className="primary"
-          disabled={disabled}
+          disabled={disabled || already}
           onClick={() => {
             send({ action: "run" });
           }}

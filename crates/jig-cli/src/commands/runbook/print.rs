@@ -43,9 +43,11 @@ pub fn run(out: &mut impl Write, view: &RunView) -> std::io::Result<()> {
             writeln!(out, "  will call {tool} {inputs}")?;
         }
         let hint = match &w.need {
-            Need::Go { reason } => format!(
-                "needs a go-ahead ({reason}): jig runbook resume {} --go {}",
-                view.id, w.step_id
+            Need::Go { reason, required, approved_by } => format!(
+                "needs a go-ahead ({reason}{}): jig runbook resume {} --go {}",
+                so_far(*required, approved_by),
+                view.id,
+                w.step_id
             ),
             Need::Evidence { required } if required.is_empty() => {
                 format!(
@@ -111,4 +113,17 @@ pub fn code(view: &RunView) -> Code {
         (RunStatus::Completed, _) => Code::Ok,
         _ => Code::Failed,
     }
+}
+
+/// `; 1 of 2 approvals: alice` where several people must say go; nothing for one.
+pub fn so_far(required: u32, approved_by: &[String]) -> String {
+    if required <= 1 {
+        return String::new();
+    }
+    let who = if approved_by.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", approved_by.join(", "))
+    };
+    format!("; {} of {required} go-aheads given{who}", approved_by.len())
 }

@@ -24,6 +24,9 @@ struct Result {
     mismatches: Vec<Mismatch>,
     status: Value,
     outcome: Value,
+    /// Where and why the run stopped, when a step stopped it.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    failure: Value,
     visited: Vec<String>,
     /// Dry-run: the tool calls it would make, rendered, with the policy's decision.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -82,6 +85,7 @@ pub async fn run(
                 mismatches: Vec::new(),
                 status: Value::Null,
                 outcome: Value::Null,
+                failure: Value::Null,
                 visited: Vec::new(),
                 calls: Vec::new(),
                 duration_ms: 0.0,
@@ -101,6 +105,8 @@ pub async fn run(
                                 serde_json::to_value(progress.status).unwrap_or(Value::Null);
                             result.outcome =
                                 serde_json::to_value(&progress.outcome).unwrap_or(Value::Null);
+                            result.failure =
+                                serde_json::to_value(&progress.failure).unwrap_or(Value::Null);
                             result.visited = progress.visited;
                             result.calls = host.planned();
                         }
@@ -152,6 +158,13 @@ fn report(out: &mut impl Write, result: &Result) -> std::io::Result<()> {
     }
     for m in &result.mismatches {
         writeln!(out, "     {}: expected {}, got {}", m.field, m.expected, m.actual)?;
+    }
+    if let (Some(key), Some(kind), Some(message)) = (
+        result.failure["key"].as_str(),
+        result.failure["failure"]["kind"].as_str(),
+        result.failure["failure"]["message"].as_str(),
+    ) {
+        writeln!(out, "     the run stopped at `{key}` ({kind}): {message}")?;
     }
     calls(out, &result.calls)
 }

@@ -93,9 +93,13 @@ fn prompt(input: &mut impl BufRead, out: &mut impl Write, text: &str) -> Option<
 fn ask(input: &mut impl BufRead, out: &mut impl Write, w: &Waiting) -> Option<Choice> {
     loop {
         let (question, keys): (String, &[&str]) = match &w.need {
-            Need::Go { reason } => {
-                (format!("  go-ahead ({reason}): [r]un, [s]kip, [p]ause? "), &["r", "s", "p"])
-            }
+            Need::Go { reason, required, approved_by } => (
+                format!(
+                    "  go-ahead ({reason}{}): [r]un, [s]kip, [p]ause? ",
+                    super::print::so_far(*required, approved_by)
+                ),
+                &["r", "s", "p"],
+            ),
             Need::Paused => ("  paused: [r]un, [s]kip, [p]ause? ".to_owned(), &["r", "s", "p"]),
             Need::Evidence { .. } => ("  [e]vidence, [p]ause? ".to_owned(), &["e", "p"]),
             Need::Choice { .. } => ("  [c]hoose, [p]ause? ".to_owned(), &["c", "p"]),
