@@ -181,6 +181,21 @@ pub fn read_input(source: &str) -> Result<String, String> {
 }
 
 /// Print `value` as JSON: indented on a terminal, one line otherwise.
+/// A response whose large result came back prepared: printed as [`print_json`] would print it,
+/// the result's text written as it is.
+pub fn print_prepared(
+    out: &mut impl std::io::Write,
+    response: &jig_engine::ToolResponse,
+    data: &jig_model::prepared::PreparedJson,
+) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, &mut *out);
+    let pretty = std::io::stdout().is_terminal();
+    jig_model::prepared::write_with_prepared(&mut buffered, response, data, pretty)?;
+    writeln!(buffered)?;
+    buffered.flush()
+}
+
 pub fn print_json(
     out: &mut impl std::io::Write,
     value: &impl serde::Serialize,

@@ -77,6 +77,9 @@ pub struct CallContext {
     pub cancel: jig_exec::Cancel,
     /// A limit tighter than the tool's own `timeoutMs` (a runbook step's `timeout`).
     pub timeout: Option<std::time::Duration>,
+    /// The caller takes a large result as the built-in prepared it (canonical JSON text) instead
+    /// of a value: for surfaces that only forward it ([`Engine::dispatch_prepared`]).
+    pub prepared_results: bool,
     /// A call needing approval that a person already approved for exactly this request (tool,
     /// arguments, session, principal) runs without the token, and one still pending is not
     /// asked again: for callers that cannot carry a token and simply retry (MCP clients).
@@ -96,6 +99,7 @@ impl Default for CallContext {
             commit_with: None,
             cancel: jig_exec::Cancel::new(),
             timeout: None,
+            prepared_results: false,
             retry_approved: false,
         }
     }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use jig_model::envelope::{EventMessage, Progress};
+use jig_model::prepared::PreparedJson;
 use jig_model::{ErrorCode, ToolDef};
 use jig_policy::Policy;
 use jig_policy::sandbox::{SandboxError, Workspace};
@@ -177,12 +178,21 @@ pub struct Output {
     pub data: Value,
     /// Workspace-relative paths the call wrote.
     pub files_touched: Vec<String>,
+    /// The result written as canonical JSON by a producer that promises what
+    /// [`PreparedJson`] asks (`data` is then null): a large result skips the engine's value
+    /// tree.
+    pub prepared: Option<PreparedJson>,
 }
 
 impl Output {
     /// Data that touched no file.
     pub fn data(data: Value) -> Self {
-        Self { data, files_touched: Vec::new() }
+        Self { data, ..Self::default() }
+    }
+
+    /// A prepared result that touched no file.
+    pub fn prepared(prepared: PreparedJson) -> Self {
+        Self { prepared: Some(prepared), ..Self::default() }
     }
 }
 

@@ -238,21 +238,20 @@ impl Loader {
         };
         let display = |path: &Path| display_path(path, &layout.root);
         let schema_files = &self.schema_files;
-        let parse = || -> Vec<(usize, ToolFile)> {
-            todo.par_iter()
-                .map(|(p, path)| {
-                    let ctx = ToolContext {
-                        package: &layout.packages[*p],
-                        files: schema_files,
-                        display: &display,
-                    };
-                    (*p, toolfile::load(&ctx, path))
-                })
-                .collect()
+        let load = |(p, path): &(usize, &PathBuf)| {
+            let ctx = ToolContext {
+                package: &layout.packages[*p],
+                files: schema_files,
+                display: &display,
+            };
+            (*p, toolfile::load(&ctx, path))
         };
-        let parsed = match io_pool() {
-            Some(pool) => pool.install(parse),
-            None => parse(),
+        // A few files (the built-ins, a small project, one edit) parse faster on this thread
+        // than the I/O pool starts its threads.
+        let pool = if todo.len() > SMALL { io_pool() } else { None };
+        let parsed: Vec<(usize, ToolFile)> = match pool {
+            Some(pool) => pool.install(|| todo.par_iter().map(load).collect()),
+            None => todo.iter().map(load).collect(),
         };
         let full = state.index.is_empty();
         if full {
@@ -361,6 +360,10 @@ impl Loader {
         )))
     }
 }
+
+/// Tool files up to this many are parsed without the I/O pool: starting its threads cost a
+/// one-shot `jig call` on a small project more than parsing in parallel saved.
+const SMALL: usize = 64;
 
 /// Parsing is mostly waiting for the disk when the page cache is cold, so it runs on more
 /// threads than there are cores. `None` if the pool cannot be built (then rayon's global pool).

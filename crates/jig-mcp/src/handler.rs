@@ -77,6 +77,7 @@ impl JigMcp {
             session_id: self.session.clone(),
             principal,
             timeout: None,
+            prepared_results: false,
             retry_approved: true,
             ..CallContext::default()
         }

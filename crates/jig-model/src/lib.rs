@@ -17,6 +17,7 @@ pub mod gert_tool;
 pub mod manifest;
 pub mod plan;
 pub mod policy;
+pub mod prepared;
 pub mod runbook;
 pub mod scenario;
 pub mod tool_def;

@@ -134,6 +134,22 @@ pub fn check_lexically(path: &str) -> Result<(), Denial> {
     Ok(())
 }
 
+/// `root` joined with `path` (already checked not to climb out), `.` and `..` resolved by name:
+/// the real path of what `path` names when no symlink lies on it.
+fn lexical(root: &Path, path: &str) -> PathBuf {
+    let mut out = root.to_path_buf();
+    for component in Path::new(path).components() {
+        match component {
+            Component::Normal(name) => out.push(name),
+            Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The workspace: the one directory tools may touch.
 #[derive(Debug)]
 pub struct Workspace {
@@ -293,7 +309,38 @@ impl Workspace {
     /// cannot hang the open, then refused unless it is a regular file outside protected paths.
     fn open_regular(&self, path: &str) -> Result<cap_std::fs::File, SandboxError> {
         check_lexically(path).map_err(|_| SandboxError::Escape { path: path.to_owned() })?;
-        self.open_regular_in(&self.dir, path, path)
+        match self.open_plain(path)? {
+            Some(file) => Ok(file),
+            None => self.open_regular_in(&self.dir, path, path),
+        }
+    }
+
+    /// Open `path` if no symlink lies anywhere on it (the kernel refuses one: `openat2` with
+    /// `RESOLVE_NO_SYMLINKS`, beneath the root). What it opened is then exactly the root joined
+    /// with the path as written, so the protection check needs no `/proc` lookup of the real
+    /// path — a `grep` opens thousands of files, and that lookup was a sixth of its time.
+    /// `None`: a symlink is on the way (or the kernel cannot tell): the general open decides.
+    fn open_plain(&self, path: &str) -> Result<Option<cap_std::fs::File>, SandboxError> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
+        use rustix::io::Errno;
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let resolve =
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        let fd = match openat2(&self.dir, path, flags, Mode::empty(), resolve) {
+            Ok(fd) => fd,
+            Err(Errno::LOOP | Errno::NOSYS | Errno::AGAIN | Errno::XDEV | Errno::PERM) => {
+                return Ok(None);
+            }
+            Err(e) => return Err(SandboxError::io(path, e.into())),
+        };
+        let real = lexical(&self.real_root, path);
+        self.check_protected(path, &real, Access::Read)?;
+        let file = cap_std::fs::File::from_std(std::fs::File::from(fd));
+        let meta = file.metadata().map_err(|e| SandboxError::io(path, e))?;
+        if !meta.is_file() {
+            return Err(SandboxError::NotRegular { path: path.to_owned() });
+        }
+        Ok(Some(file))
     }
 
     /// Open `name` inside `dir` (a directory of this workspace; `shown` is the path as given)

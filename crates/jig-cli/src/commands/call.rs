@@ -47,6 +47,8 @@ pub async fn run(
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
         timeout: None,
+        // A large result is printed as the built-in wrote it, never parsed into a value.
+        prepared_results: true,
         retry_approved: false,
     };
     // Ctrl-C (SIGINT) or SIGTERM stops the tool through the engine; the (cancelled) response
@@ -58,7 +60,7 @@ pub async fn run(
         cancel.cancel();
     });
     let progress = crate::progress::show(&engine, &request.request_id);
-    let response = engine.dispatch(request, context).await;
+    let (response, prepared) = engine.dispatch_prepared(request, context).await;
     interrupt.abort();
     if let Some(progress) = progress {
         progress.abort();
@@ -73,7 +75,10 @@ pub async fn run(
         }
         _ => response,
     };
-    print_json(out, &response)?;
+    match &prepared {
+        Some(data) => crate::output::print_prepared(out, &response, data)?,
+        None => print_json(out, &response)?,
+    }
     Ok(if response.ok { Code::Ok } else { Code::Failed })
 }
 

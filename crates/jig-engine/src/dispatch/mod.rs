@@ -25,6 +25,7 @@ use jig_exec::{Events, Execution, Invocation, ToolError};
 use jig_model::canonical::{params_hash, run_id};
 use jig_model::envelope::{EventMessage, ResponseError, ToolRequest, ToolResponse};
 use jig_model::policy::Durability;
+use jig_model::prepared::PreparedJson;
 use jig_model::runbook::kernel::GovernanceAction;
 use jig_model::{ErrorCode, ToolDef};
 use jig_policy::Decision;
@@ -51,6 +52,28 @@ impl Engine {
     /// Seed 003 `tools.dispatch`: run one call through the whole pipeline. Always answers; a
     /// failure is a `ToolResponse` with `ok: false` and a stable error code.
     pub async fn dispatch(&self, request: ToolRequest, context: CallContext) -> ToolResponse {
+        let (mut response, prepared) = self.dispatch_prepared(request, context).await;
+        if let Some(prepared) = prepared {
+            match prepared.to_value() {
+                Ok(data) => response.data = data,
+                Err(e) => {
+                    response.ok = false;
+                    response.errors.push(internal_error(&format!("reading the result: {e}")));
+                }
+            }
+        }
+        response
+    }
+
+    /// [`Engine::dispatch`] for a surface that forwards a result without reading it: when the
+    /// context asks for it (`prepared_results`), a large result a built-in wrote as canonical
+    /// JSON comes back as that text (and the response's `data` is null) — stored, hashed and
+    /// printed without ever becoming a value.
+    pub async fn dispatch_prepared(
+        &self,
+        request: ToolRequest,
+        context: CallContext,
+    ) -> (ToolResponse, Option<PreparedJson>) {
         let started = Instant::now();
         let session = request.session_id.clone().unwrap_or_else(|| context.session_id.clone());
         tracing::info!(name: "tools.dispatch.started", tool = %request.tool, request_id = %request.request_id, session = %session, "tools.dispatch.started");
@@ -83,7 +106,9 @@ impl Engine {
             let code = response.errors.first().map_or("", |e| e.code.as_str());
             tracing::info!(name: "tools.dispatch.failed", tool = %request.tool, request_id = %request.request_id, code, "tools.dispatch.failed");
         }
-        response
+        // Only a result this very call produced and recorded goes out as prepared text.
+        let prepared = call.prepared.take().filter(|_| response.ok && !response.replayed);
+        (response, prepared)
     }
 }
 
@@ -108,6 +133,8 @@ struct Call<'e> {
     repeated: bool,
     /// When this call's records must be on disk (`audit.durability`, by the tool's effects).
     sync: Flush,
+    /// The result as a built-in prepared it, when the caller takes it so (`data` is null).
+    prepared: Option<PreparedJson>,
 }
 
 impl<'e> Call<'e> {
@@ -135,6 +162,7 @@ impl<'e> Call<'e> {
             pending: false,
             repeated: false,
             sync: Flush::Now,
+            prepared: None,
         }
     }
 
@@ -362,20 +390,48 @@ impl<'e> Call<'e> {
             Ok(Ok(Execution::Submitted(job))) => return self.submitted(tool, job, claimed).await,
             Ok(Ok(Execution::Done(output))) => {
                 self.files_touched = output.files_touched.len() as u64;
-                // What a tool returns reaches screens and logs: secrets in it are redacted
-                // there too, not only in the audit (seed 002 §7, `sec.shell.allowlist`).
-                self.check_output(tool, output.data).map(|mut data| {
-                    redact_in_place(&mut data);
-                    data
-                })
+                match output.prepared {
+                    // Large, and the caller forwards it: kept as the built-in wrote it.
+                    Some(prepared)
+                        if self.context.prepared_results
+                            && prepared.text().len() > jig_audit::blob::INLINE_MAX =>
+                    {
+                        self.check_prepared(tool, prepared)
+                    }
+                    Some(prepared) => match prepared.to_value() {
+                        Ok(data) => self.check_value(tool, data),
+                        Err(e) => Err(ToolError::new(
+                            ErrorCode::Internal,
+                            format!("`{}` wrote a result that is not JSON: {e}", tool.id),
+                        )),
+                    },
+                    None => self.check_value(tool, output.data),
+                }
             }
         };
         self.finish(tool, result, claimed).await
     }
 
-    fn check_output(&mut self, tool: &ToolDef, data: Value) -> Result<Value, ToolError> {
+    /// The output checks, then redaction: what a tool returns reaches screens and logs, so
+    /// secrets in it are redacted there too, not only in the audit (seed 002 §7).
+    fn check_value(&mut self, tool: &ToolDef, mut data: Value) -> Result<Value, ToolError> {
         self.bytes_out = self.engine.check_result(tool, &data)?;
+        redact_in_place(&mut data);
         Ok(data)
+    }
+
+    /// A prepared result's size limit. Its shape and redaction are its producer's promise
+    /// (`PreparedJson`): a built-in's tests check its typed result against its output schema.
+    fn check_prepared(
+        &mut self,
+        tool: &ToolDef,
+        prepared: PreparedJson,
+    ) -> Result<Value, ToolError> {
+        let size = prepared.text().len() as u64;
+        self.engine.check_size(tool, size)?;
+        self.bytes_out = size;
+        self.prepared = Some(prepared);
+        Ok(Value::Null)
     }
 
     /// Record the result (or failure), settle the key, count usage; then answer.
@@ -435,13 +491,7 @@ impl Engine {
     /// for a call that ran and for a job collected later; the result's size in bytes.
     pub(crate) fn check_result(&self, tool: &ToolDef, data: &Value) -> Result<u64, ToolError> {
         let size = json_size(data);
-        if size > tool.limits.max_output_bytes {
-            return Err(ToolError::new(
-                ErrorCode::Limit,
-                format!("the result is {size} bytes; `{}` may return at most {}", tool.id, tool.limits.max_output_bytes),
-            )
-            .with_details(json!({ "limit": "maxOutputBytes", "size": size, "max": tool.limits.max_output_bytes })));
-        }
+        self.check_size(tool, size)?;
         let problems = self.validators.check(tool, false, data);
         if !problems.is_empty() {
             return Err(ToolError::new(
@@ -451,6 +501,18 @@ impl Engine {
             .with_details(json!({ "problems": problems })));
         }
         Ok(size)
+    }
+
+    /// A result of `size` bytes of JSON against the tool's `maxOutputBytes`.
+    fn check_size(&self, tool: &ToolDef, size: u64) -> Result<(), ToolError> {
+        if size > tool.limits.max_output_bytes {
+            return Err(ToolError::new(
+                ErrorCode::Limit,
+                format!("the result is {size} bytes; `{}` may return at most {}", tool.id, tool.limits.max_output_bytes),
+            )
+            .with_details(json!({ "limit": "maxOutputBytes", "size": size, "max": tool.limits.max_output_bytes })));
+        }
+        Ok(())
     }
 
     /// Tell `principal`'s surfaces that a run moved to `state`.

@@ -15,7 +15,11 @@ impl Call<'_> {
         if !response.ok {
             response.data = redact_value(&response.data);
         }
-        let mut stored = match jig_audit::blob::Blob::of_large(&response.data)? {
+        let blob = match self.prepared.as_ref().filter(|_| response.ok) {
+            Some(prepared) => Some(jig_audit::blob::Blob::of_canonical(prepared.text())?),
+            None => jig_audit::blob::Blob::of_large(&response.data)?,
+        };
+        let mut stored = match blob {
             Some((blob, reference)) => {
                 self.ops.push(Op::PutBlob(blob));
                 let data = std::mem::replace(&mut response.data, reference);

@@ -295,3 +295,64 @@ async fn file_write_attribution_is_recorded_in_the_audit() {
     let request = packets.iter().find(|p| p.kind == "tool.call.request").expect("request packet");
     assert_eq!(request.data["args"]["attribution"], json!({ "task_id": 42, "agent": "planner" }));
 }
+
+/// A large `grep` result a surface only forwards (`dispatch_prepared`) comes back as the text
+/// the built-in wrote: the same result, redacted the same way, as the value every other surface
+/// gets (which passed the output schema), stored once as a blob under that text's hash — and
+/// a call that does not ask for it gets the value.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_large_grep_result_is_forwarded_as_prepared_text_equal_to_its_checked_value() {
+    let project = Project::new("");
+    let secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+    for i in 0..40 {
+        let lines: String =
+            (0..20).map(|j| format!("needle {i}-{j} \"quoted\" \\ tab\t end\n")).collect();
+        project.write(&format!("src/f{i:02}.txt"), &lines);
+    }
+    project.write("src/token.txt", &format!("needle token={secret}\n"));
+    let engine = project.engine().await;
+    let args = json!({ "pattern": "needle", "max_results": 5000 });
+
+    let value = call_once(&engine, "grep", args.clone()).await;
+    assert!(value.ok, "{value:?}");
+    assert_eq!(value.data["matches"].as_array().map(Vec::len), Some(801));
+
+    let context = jig_engine::CallContext {
+        prepared_results: true,
+        ..crate::caller(&crate::uuid(), "alice")
+    };
+    let (response, prepared) =
+        engine.dispatch_prepared(crate::request("grep", args.clone()), context).await;
+    assert!(response.ok && response.data.is_null(), "{response:?}");
+    let prepared = prepared.expect("a large result comes back prepared");
+    assert!(prepared.text().len() > jig_audit::blob::INLINE_MAX);
+    assert!(!prepared.text().contains(secret), "the secret was redacted where it was written");
+    assert_eq!(
+        prepared.to_value().expect("JSON"),
+        value.data,
+        "the same result as the checked value"
+    );
+    assert_eq!(
+        prepared.text(),
+        jig_model::canonical::canonical_json(&value.data),
+        "the text is the canonical JSON the audit hashes"
+    );
+
+    // Stored once, under the hash of exactly that text; the chain verifies.
+    let digest = jig_model::Sha256Hash::of_bytes(prepared.text().as_bytes()).to_hex();
+    let stored = engine.store().blob(&digest).await.expect("blob").expect("stored under its hash");
+    assert_eq!(stored, value.data);
+    let status = engine.history().verify(None, None).await.expect("verify");
+    assert!(status.is_ok(), "{status:?}");
+
+    // A small result is a value even when the caller could take text.
+    let context = jig_engine::CallContext {
+        prepared_results: true,
+        ..crate::caller(&crate::uuid(), "alice")
+    };
+    let small = json!({ "pattern": "token=" });
+    let (response, prepared) =
+        engine.dispatch_prepared(crate::request("grep", small), context).await;
+    assert!(prepared.is_none());
+    assert_eq!(response.data["matches"][0]["file"], "src/token.txt");
+}

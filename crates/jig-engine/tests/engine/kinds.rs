@@ -279,8 +279,10 @@ for line in sys.stdin:
             .expect("kill")
             .success()
     );
+    // Its sandbox (bwrap and the namespace's init) exits a moment after it: the call starts
+    // a new server once the whole process the engine holds has ended.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while calc_server(&project.root) == Some(server) {
+    while !server_processes(&project.root, false).is_empty() {
         assert!(std::time::Instant::now() < deadline, "the server did not die");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
@@ -327,6 +329,12 @@ fn calc_server(root: &std::path::Path) -> Option<u32> {
 
 /// The host pids of every `calc_server.py` of this project.
 fn calc_server_pids(root: &std::path::Path) -> Vec<u32> {
+    server_processes(root, true)
+}
+
+/// The host pids of processes running this project's `calc_server.py`: the Python processes
+/// only, or with the sandbox around them (a zombie has no command line and is not counted).
+fn server_processes(root: &std::path::Path, python_only: bool) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
         .flatten()
@@ -337,7 +345,7 @@ fn calc_server_pids(root: &std::path::Path) -> Vec<u32> {
             let python =
                 cmdline.split(|b| *b == 0).next().is_some_and(|arg0| arg0.ends_with(b"python3"));
             let script = cmdline.windows(25).any(|w| w == b"tools/gert/calc_server.py");
-            (python && script && cwd == root).then_some(pid)
+            ((python || !python_only) && script && cwd == root).then_some(pid)
         })
         .collect()
 }

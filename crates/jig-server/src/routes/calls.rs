@@ -77,6 +77,7 @@ pub async fn start(
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
         timeout: None,
+        prepared_results: false,
         retry_approved: false,
     };
     let request_id = state.engine.start(request, context);

@@ -111,6 +111,7 @@ async fn record(served: &Served, title: &str) {
         commit_with: None,
         cancel: jig_engine::Cancel::new(),
         timeout: None,
+        prepared_results: false,
         retry_approved: false,
     };
     let response = served.engine.dispatch(request, context).await;

@@ -43,7 +43,7 @@ pub(super) fn write(call: &Call) -> Result<Output, ToolError> {
     if let Some(violation) = warning {
         data["violations"] = json!([violation]);
     }
-    Ok(Output { data, files_touched: vec![path.to_owned()] })
+    Ok(Output { data, files_touched: vec![path.to_owned()], prepared: None })
 }
 
 pub(super) fn patch(call: &Call) -> Result<Output, ToolError> {
@@ -63,7 +63,7 @@ pub(super) fn patch(call: &Call) -> Result<Output, ToolError> {
     if let Some(violation) = warning {
         data["violations"] = json!([violation]);
     }
-    Ok(Output { data, files_touched: vec![path.to_owned()] })
+    Ok(Output { data, files_touched: vec![path.to_owned()], prepared: None })
 }
 
 fn utf8(path: &str, bytes: Vec<u8>) -> Result<String, ToolError> {

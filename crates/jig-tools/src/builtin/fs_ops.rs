@@ -27,6 +27,7 @@ pub(super) fn move_path(call: &Call) -> Result<Output, ToolError> {
     Ok(Output {
         data: json!({ "moved": true }),
         files_touched: vec![src.to_owned(), dst.to_owned()],
+        prepared: None,
     })
 }
 
@@ -67,7 +68,7 @@ pub(super) fn copy_path(call: &Call) -> Result<Output, ToolError> {
     if !copied.skipped.is_empty() {
         data["skipped_symlinks"] = json!(copied.skipped);
     }
-    Ok(Output { data, files_touched: vec![dst.to_owned()] })
+    Ok(Output { data, files_touched: vec![dst.to_owned()], prepared: None })
 }
 
 pub(super) fn delete_path(call: &Call) -> Result<Output, ToolError> {
@@ -101,7 +102,11 @@ pub(super) fn delete_path(call: &Call) -> Result<Output, ToolError> {
         dir.remove_file(&name)
     };
     removed.map_err(|e| SandboxError::io(path, e))?;
-    Ok(Output { data: json!({ "deleted": true }), files_touched: vec![path.to_owned()] })
+    Ok(Output {
+        data: json!({ "deleted": true }),
+        files_touched: vec![path.to_owned()],
+        prepared: None,
+    })
 }
 
 #[derive(Debug, Default)]

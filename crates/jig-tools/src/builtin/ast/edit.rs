@@ -87,6 +87,7 @@ pub(in crate::builtin) fn edit(call: &Call) -> Result<Output, ToolError> {
     Ok(Output {
         data: json!({ "edited": !edits.is_empty(), "files_touched": touched, "occurrences": occurrences, "formatted": formatted }),
         files_touched: touched,
+        prepared: None,
     })
 }
 
