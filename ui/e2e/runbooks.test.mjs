@@ -35,7 +35,13 @@ test("a runbook stepped through to its outcome: evidence, an approval by a secon
   // The manual step, rendered with the rota's answer; its evidence is required.
   const findings = page.getByRole("region", { name: "Step Write down what happened" });
   await findings.getByText(/was primary and .* secondary in week 12/).waitFor();
+  // Paused, the run holds at the step until a person resumes it there.
+  await page.getByRole("button", { name: "Pause" }).click();
+  await findings.getByText(/Someone paused the run here/).waitFor();
+  await look(page, "runbook-run-paused");
+  await findings.getByRole("button", { name: "Resume here" }).click();
   const submit = findings.getByRole("button", { name: "Submit the evidence" });
+  await submit.waitFor();
   assert.equal(await submit.isDisabled(), true, "the summary is required");
   await findings
     .getByLabel("summary")

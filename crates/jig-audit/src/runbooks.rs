@@ -28,6 +28,25 @@ impl Store {
             .collect()
     }
 
+    /// How many of a run's journal entries have keys beginning with `prefix` (a constant of
+    /// the journal's, without `%` or `_`): a walk under way asks whether someone paused the run
+    /// meanwhile.
+    pub async fn runbook_journal_count(
+        &self,
+        run_id: &str,
+        prefix: &str,
+    ) -> Result<usize, AuditError> {
+        debug_assert!(!prefix.contains(['%', '_']), "a LIKE pattern: {prefix}");
+        let count: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM runbook_journal WHERE run_id = $1 AND key LIKE $2",
+        )
+        .bind(run_id)
+        .bind(format!("{prefix}%"))
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+
     /// A run's journal entries, by key, each vouched for by the chain — what a resumed run does
     /// rests on them, so a row changed behind the chain is refused here rather than found by a
     /// later `verify`. Every row must be sealed, as it is, by one of the run's packets; each

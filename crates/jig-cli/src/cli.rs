@@ -131,6 +131,15 @@ pub enum RunbookCommand {
     Run(RunbookRunArgs),
     /// Go on with a run: supply evidence, approve, retry (from any process, after a restart)
     Resume(RunbookResumeArgs),
+    /// Hold a run before its next step that would do something, from any process; resume it
+    /// with `jig runbook resume RUN --go STEP`
+    Pause {
+        /// The run's id
+        run: String,
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
     /// Where a run stands (nothing runs)
     Show {
         /// The run's id

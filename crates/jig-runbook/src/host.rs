@@ -180,9 +180,10 @@ pub trait Host: Send + Sync {
         None
     }
 
-    /// Whether a person asked the run to pause before its next step.
-    fn pause_requested(&self) -> bool {
-        false
+    /// How many pauses people have asked for, counting those recorded while this walk was
+    /// under way (its journal holds those from before); `0` when the host cannot tell.
+    async fn pauses(&self) -> usize {
+        0
     }
 
     /// Whether a step's `delay` is waited out (a host replaying a recorded run does not wait).

@@ -117,6 +117,12 @@ pub enum Entry {
         /// Who.
         by: String,
     },
+    /// A person asks the run to hold before its next step that would do something; it holds
+    /// until someone resumes it (a [`Entry::Go`] under a `resume:` key).
+    Pause {
+        /// Who.
+        by: String,
+    },
     /// A person decided the approval a tool step waited on (the engine keeps the decision;
     /// this names it in the run's record).
     Decision {
@@ -139,6 +145,7 @@ impl Entry {
             | Self::Choice { by, .. }
             | Self::Retry { by }
             | Self::Abort { by }
+            | Self::Pause { by }
             | Self::Decision { by, .. } => Some(by),
             Self::Done { .. } => None,
         }
@@ -165,6 +172,11 @@ impl Journal {
     /// Add an entry (replacing none: the first stays).
     pub fn insert(&mut self, key: String, entry: Entry) -> &Entry {
         self.entries.entry(key).or_insert(entry)
+    }
+
+    /// How many entries have keys beginning with `prefix`.
+    pub fn count_prefixed(&self, prefix: &str) -> usize {
+        self.entries.range(prefix.to_owned()..).take_while(|(k, _)| k.starts_with(prefix)).count()
     }
 
     /// Every entry, in key order.
@@ -245,5 +257,21 @@ pub mod keys {
     /// Accepting the failure of the attempt `key`.
     pub fn abort(key: &str) -> String {
         format!("abort:{key}")
+    }
+
+    /// The prefix of the keys of pauses people asked for.
+    pub const PAUSE: &str = "pause:";
+
+    /// The prefix of the keys of resumes of paused runs.
+    pub const RESUME: &str = "resume:";
+
+    /// The `n`th pause asked for (from 1).
+    pub fn pause(n: usize) -> String {
+        format!("{PAUSE}{n}")
+    }
+
+    /// The resume of the `n`th pause.
+    pub fn resume(n: usize) -> String {
+        format!("{RESUME}{n}")
     }
 }

@@ -137,6 +137,20 @@ pub struct Progress {
     pub variables: Value,
 }
 
+impl Progress {
+    /// A run whose first walk is still under way: nothing visited yet that anyone saved.
+    pub fn not_walked() -> Self {
+        Self {
+            status: RunStatus::Paused,
+            outcome: None,
+            waiting: Vec::new(),
+            failure: None,
+            visited: Vec::new(),
+            variables: Value::Object(serde_json::Map::new()),
+        }
+    }
+}
+
 /// The step that stopped a run, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

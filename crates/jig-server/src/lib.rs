@@ -64,6 +64,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(runbooks::runs, runbooks::start))
         .routes(routes!(runbooks::run))
         .routes(routes!(runbooks::resume))
+        .routes(routes!(runbooks::pause))
         .routes(routes!(runbooks::trace))
         .routes(routes!(runbooks::attachment))
         .routes(routes!(runbooks::act))

@@ -292,6 +292,20 @@ export function useActOnRun(id: string) {
   });
 }
 
+/** Hold a run before its next step that would do something, in the viewer's name. */
+export function usePauseRun(id: string) {
+  const api = useApi();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async (): Promise<RunView> =>
+      unwrap(await api.POST("/api/runbook-runs/{id}/pause", { params: { path: { id } } })),
+    onSuccess: (run) => {
+      queries.setQueryData(["runbook-run", id], run);
+      void queries.invalidateQueries({ queryKey: ["runbook-runs"] });
+    },
+  });
+}
+
 export function useResumeRun(id: string) {
   const api = useApi();
   const queries = useQueryClient();

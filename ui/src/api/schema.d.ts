@@ -418,6 +418,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runbook-runs/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hold a run before its next step that would do something, in one's own name: at once when it
+         *     waits for people, within a quarter of a second when a walk is under way (here, in another
+         *     request or another process). A go-ahead (`run`) at the step where it holds resumes it.
+         */
+        post: operations["pauseRunbookRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runbook-runs/{id}/resume": {
         parameters: {
             query?: never;
@@ -653,6 +674,9 @@ export interface components {
         } | {
             /** @enum {string} */
             action: "abort";
+        } | {
+            /** @enum {string} */
+            action: "pause";
         };
         /** @description An approval was decided. */
         ApprovalEvent: {
@@ -2556,6 +2580,51 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    pauseRunbookRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

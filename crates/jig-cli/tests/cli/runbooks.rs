@@ -205,9 +205,19 @@ fn a_run_paused_in_one_process_is_resumed_by_another() {
     let shown = jig(dir.path(), &["runbook", "show", &id]);
     assert!(text(&shown).contains("needs evidence keep (text)"), "{}", text(&shown));
 
+    // Held by a third process, it waits for a go-ahead at the step before the evidence.
+    let paused = jig(dir.path(), &["runbook", "pause", &id]);
+    assert_eq!(paused.status.code(), Some(6), "{}{}", text(&paused), stderr(&paused));
+    let hint = format!("paused: jig runbook resume {id} --go look");
+    assert!(text(&paused).contains(&hint), "{}", text(&paused));
+    let twice = jig(dir.path(), &["runbook", "pause", &id]);
+    assert!(stderr(&twice).contains("error[E_CONFLICT]"), "{}", stderr(&twice));
+
     std::fs::write(dir.path().join("keep.txt"), "keep line one\n").expect("evidence");
-    let output =
-        jig(dir.path(), &["runbook", "resume", &id, "--evidence", "look=keep.txt", "--json"]);
+    let output = jig(
+        dir.path(),
+        &["runbook", "resume", &id, "--go", "look", "--evidence", "look=keep.txt", "--json"],
+    );
     assert_eq!(output.status.code(), Some(0), "{}{}", text(&output), stderr(&output));
     let done = stdout_json(&output);
     assert_eq!(done["progress"]["status"], "completed");

@@ -53,6 +53,16 @@ impl Interpreter<'_> {
         key: &str,
         state: &State,
     ) -> Result<(StepStatus, Map<String, Value>, Option<Failure>), Flow> {
+        // A person asked the run to pause: it holds here, before anything new happens (not
+        // even rendering), until someone resumes it; skipping the step moves the hold on.
+        if self.paused().await {
+            if let Some(Entry::Go { skip: Some(reason), by }) = self.entry(&keys::go(key)) {
+                let failure = Failure::new("skipped", format!("skipped by {by}: {reason}"));
+                return self.keep(key, StepStatus::Skipped, Map::new(), Some(failure)).await;
+            }
+            let held = super::plan::waiting_view(step, id, key, Need::Paused);
+            return Err(Flow::Wait(vec![held]));
+        }
         let plan = match self.plan(step, id, key, state).await {
             Ok(plan) => plan,
             Err((status, failure)) => {

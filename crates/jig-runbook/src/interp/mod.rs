@@ -231,10 +231,6 @@ impl<'a> Interpreter<'a> {
 
     /// Run one step; also says whether it ran (a `when` that is false skips it and its `next`).
     async fn step(&self, step: &Step, id: &str, key: &str, state: &mut State) -> (Flow, bool) {
-        if self.run.host.pause_requested() {
-            let waiting = plan::waiting_view(step, id, key, crate::outcome::Need::Paused);
-            return (Flow::Wait(vec![waiting]), false);
-        }
         if let Some(when) = &step.when {
             match render::condition("when", when, state.vars()) {
                 Ok(true) => {}
@@ -326,6 +322,20 @@ impl<'a> Interpreter<'a> {
         let event =
             TraceEvent { key: key.to_owned(), kind, step: step.map(str::to_owned), actor, data };
         self.run.host.trace(event).await.map_err(RunbookError::Host)
+    }
+
+    /// Whether the run holds for a pause no one has resumed yet: those in the journal, and
+    /// those the host learned of since the walk began.
+    pub(crate) async fn paused(&self) -> bool {
+        let (asked, resumed) = self
+            .journal
+            .lock()
+            .map(|j| (j.count_prefixed(keys::PAUSE), j.count_prefixed(keys::RESUME)))
+            .unwrap_or_default();
+        if asked > resumed {
+            return true;
+        }
+        self.run.host.pauses().await > resumed
     }
 
     pub(crate) fn stepwise(&self) -> bool {

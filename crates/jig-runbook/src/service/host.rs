@@ -29,7 +29,13 @@ pub(crate) struct EngineHost {
     pub pending: std::sync::Mutex<Vec<Op>>,
     /// Step results already committed with their calls, by journal key.
     pub hooked: std::sync::Mutex<std::collections::HashMap<String, Entry>>,
+    /// When the store was last asked for pauses, and how many it had: a pause asked for from
+    /// another request or process reaches a walk under way within [`PAUSE_POLL`].
+    pub pause_poll: std::sync::Mutex<(std::time::Instant, usize)>,
 }
+
+/// How often a walk under way asks the store whether someone paused the run.
+pub(crate) const PAUSE_POLL: std::time::Duration = std::time::Duration::from_millis(250);
 
 impl EngineHost {
     fn error(e: impl std::fmt::Display) -> HostError {
@@ -237,6 +243,32 @@ impl Host for EngineHost {
             pending.push(op);
         }
         Ok(())
+    }
+
+    async fn pauses(&self) -> usize {
+        let (due, known) = match self.pause_poll.lock() {
+            Ok(mut poll) if poll.0.elapsed() >= PAUSE_POLL => {
+                poll.0 = std::time::Instant::now();
+                (true, poll.1)
+            }
+            Ok(poll) => (false, poll.1),
+            Err(_) => (false, 0),
+        };
+        if !due {
+            return known;
+        }
+        let Ok(count) = self
+            .engine
+            .store()
+            .runbook_journal_count(&self.run_id, crate::journal::keys::PAUSE)
+            .await
+        else {
+            return known;
+        };
+        if let Ok(mut poll) = self.pause_poll.lock() {
+            poll.1 = poll.1.max(count);
+        }
+        count.max(known)
     }
 
     async fn flush(&self) -> Result<(), HostError> {

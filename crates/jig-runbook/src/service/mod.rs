@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 use crate::RunbookError;
 use crate::interp::{Interpreter, Run};
 use crate::journal::{Entry, Journal, keys};
-use crate::outcome::{Need, Progress};
+use crate::outcome::{Need, Progress, RunStatus};
 use host::EngineHost;
 
 /// A runbook of the project, as listed.
@@ -112,6 +112,9 @@ pub enum Action {
     Retry,
     /// Accept a failed step's failure: the run ends failed.
     Abort,
+    /// Hold the run before its next step that would do something (the whole run's, whatever
+    /// step it names); a go-ahead at the step where it holds resumes it.
+    Pause,
 }
 
 /// Why the service refused.
@@ -255,13 +258,20 @@ impl Runbooks {
         action: Action,
         principal: &str,
     ) -> Result<RunView, ServiceError> {
+        if matches!(action, Action::Pause) {
+            return self.pause(id, principal).await;
+        }
         let current = self.show(id).await?;
         let waiting = current.progress.waiting.iter().find(|w| w.key == key);
         let failed_here = current.progress.failure.as_ref().is_some_and(|f| f.key == key);
         let by = principal.to_owned();
         let mut tokens = HashMap::new();
         let (journal_key, entry) = match (&action, waiting.map(|w| &w.need)) {
-            (Action::Run, Some(need @ (Need::Go { .. } | Need::Paused))) => {
+            (Action::Run, Some(Need::Paused)) => {
+                let resumed = self.engine.store().runbook_journal_count(id, keys::RESUME).await?;
+                (keys::resume(resumed + 1), Entry::Go { skip: None, by })
+            }
+            (Action::Run, Some(need @ Need::Go { .. })) => {
                 let mut slot = 1;
                 if let Need::Go { reason, approved_by, required } = need {
                     self.refuse_self_approval(reason_of(waiting), &current, principal, reason)?;
@@ -346,7 +356,7 @@ impl Runbooks {
             (_, action) => action,
         };
         let (inserted, kept) =
-            self.record_person(&current, key, &journal_key, &entry, &action).await?;
+            self.record_person(&self.record(id).await?, key, &journal_key, &entry, &action).await?;
         if !inserted {
             let who = serde_json::from_value::<Entry>(kept)
                 .ok()
@@ -359,11 +369,51 @@ impl Runbooks {
         self.walk(id, tokens).await
     }
 
+    /// A person asks a run to hold before its next step that would do something: at once when
+    /// it waits for people (the hold replaces what it waited for), and within
+    /// [`host::PAUSE_POLL`] when a walk is under way here or in another process. A go-ahead at
+    /// the step where it holds resumes it; skipping that step holds it at the next.
+    pub async fn pause(&self, id: &str, principal: &str) -> Result<RunView, ServiceError> {
+        let record = self.record(id).await?;
+        let progress =
+            record.summary.clone().and_then(|s| serde_json::from_value::<Progress>(s).ok());
+        if let Some(progress) = &progress {
+            if progress.waiting.iter().any(|w| matches!(w.need, Need::Paused)) {
+                return Err(ServiceError::Conflict(format!("run `{id}` is paused already")));
+            }
+            if progress.waiting.is_empty() && progress.status != RunStatus::Paused {
+                return Err(ServiceError::Conflict(format!(
+                    "run `{id}` has ended ({}): there is nothing to pause",
+                    saved_status(progress)
+                )));
+            }
+        }
+        let asked = self.engine.store().runbook_journal_count(id, keys::PAUSE).await?;
+        let entry = Entry::Pause { by: principal.to_owned() };
+        let key = keys::pause(asked + 1);
+        let (inserted, kept) =
+            self.record_person(&record, "", &key, &entry, &Action::Pause).await?;
+        if !inserted {
+            let who = serde_json::from_value::<Entry>(kept)
+                .ok()
+                .and_then(|e| e.by().map(str::to_owned))
+                .unwrap_or_default();
+            return Err(ServiceError::Conflict(format!("run `{id}` was just paused by {who}")));
+        }
+        match progress {
+            // Waiting for people, no walk is under way: this one holds it at once.
+            Some(progress) if !progress.waiting.is_empty() => self.walk(id, HashMap::new()).await,
+            // A walk under way holds it and saves where; until then the run reads as before.
+            Some(progress) => Ok(self.view(record, progress).await),
+            None => Ok(self.view(record, Progress::not_walked()).await),
+        }
+    }
+
     /// Record what a person did to a step, with its packet in the chain (first writer wins):
     /// whether it was recorded, and what is recorded under the key.
     async fn record_person(
         &self,
-        run: &RunView,
+        run: &RunbookRunRecord,
         key: &str,
         journal_key: &str,
         entry: &Entry,
@@ -413,7 +463,7 @@ impl Runbooks {
         };
         let action = if approved { Action::Approve } else { Action::Deny };
         let journal_key = keys::decision(&waiting.key, &approval.id);
-        self.record_person(&current, &waiting.key, &journal_key, &entry, &action).await?;
+        self.record_person(&run, &waiting.key, &journal_key, &entry, &action).await?;
         let tokens = token.map(|t| HashMap::from([(waiting.key.clone(), t)])).unwrap_or_default();
         self.walk(&run.id, tokens).await.map(Some)
     }
@@ -462,6 +512,7 @@ impl Runbooks {
             tools,
             pending: std::sync::Mutex::new(Vec::new()),
             hooked: std::sync::Mutex::new(std::collections::HashMap::new()),
+            pause_poll: std::sync::Mutex::new((std::time::Instant::now(), 0)),
         }
     }
 
@@ -611,5 +662,6 @@ fn action_name(action: &Action) -> &'static str {
         Action::Deny => "deny",
         Action::Retry => "retry",
         Action::Abort => "abort",
+        Action::Pause => "pause",
     }
 }

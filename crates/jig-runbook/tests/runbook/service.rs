@@ -400,3 +400,101 @@ steps:
         failure.failure.message
     );
 }
+
+#[tokio::test]
+async fn a_paused_run_holds_before_its_next_step_until_someone_resumes_it() {
+    let (dir, engine) = project().await;
+    let runbooks = Runbooks::new(Arc::clone(&engine));
+    let started = runbooks.start("note", Map::new(), false, "alice").await.expect("start");
+    assert!(matches!(started.progress.waiting[0].need, Need::Evidence { .. }));
+
+    // The hold replaces what the run waited for: nothing new happens until a resume.
+    let paused = runbooks.pause(&started.id, "bob").await.expect("pause");
+    assert_eq!(paused.progress.waiting.len(), 1);
+    assert_eq!(paused.progress.waiting[0].step_id, "look");
+    assert!(matches!(paused.progress.waiting[0].need, Need::Paused), "{paused:?}");
+    let twice = runbooks.pause(&started.id, "carol").await;
+    assert!(matches!(twice, Err(ServiceError::Conflict(_))), "{twice:?}");
+    let early = runbooks.act(&started.id, "look", evidence("now"), "carol").await;
+    assert!(matches!(&early, Err(ServiceError::Conflict(m)) if m.contains("paused")), "{early:?}");
+
+    // Another engine on the same store (a restart) finds it held, and resumes it.
+    let runbooks = Runbooks::new(open(dir.path()).await);
+    let shown = runbooks.show(&started.id).await.expect("show");
+    assert!(matches!(shown.progress.waiting[0].need, Need::Paused));
+    let resumed = runbooks.act(&started.id, "look", Action::Run, "carol").await.expect("resume");
+    assert!(matches!(resumed.progress.waiting[0].need, Need::Evidence { .. }), "{resumed:?}");
+    // Paused again, a step skipped at the hold is skipped and the hold moves to the next.
+    runbooks.pause(&started.id, "bob").await.expect("pause again");
+    let skip = Action::Skip { reason: "read it already".to_owned() };
+    let moved = runbooks.act(&started.id, "look", skip, "carol").await.expect("skip");
+    assert_eq!(moved.progress.waiting[0].step_id, "write", "{moved:?}");
+    assert!(matches!(moved.progress.waiting[0].need, Need::Paused), "{moved:?}");
+
+    // Each pause and resume is in the chain in its person's name.
+    let trace = runbooks.trace(&started.id).await.expect("trace");
+    let people: Vec<(String, String)> = trace
+        .iter()
+        .filter(|p| p.data["event"] == "person")
+        .map(|p| {
+            let action = p.data["action"]["action"].as_str().unwrap_or_default().to_owned();
+            (action, p.principal.clone().unwrap_or_default())
+        })
+        .collect();
+    let expected = [("pause", "bob"), ("run", "carol"), ("pause", "bob"), ("skip", "carol")];
+    let expected: Vec<(String, String)> =
+        expected.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
+    assert_eq!(people, expected);
+}
+
+#[tokio::test]
+async fn a_pause_from_another_engine_holds_a_walk_under_way_at_its_next_step() {
+    let dir = tempfile::tempdir().expect("tmp");
+    fs_err::write(
+        dir.path().join("jig.yaml"),
+        "name: ops\npolicy:\n  shell_allow: [cat, wc]\n  rules:\n    - { tools: [shell_exec], action: allow }\n",
+    )
+    .expect("manifest");
+    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    fs_err::write(dir.path().join("hosts.txt"), "web-1\nweb-2\n").expect("hosts");
+    fs_err::write(
+        dir.path().join("runbooks/slow.runbook.yaml"),
+        r#"apiVersion: runbook/v1
+meta: { name: slow }
+steps:
+  - id: first
+    type: cli
+    delay: 1500ms
+    with: { argv: [cat, hosts.txt] }
+  - id: second
+    type: cli
+    with: { argv: [wc, -l, hosts.txt] }
+"#,
+    )
+    .expect("runbook");
+    let walker = Runbooks::new(open(dir.path()).await);
+    let walking =
+        tokio::spawn(async move { walker.start("slow", Map::new(), false, "alice").await });
+    // Another engine on the same store, as another process would be, finds the run and
+    // pauses it while the first engine waits out `first`'s delay.
+    let other = Runbooks::new(open(dir.path()).await);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let id = loop {
+        if let Some(run) = other.runs(10).await.expect("runs").first() {
+            break run.id.clone();
+        }
+        assert!(std::time::Instant::now() < deadline, "the run never started");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    other.pause(&id, "bob").await.expect("pause");
+    let held = walking.await.expect("task").expect("start");
+    assert_eq!(held.progress.status, RunStatus::Paused, "{:?}", held.progress.failure);
+    assert_eq!(held.progress.visited, ["first"], "the step under way finished");
+    assert_eq!(held.progress.waiting[0].step_id, "second");
+    assert!(matches!(held.progress.waiting[0].need, Need::Paused));
+
+    let done = other.act(&id, "second", Action::Run, "carol").await.expect("resume");
+    assert_eq!(done.progress.status, RunStatus::Completed, "{:?}", done.progress.failure);
+    let ended = other.pause(&id, "bob").await;
+    assert!(matches!(&ended, Err(ServiceError::Conflict(m)) if m.contains("ended")), "{ended:?}");
+}

@@ -163,6 +163,22 @@ pub async fn resume(
     Ok(Json(service(&state).resume(&id).await?))
 }
 
+/// Hold a run before its next step that would do something, in one's own name: at once when it
+/// waits for people, within a quarter of a second when a walk is under way (here, in another
+/// request or another process). A go-ahead (`run`) at the step where it holds resumes it.
+#[utoipa::path(post, path = "/api/runbook-runs/{id}/pause", operation_id = "pauseRunbookRun",
+    tag = "runbooks", params(("id" = String, Path)),
+    responses((status = 200, body = RunView), (status = 403, body = ErrorMessage),
+        (status = 404, body = ErrorMessage), (status = 409, body = ErrorMessage)))]
+pub async fn pause(
+    State(state): State<AppState>,
+    Extension(person): Extension<Person>,
+    Path(id): Path<String>,
+) -> Result<Json<RunView>, ApiError> {
+    person.require(Role::Runner)?;
+    Ok(Json(service(&state).pause(&id, &person.name).await?))
+}
+
 /// What a person does to one waiting step: `{"key": …, "action": "skip", "reason": …}`.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ActRequest {

@@ -292,3 +292,41 @@ async fn an_attachment_is_stored_by_its_hash_and_downloads_as_it_was() {
     assert_eq!(send(served.get(&missing), Some(VIC)).await.0, 404);
     assert!(served.engine.history().verify(None, None).await.expect("verify").is_ok());
 }
+
+#[tokio::test]
+async fn a_runner_pauses_a_run_and_a_go_ahead_at_the_held_step_resumes_it() {
+    let served = Served::start().await;
+    let start = json!({ "runbook": "incident/write-up", "inputs": { "incident": "INC-4", "week": 2 }, "stepwise": false });
+    let (_, run) = send(served.post("/api/runbook-runs", &start), Some(ALICE)).await;
+    let id = run["id"].as_str().expect("id").to_owned();
+    let pause = format!("/api/runbook-runs/{id}/pause");
+    assert_eq!(
+        send(served.post(&pause, &json!({})), Some(VIC)).await.0,
+        403,
+        "a viewer looks only"
+    );
+    let (status, held) = send(served.post(&pause, &json!({})), Some(ALICE)).await;
+    assert_eq!(status, 200, "{held}");
+    let waiting = &held["progress"]["waiting"][0];
+    assert_eq!((&waiting["key"], &waiting["need"]["need"]), (&json!("findings"), &json!("paused")));
+    let (status, again) = send(served.post(&pause, &json!({})), Some(BOB)).await;
+    assert_eq!((status, &again["code"]), (409, &json!("E_CONFLICT")), "{again}");
+
+    let go = json!({ "key": "findings", "action": "run" });
+    let (status, resumed) =
+        send(served.post(&format!("/api/runbook-runs/{id}/act"), &go), Some(BOB)).await;
+    assert_eq!(status, 200, "{resumed}");
+    assert_eq!(resumed["progress"]["waiting"][0]["need"]["need"], "evidence");
+    let (_, trace) = send(served.get(&format!("/api/runbook-runs/{id}/trace")), Some(VIC)).await;
+    let acts: Vec<(&str, &str)> = trace
+        .as_array()
+        .expect("packets")
+        .iter()
+        .filter(|p| p["data"]["event"] == "person")
+        .map(|p| {
+            let action = p["data"]["action"]["action"].as_str().unwrap_or("?");
+            (action, p["principal"].as_str().unwrap_or("?"))
+        })
+        .collect();
+    assert_eq!(acts, [("pause", "alice"), ("run", "bob")]);
+}

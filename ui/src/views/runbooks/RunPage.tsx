@@ -1,6 +1,12 @@
 import { lazy, Suspense, useMemo, useState } from "react";
 import type { RunView } from "../../api/client";
-import { useResumeRun, useRunbook, useRunbookRun, useSession } from "../../api/queries";
+import {
+  usePauseRun,
+  useResumeRun,
+  useRunbook,
+  useRunbookRun,
+  useSession,
+} from "../../api/queries";
 import { useBackend } from "../../api/context";
 import { Failure } from "../../components/Failure";
 import { Icon } from "../../components/Icon";
@@ -36,9 +42,14 @@ export default function RunPage({ id }: { id: string }) {
   const runbook = useRunbook(run.data?.runbook);
   const session = useSession();
   const resume = useResumeRun(id);
+  const pause = usePauseRun(id);
   const marks = useMemo(() => (run.data ? marksOf(run.data) : undefined), [run.data]);
   const viewer = { name: session.data?.person.name, role: session.data?.person.role };
   const data = run.data;
+  const waiting = data?.progress.waiting ?? [];
+  // A run that has not ended can be held; one already held waits for a go-ahead instead.
+  const pausable =
+    data !== undefined && waiting.length > 0 && !waiting.some((w) => w.need.need === "paused");
   return (
     <div className="page run-page">
       <header className="page-head">
@@ -61,6 +72,18 @@ export default function RunPage({ id }: { id: string }) {
           </span>
         )}
         <span className="grow" />
+        {pausable && (
+          <button
+            type="button"
+            disabled={pause.isPending}
+            title="Hold the run before its next step that would do something; a go-ahead at that step resumes it"
+            onClick={() => {
+              pause.mutate();
+            }}
+          >
+            Pause
+          </button>
+        )}
         {data?.progress.status === "paused" && (
           <button
             type="button"
@@ -76,6 +99,7 @@ export default function RunPage({ id }: { id: string }) {
       </header>
       {run.error && <Failure error={run.error} />}
       {resume.error && <Failure error={resume.error} />}
+      {pause.error && <Failure error={pause.error} />}
       {data && (
         <div className="runbook-body">
           <section aria-label="Steps" className="graph-pane">

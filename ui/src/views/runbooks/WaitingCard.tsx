@@ -246,6 +246,9 @@ function GoForm({
           </span>
         </p>
       )}
+      {reason === "paused" && (
+        <p>Someone paused the run here: nothing new happens until a person resumes it.</p>
+      )}
       {already && <p className="muted">You have said go; someone else must too.</p>}
       <div className="row">
         <button
@@ -256,7 +259,7 @@ function GoForm({
             send({ action: "run" });
           }}
         >
-          Run this step
+          {reason === "paused" ? "Resume here" : "Run this step"}
         </button>
         <input
           aria-label="Why skip it"

@@ -1,4 +1,4 @@
-//! `jig runbook list|run|resume|show|test|record`.
+//! `jig runbook list|run|resume|pause|show|test|record`.
 
 mod print;
 mod record;
@@ -23,6 +23,7 @@ pub async fn run(
         RunbookCommand::Run(args) => run::start(settings, args, out).await,
         RunbookCommand::Resume(args) => run::resume(settings, args, out).await,
         RunbookCommand::Show { run, json } => run::show(settings, run, *json, out).await,
+        RunbookCommand::Pause { run, json } => run::pause(settings, run, *json, out).await,
         RunbookCommand::Test(args) => test::run(settings, args, out).await,
         RunbookCommand::Record { run, name } => record::run(settings, run, name, out).await,
     }

@@ -128,13 +128,7 @@ pub async fn resume(
         }
         other => other,
     };
-    match result {
-        Ok(view) => finish(out, &view, args.json),
-        Err(error) => {
-            eprintln!("error[{}]: {error}", error.code());
-            Ok(Code::Failed)
-        }
-    }
+    report(out, result, args.json)
 }
 
 pub async fn show(
@@ -144,7 +138,26 @@ pub async fn show(
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     let Some(engine) = open(settings).await else { return Ok(Code::Failed) };
-    match Runbooks::new(engine).show(run).await {
+    report(out, Runbooks::new(engine).show(run).await, json)
+}
+
+pub async fn pause(
+    settings: &Settings,
+    run: &str,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let Some(engine) = open(settings).await else { return Ok(Code::Failed) };
+    report(out, Runbooks::new(engine).pause(run, &settings.principal).await, json)
+}
+
+/// The run as it now stands, or the service's error with its code.
+fn report(
+    out: &mut impl Write,
+    result: Result<RunView, jig_runbook::ServiceError>,
+    json: bool,
+) -> anyhow::Result<Code> {
+    match result {
         Ok(view) => finish(out, &view, json),
         Err(error) => {
             eprintln!("error[{}]: {error}", error.code());
