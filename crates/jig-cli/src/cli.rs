@@ -140,6 +140,18 @@ pub enum RunbookCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Continue an ended run with the runbook its outcome names (`next_runbook`), with the
+    /// inputs the outcome gives and these over them; a run is continued once
+    Follow {
+        /// The ended run's id
+        run: String,
+        /// An input, `name=value` (repeatable), over those the outcome gives
+        #[arg(long = "input", value_name = "NAME=VALUE")]
+        inputs: Vec<String>,
+        /// Print JSON instead of text
+        #[arg(long)]
+        json: bool,
+    },
     /// Where a run stands (nothing runs)
     Show {
         /// The run's id

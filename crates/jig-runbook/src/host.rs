@@ -180,6 +180,13 @@ pub trait Host: Send + Sync {
         None
     }
 
+    /// The project's name for a runbook a `next_runbook` names: a name, or a v0 path relative
+    /// to the running runbook's file; `None` when the host knows no such runbook.
+    fn runbook_name(&self, reference: &str) -> Option<String> {
+        let _ = reference;
+        None
+    }
+
     /// How many pauses people have asked for, counting those recorded while this walk was
     /// under way (its journal holds those from before); `0` when the host cannot tell.
     async fn pauses(&self) -> usize {

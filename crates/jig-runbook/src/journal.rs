@@ -117,6 +117,14 @@ pub enum Entry {
         /// Who.
         by: String,
     },
+    /// A person continued an ended run with the runbook its outcome names (`next_runbook`):
+    /// the run that continues it.
+    Next {
+        /// The new run.
+        run_id: String,
+        /// Who.
+        by: String,
+    },
     /// A person asks the run to hold before its next step that would do something; it holds
     /// until someone resumes it (a [`Entry::Go`] under a `resume:` key).
     Pause {
@@ -146,6 +154,7 @@ impl Entry {
             | Self::Retry { by }
             | Self::Abort { by }
             | Self::Pause { by }
+            | Self::Next { by, .. }
             | Self::Decision { by, .. } => Some(by),
             Self::Done { .. } => None,
         }
@@ -258,6 +267,9 @@ pub mod keys {
     pub fn abort(key: &str) -> String {
         format!("abort:{key}")
     }
+
+    /// The run that continues this one with its outcome's `next_runbook`.
+    pub const NEXT: &str = "next";
 
     /// The prefix of the keys of pauses people asked for.
     pub const PAUSE: &str = "pause:";

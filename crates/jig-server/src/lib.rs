@@ -65,6 +65,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(runbooks::run))
         .routes(routes!(runbooks::resume))
         .routes(routes!(runbooks::pause))
+        .routes(routes!(runbooks::follow))
         .routes(routes!(runbooks::trace))
         .routes(routes!(runbooks::attachment))
         .routes(routes!(runbooks::act))

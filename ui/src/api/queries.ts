@@ -292,6 +292,25 @@ export function useActOnRun(id: string) {
   });
 }
 
+/** Continue an ended run with the runbook its outcome names, with inputs over the outcome's. */
+export function useFollowRun(id: string) {
+  const api = useApi();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async (inputs: Record<string, unknown>): Promise<RunView> =>
+      unwrap(
+        await api.POST("/api/runbook-runs/{id}/follow", {
+          params: { path: { id } },
+          body: { inputs: inputs as Record<string, never> },
+        }),
+      ),
+    onSuccess: (run) => {
+      queries.setQueryData(["runbook-run", run.id], run);
+      void queries.invalidateQueries({ queryKey: ["runbook-runs"] });
+    },
+  });
+}
+
 /** Hold a run before its next step that would do something, in the viewer's name. */
 export function usePauseRun(id: string) {
   const api = useApi();

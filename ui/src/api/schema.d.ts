@@ -418,6 +418,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runbook-runs/{id}/follow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Continue an ended run with the runbook its outcome names (`next_runbook`), in one's own
+         *     name; a run is continued once, and asking again answers with the run that continues it.
+         */
+        post: operations["followRunbookRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runbook-runs/{id}/pause": {
         parameters: {
             query?: never;
@@ -677,6 +697,9 @@ export interface components {
         } | {
             /** @enum {string} */
             action: "pause";
+        } | {
+            /** @enum {string} */
+            action: "follow";
         };
         /** @description An approval was decided. */
         ApprovalEvent: {
@@ -957,6 +980,11 @@ export interface components {
             kind: string;
             /** @description In words. */
             message: string;
+        };
+        /** @description Inputs over those an outcome gives its next runbook. */
+        FollowRun: {
+            /** @description Inputs of the next runbook, over those the outcome rendered. */
+            inputs?: Record<string, never>;
         };
         /**
          * @description A governance decision.
@@ -2580,6 +2608,63 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    followRunbookRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FollowRun"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

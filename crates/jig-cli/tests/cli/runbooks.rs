@@ -424,3 +424,50 @@ fn an_approval_two_people_must_give_is_counted_in_the_terminal() {
     let all = jig(dir.path(), &["approvals", "list", "--all", "--json"]);
     assert_eq!(stdout_json(&all)[0]["approvers"], serde_json::json!(["bob", "carol"]));
 }
+
+#[test]
+fn an_ended_run_is_followed_by_the_runbook_its_outcome_names() {
+    let dir = project();
+    std::fs::create_dir_all(dir.path().join("runbooks/legacy")).expect("dir");
+    std::fs::write(
+        dir.path().join("runbooks/legacy/triage.runbook.yaml"),
+        r#"apiVersion: runbook/v0
+meta:
+  name: triage
+  inputs:
+    path: { from: prompt, default: notes.txt }
+steps:
+  - id: ask
+    type: manual
+    instructions: Is it stale?
+    outcomes:
+      - state: needs_rca
+        next_runbook: { file: ../note, inputs: { path: "{{ .path }}" } }
+"#,
+    )
+    .expect("triage");
+    std::fs::write(dir.path().join("ack.json"), "{}").expect("ack");
+    let ended = jig(
+        dir.path(),
+        &["runbook", "run", "legacy/triage", "--evidence", "ask=ack.json", "--json"],
+    );
+    let ended = stdout_json(&ended);
+    let id = ended["id"].as_str().expect("id").to_owned();
+    assert_eq!(ended["progress"]["outcome"]["meta"]["next_runbook"]["runbook"], "note", "{ended}");
+    let shown = jig(dir.path(), &["runbook", "show", &id]);
+    let hint = format!("next: note — continue with: jig runbook follow {id}");
+    assert!(text(&shown).contains(&hint), "{}", text(&shown));
+
+    let followed = jig(dir.path(), &["runbook", "follow", &id, "--json"]);
+    assert_eq!(
+        followed.status.code(),
+        Some(6),
+        "waits at note's manual step: {}",
+        stderr(&followed)
+    );
+    let next = stdout_json(&followed);
+    assert_eq!(next["runbook"], "note");
+    assert_eq!(next["progress"]["waiting"][0]["step_id"], "look");
+    let again = stdout_json(&jig(dir.path(), &["runbook", "follow", &id, "--json"]));
+    assert_eq!(again["id"], next["id"], "a run is continued once");
+}

@@ -281,7 +281,23 @@ impl Interpreter<'_> {
                 meta.insert("recommendation".to_owned(), Value::String(recommendation.clone()));
             }
             if let Some(next) = &outcome.next_runbook {
-                meta.insert("next_runbook".to_owned(), Value::String(next.file.clone()));
+                // What to continue with, ready to start: the project's name for it (the file
+                // may be a v0 path relative to this runbook) and its inputs, rendered now.
+                let mut inputs = Map::new();
+                for (name, template) in &next.inputs {
+                    let field = format!("outcomes[{i}].next_runbook.inputs.{name}");
+                    match crate::render::text(&field, template, state.vars()) {
+                        Ok(text) => inputs.insert(name.clone(), Value::String(text)),
+                        Err(e) => return stop(key, "template", e.to_string(), RunStatus::Error),
+                    };
+                }
+                let mut next_meta = Map::new();
+                next_meta.insert("file".to_owned(), Value::String(next.file.clone()));
+                if let Some(name) = self.run().host.runbook_name(&next.file) {
+                    next_meta.insert("runbook".to_owned(), Value::String(name));
+                }
+                next_meta.insert("inputs".to_owned(), Value::Object(inputs));
+                meta.insert("next_runbook".to_owned(), Value::Object(next_meta));
             }
             let resolved = crate::outcome::Outcome {
                 category: outcome.state,

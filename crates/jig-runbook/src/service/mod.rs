@@ -115,6 +115,8 @@ pub enum Action {
     /// Hold the run before its next step that would do something (the whole run's, whatever
     /// step it names); a go-ahead at the step where it holds resumes it.
     Pause,
+    /// Continue an ended run with the runbook its outcome names (recorded by [`Runbooks::follow`]).
+    Follow,
 }
 
 /// Why the service refused.
@@ -192,10 +194,23 @@ impl Runbooks {
         stepwise: bool,
         principal: &str,
     ) -> Result<RunView, ServiceError> {
+        let id = uuid::Uuid::new_v4().to_string();
+        self.start_as(&id, name, inputs, stepwise, principal).await
+    }
+
+    /// Start run `id` of `name` (inputs checked before anything is recorded) and walk it.
+    async fn start_as(
+        &self,
+        id: &str,
+        name: &str,
+        inputs: Map<String, Value>,
+        stepwise: bool,
+        principal: &str,
+    ) -> Result<RunView, ServiceError> {
+        let id = id.to_owned();
         let snapshot = self.engine.snapshot();
         let entry = find(&snapshot, name)?;
         crate::inputs::resolve(&entry.runbook, &inputs)?;
-        let id = uuid::Uuid::new_v4().to_string();
         let host = self.host(&id, name, principal);
         let start = Entry::Start {
             runbook: name.to_owned(),
@@ -258,8 +273,10 @@ impl Runbooks {
         action: Action,
         principal: &str,
     ) -> Result<RunView, ServiceError> {
-        if matches!(action, Action::Pause) {
-            return self.pause(id, principal).await;
+        match action {
+            Action::Pause => return self.pause(id, principal).await,
+            Action::Follow => return self.follow(id, Map::new(), principal).await,
+            _ => {}
         }
         let current = self.show(id).await?;
         let waiting = current.progress.waiting.iter().find(|w| w.key == key);
@@ -407,6 +424,66 @@ impl Runbooks {
             Some(progress) => Ok(self.view(record, progress).await),
             None => Ok(self.view(record, Progress::not_walked()).await),
         }
+    }
+
+    /// Continue an ended run with the runbook its outcome names (a v0/v1 `next_runbook`): a new
+    /// run of it, started in `principal`'s name, step by step when this one was, with the
+    /// inputs the outcome rendered and `inputs` over them. Once per run: whoever continues it
+    /// later is given the run that continues it.
+    pub async fn follow(
+        &self,
+        id: &str,
+        inputs: Map<String, Value>,
+        principal: &str,
+    ) -> Result<RunView, ServiceError> {
+        let record = self.record(id).await?;
+        let journal = self.engine.store().runbook_journal(id).await?;
+        let entry = |key: &str| {
+            journal
+                .iter()
+                .find(|(k, _)| k == key)
+                .and_then(|(_, v)| serde_json::from_value::<Entry>(v.clone()).ok())
+        };
+        if let Some(Entry::Next { run_id, .. }) = entry(keys::NEXT) {
+            return self.show(&run_id).await;
+        }
+        let progress =
+            record.summary.clone().and_then(|s| serde_json::from_value::<Progress>(s).ok());
+        let next = progress
+            .as_ref()
+            .and_then(|p| p.outcome.as_ref())
+            .and_then(|o| o.meta.get("next_runbook"))
+            .cloned()
+            .ok_or_else(|| {
+                ServiceError::Conflict(format!(
+                    "run `{id}` has not ended with an outcome that names a next runbook"
+                ))
+            })?;
+        let name = next["runbook"].as_str().ok_or_else(|| {
+            ServiceError::NotFound(format!(
+                "run `{id}` continues with `{}`, which is not a runbook of this project",
+                next["file"].as_str().unwrap_or_default()
+            ))
+        })?;
+        let mut given = next["inputs"].as_object().cloned().unwrap_or_default();
+        given.extend(inputs);
+        let snapshot = self.engine.snapshot();
+        let entry_of_next = find(&snapshot, name)?;
+        // Checked now (text the outcome rendered becomes the declared types): a refused
+        // continuation records nothing.
+        crate::inputs::resolve(&entry_of_next.runbook, &given)?;
+        let stepwise = matches!(entry(keys::START), Some(Entry::Start { stepwise: true, .. }));
+        let new_id = uuid::Uuid::new_v4().to_string();
+        let link = Entry::Next { run_id: new_id.clone(), by: principal.to_owned() };
+        let (inserted, kept) =
+            self.record_person(&record, "", keys::NEXT, &link, &Action::Follow).await?;
+        if !inserted {
+            return match serde_json::from_value::<Entry>(kept) {
+                Ok(Entry::Next { run_id, .. }) => self.show(&run_id).await,
+                _ => Err(ServiceError::Conflict(format!("run `{id}` was continued already"))),
+            };
+        }
+        self.start_as(&new_id, name, given, stepwise, principal).await
     }
 
     /// Record what a person did to a step, with its packet in the chain (first writer wins):
@@ -663,5 +740,6 @@ fn action_name(action: &Action) -> &'static str {
         Action::Retry => "retry",
         Action::Abort => "abort",
         Action::Pause => "pause",
+        Action::Follow => "follow",
     }
 }

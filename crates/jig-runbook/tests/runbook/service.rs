@@ -498,3 +498,86 @@ steps:
     let ended = other.pause(&id, "bob").await;
     assert!(matches!(&ended, Err(ServiceError::Conflict(m)) if m.contains("ended")), "{ended:?}");
 }
+
+#[tokio::test]
+async fn an_outcomes_next_runbook_continues_as_a_new_run_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    fs_err::write(
+        dir.path().join("jig.yaml"),
+        "name: ops\npolicy:\n  shell_allow: [cat]\n  rules:\n    - { tools: [shell_exec], action: allow }\n",
+    )
+    .expect("manifest");
+    fs_err::create_dir_all(dir.path().join("runbooks/legacy")).expect("dir");
+    fs_err::create_dir_all(dir.path().join("runbooks/ops")).expect("dir");
+    fs_err::write(dir.path().join("hosts.txt"), "web-1\n").expect("hosts");
+    fs_err::write(
+        dir.path().join("runbooks/legacy/triage.runbook.yaml"),
+        r#"apiVersion: runbook/v0
+meta:
+  name: triage
+  inputs:
+    unit: { from: prompt, default: web.service }
+steps:
+  - id: look
+    type: cli
+    with: { argv: [cat, hosts.txt] }
+    capture: { host: stdout }
+    outcomes:
+      - state: needs_rca
+        next_runbook:
+          file: ../ops/restart
+          inputs: { host: "{{ .host }}", unit: "{{ .unit }}" }
+"#,
+    )
+    .expect("triage");
+    fs_err::write(
+        dir.path().join("runbooks/ops/restart.runbook.yaml"),
+        r#"apiVersion: kernel/v0
+meta:
+  name: restart
+  inputs:
+    host: { type: string, required: true }
+    unit: { type: string, required: true }
+    count: { type: int, required: true }
+steps:
+  - id: confirm
+    type: manual
+    instructions: "Restart {{ .unit }} on {{ .host }} {{ .count }} times."
+    contract: { side_effects: false }
+  - id: done
+    type: end
+    outcome: { category: resolved }
+"#,
+    )
+    .expect("restart");
+    let runbooks = Runbooks::new(open(dir.path()).await);
+    let triage = runbooks.start("legacy/triage", Map::new(), false, "alice").await.expect("start");
+    assert_eq!(triage.progress.status, RunStatus::Completed, "{:?}", triage.progress.failure);
+    let next = &triage.progress.outcome.as_ref().expect("outcome").meta["next_runbook"];
+    assert_eq!(
+        next,
+        &json!({ "file": "../ops/restart", "runbook": "ops/restart", "inputs": { "host": "web-1", "unit": "web.service" } })
+    );
+
+    // An input the next runbook needs and the outcome does not give: refused, nothing kept.
+    let short = runbooks.follow(&triage.id, Map::new(), "bob").await;
+    assert!(matches!(&short, Err(e) if e.to_string().contains("count")), "{short:?}");
+    let given = Map::from_iter([("count".to_owned(), json!("2"))]);
+    let next_run = runbooks.follow(&triage.id, given.clone(), "bob").await.expect("follow");
+    assert_eq!(next_run.runbook, "ops/restart");
+    assert_eq!(next_run.started_by.as_deref(), Some("bob"));
+    assert_eq!(next_run.progress.variables["host"], "web-1");
+    assert_eq!(next_run.progress.variables["count"], 2, "text became the declared int");
+    assert_eq!(
+        next_run.progress.waiting[0].instructions.as_deref(),
+        Some("Restart web.service on web-1 2 times.")
+    );
+    // Continued once: asking again gives the same run.
+    let again = runbooks.follow(&triage.id, given, "carol").await.expect("again");
+    assert_eq!(again.id, next_run.id);
+    let runs = runbooks.runs(10).await.expect("runs");
+    assert_eq!(runs.iter().filter(|r| r.runbook == "ops/restart").count(), 1);
+    // A run that has not ended with a next runbook has nothing to follow.
+    let none = runbooks.follow(&next_run.id, Map::new(), "bob").await;
+    assert!(matches!(none, Err(ServiceError::Conflict(_))), "{none:?}");
+}

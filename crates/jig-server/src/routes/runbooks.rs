@@ -179,6 +179,33 @@ pub async fn pause(
     Ok(Json(service(&state).pause(&id, &person.name).await?))
 }
 
+/// Inputs over those an outcome gives its next runbook.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FollowRun {
+    /// Inputs of the next runbook, over those the outcome rendered.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub inputs: Map<String, Value>,
+}
+
+/// Continue an ended run with the runbook its outcome names (`next_runbook`), in one's own
+/// name; a run is continued once, and asking again answers with the run that continues it.
+#[utoipa::path(post, path = "/api/runbook-runs/{id}/follow", operation_id = "followRunbookRun",
+    tag = "runbooks", params(("id" = String, Path)), request_body = FollowRun,
+    responses((status = 200, body = RunView), (status = 400, body = ErrorMessage),
+        (status = 403, body = ErrorMessage), (status = 404, body = ErrorMessage),
+        (status = 409, body = ErrorMessage)))]
+pub async fn follow(
+    State(state): State<AppState>,
+    Extension(person): Extension<Person>,
+    Path(id): Path<String>,
+    Body(follow): Body<FollowRun>,
+) -> Result<Json<RunView>, ApiError> {
+    person.require(Role::Runner)?;
+    Ok(Json(service(&state).follow(&id, follow.inputs, &person.name).await?))
+}
+
 /// What a person does to one waiting step: `{"key": …, "action": "skip", "reason": …}`.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ActRequest {

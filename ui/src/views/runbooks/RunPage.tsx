@@ -5,6 +5,7 @@ import {
   useResumeRun,
   useRunbook,
   useRunbookRun,
+  useRunbooks,
   useSession,
 } from "../../api/queries";
 import { useBackend } from "../../api/context";
@@ -16,6 +17,7 @@ import { href } from "../../lib/route";
 import { stepIdOfKey, type RunMarks } from "./layout";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { RunTrace } from "./RunTrace";
+import { StartForm } from "./StartForm";
 import { WaitingCard } from "./WaitingCard";
 
 const StepGraph = lazy(() => import("./StepGraph"));
@@ -217,6 +219,7 @@ function Standing({ run }: { run: RunView }) {
         {outcome.meta && Object.keys(outcome.meta).length > 0 && (
           <JsonTree value={outcome.meta} label="Outcome details" />
         )}
+        <NextRunbook run={run} />
       </section>
     );
   if (failure && status !== "paused")
@@ -235,4 +238,25 @@ function Standing({ run }: { run: RunView }) {
       </p>
     );
   return null;
+}
+
+interface NextMeta {
+  file?: string;
+  runbook?: string;
+  inputs?: Record<string, unknown>;
+}
+
+/** The runbook an outcome names next (v0/v1 `next_runbook`), ready to start from here. */
+function NextRunbook({ run }: { run: RunView }) {
+  const next = run.progress.outcome?.meta?.next_runbook as NextMeta | undefined;
+  const runbooks = useRunbooks();
+  if (!next) return null;
+  const summary = runbooks.data?.find((r) => r.name === next.runbook);
+  if (!summary)
+    return (
+      <p className="muted">
+        The outcome names <code>{next.file}</code> next, which is not a runbook of this project.
+      </p>
+    );
+  return <StartForm runbook={summary} follow={{ runId: run.id, inputs: next.inputs ?? {} }} />;
 }

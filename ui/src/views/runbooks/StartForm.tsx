@@ -1,6 +1,6 @@
 import { useState, type SyntheticEvent } from "react";
 import type { RunbookSummary } from "../../api/client";
-import { useStartRunbook } from "../../api/queries";
+import { useFollowRun, useStartRunbook } from "../../api/queries";
 import { Failure } from "../../components/Failure";
 import { navigate } from "../../lib/route";
 
@@ -33,18 +33,35 @@ function textOf(value: unknown): string {
 }
 
 /** Start a run: the runbook's inputs (required first, defaults filled in), step by step or not. */
-export function StartForm({ runbook }: { runbook: RunbookSummary }) {
+/** An ended run whose outcome names this runbook next, with the inputs the outcome gives. */
+export interface Following {
+  runId: string;
+  inputs: Record<string, unknown>;
+}
+
+/**
+ * The inputs of a new run, typed as the runbook declares them; started in the viewer's name.
+ * With `follow`, it continues an ended run instead: prefilled with what its outcome gives, and
+ * step by step when that run was.
+ */
+export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow?: Following }) {
   const declared = runbook.inputs as Record<string, InputDeclaration> | null;
   const inputs = Object.entries(declared ?? {}).sort(
     ([, a], [, b]) => Number(b.required ?? false) - Number(a.required ?? false),
   );
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(
-      inputs.map(([name, d]) => [name, d.default === undefined ? "" : textOf(d.default)]),
+      inputs.map(([name, d]) => {
+        const given = follow?.inputs[name] ?? d.default;
+        return [name, given === undefined ? "" : textOf(given)];
+      }),
     ),
   );
   const [stepwise, setStepwise] = useState(true);
   const start = useStartRunbook();
+  const following = useFollowRun(follow?.runId ?? "");
+  const pending = start.isPending || following.isPending;
+  const error = start.error ?? following.error;
 
   const submit = (event: SyntheticEvent) => {
     event.preventDefault();
@@ -54,19 +71,30 @@ export function StartForm({ runbook }: { runbook: RunbookSummary }) {
       if (text === "" && !declaration.required) continue;
       given[name] = typed(text, declaration);
     }
-    start.mutate(
-      { runbook: runbook.name, inputs: given, stepwise },
-      {
-        onSuccess: (run) => {
-          navigate("runbooks", "run", run.id);
-        },
+    const open = {
+      onSuccess: (run: { id: string }) => {
+        navigate("runbooks", "run", run.id);
       },
-    );
+    };
+    if (follow) following.mutate(given, open);
+    else start.mutate({ runbook: runbook.name, inputs: given, stepwise }, open);
   };
 
   return (
-    <form className="card start-form" onSubmit={submit} aria-label="Start a run">
-      <h2>Start a run</h2>
+    <form
+      className="card start-form"
+      onSubmit={submit}
+      aria-label={follow ? `Continue with ${runbook.name}` : "Start a run"}
+    >
+      <h2>
+        {follow ? (
+          <>
+            Continue with <span className="mono">{runbook.name}</span>
+          </>
+        ) : (
+          "Start a run"
+        )}
+      </h2>
       {inputs.length === 0 && <p className="muted">This runbook takes no inputs.</p>}
       {inputs.map(([name, declaration]) => {
         const id = `input-${name}`;
@@ -118,23 +146,25 @@ export function StartForm({ runbook }: { runbook: RunbookSummary }) {
           </div>
         );
       })}
-      <label className="row">
-        <input
-          type="checkbox"
-          checked={stepwise}
-          onChange={(e) => {
-            setStepwise(e.target.checked);
-          }}
-        />
-        Step by step: wait for my go-ahead before every step
-      </label>
+      {!follow && (
+        <label className="row">
+          <input
+            type="checkbox"
+            checked={stepwise}
+            onChange={(e) => {
+              setStepwise(e.target.checked);
+            }}
+          />
+          Step by step: wait for my go-ahead before every step
+        </label>
+      )}
       <div className="row">
-        <button type="submit" className="primary" disabled={start.isPending}>
-          {start.isPending ? "Starting…" : "Start the run"}
+        <button type="submit" className="primary" disabled={pending}>
+          {pending ? "Starting…" : follow ? "Continue" : "Start the run"}
         </button>
         <span className="muted">It runs in your name; every step is audited.</span>
       </div>
-      {start.error && <Failure error={start.error} />}
+      {error && <Failure error={error} />}
     </form>
   );
 }

@@ -5,6 +5,7 @@ import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
 import { VerdictBadge } from "../../components/Verdict";
 import { EvidenceForm } from "./EvidenceForm";
+import { Markdown } from "../../components/Markdown";
 
 /** Who is looking, for what they may do. */
 export interface Viewer {
@@ -44,7 +45,7 @@ export function WaitingCard({
         <h3>{title}</h3>
         {waiting.key !== waiting.step_id && <code className="muted">{waiting.key}</code>}
       </div>
-      {waiting.instructions && <p className="instructions">{waiting.instructions}</p>}
+      {waiting.instructions && <Markdown className="instructions" text={waiting.instructions} />}
       {waiting.tool && (
         <div className="will-call">
           <div>

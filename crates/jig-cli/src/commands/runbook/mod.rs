@@ -1,4 +1,4 @@
-//! `jig runbook list|run|resume|pause|show|test|record`.
+//! `jig runbook list|run|resume|pause|follow|show|test|record`.
 
 mod print;
 mod record;
@@ -24,6 +24,9 @@ pub async fn run(
         RunbookCommand::Resume(args) => run::resume(settings, args, out).await,
         RunbookCommand::Show { run, json } => run::show(settings, run, *json, out).await,
         RunbookCommand::Pause { run, json } => run::pause(settings, run, *json, out).await,
+        RunbookCommand::Follow { run, inputs, json } => {
+            run::follow(settings, run, inputs, *json, out).await
+        }
         RunbookCommand::Test(args) => test::run(settings, args, out).await,
         RunbookCommand::Record { run, name } => record::run(settings, run, name, out).await,
     }

@@ -13,8 +13,17 @@ pub fn run(out: &mut impl Write, view: &RunView) -> std::io::Result<()> {
     if let Some(outcome) = &p.outcome {
         let code = outcome.code.as_deref().map(|c| format!(" ({c})")).unwrap_or_default();
         writeln!(out, "outcome: {}{code}", outcome.category.as_str())?;
-        for (k, v) in &outcome.meta {
+        for (k, v) in outcome.meta.iter().filter(|(k, _)| *k != "next_runbook") {
             writeln!(out, "  {k}: {}", jig_expr::text(v))?;
+        }
+        if let Some(next) = outcome.meta.get("next_runbook") {
+            let file = next["file"].as_str().unwrap_or_default();
+            match next["runbook"].as_str() {
+                Some(name) => {
+                    writeln!(out, "  next: {name} — continue with: jig runbook follow {}", view.id)?
+                }
+                None => writeln!(out, "  next: `{file}`, which is not a runbook of this project")?,
+            }
         }
     }
     if let Some(failure) = &p.failure {

@@ -151,6 +151,24 @@ pub async fn pause(
     report(out, Runbooks::new(engine).pause(run, &settings.principal).await, json)
 }
 
+pub async fn follow(
+    settings: &Settings,
+    run: &str,
+    inputs: &[String],
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let inputs = match parse_inputs(inputs) {
+        Ok(inputs) => inputs,
+        Err(message) => {
+            eprintln!("error[E_VALIDATION_FAIL]: {message}");
+            return Ok(Code::Usage);
+        }
+    };
+    let Some(engine) = open(settings).await else { return Ok(Code::Failed) };
+    report(out, Runbooks::new(engine).follow(run, inputs, &settings.principal).await, json)
+}
+
 /// The run as it now stands, or the service's error with its code.
 fn report(
     out: &mut impl Write,
