@@ -350,14 +350,17 @@ impl Loader {
             .filter(|p| p.role == PackageRole::Root)
             .and_then(|p| p.manifest.as_ref())
             .and_then(|m| m.policy.clone());
-        Ok(Arc::new(Snapshot::new(
-            layout.root.clone(),
-            packages,
-            tools,
-            runbooks,
-            diagnostics,
-            policy,
-        )))
+        let mut snapshot =
+            Snapshot::new(layout.root.clone(), packages, tools, runbooks, diagnostics, policy);
+        snapshot.extensions = layout
+            .packages
+            .first()
+            .filter(|p| p.role == PackageRole::Root)
+            .and_then(|p| p.manifest.as_ref())
+            .and_then(|m| m.config.as_ref())
+            .map(|c| c.extensions.clone())
+            .unwrap_or_default();
+        Ok(Arc::new(snapshot))
     }
 }
 

@@ -83,6 +83,8 @@ pub struct Snapshot {
     pub(crate) warnings: Vec<Diagnostic>,
     pub(crate) registry_hash: String,
     pub(crate) policy: Option<PolicyConfig>,
+    /// The root manifest's `config.extensions`: extension name → the tool that runs it.
+    pub(crate) extensions: BTreeMap<String, String>,
 }
 
 impl Snapshot {
@@ -106,7 +108,22 @@ impl Snapshot {
             parts.push(entry.hash.as_bytes());
         }
         let registry_hash = Sha256Hash::of_parts(parts).to_hex();
-        Self { root, packages, tools, runbooks, warnings, registry_hash, policy }
+        Self {
+            root,
+            packages,
+            tools,
+            runbooks,
+            warnings,
+            registry_hash,
+            policy,
+            extensions: BTreeMap::new(),
+        }
+    }
+
+    /// The registry tool that runs kernel/v0 extension `name` (the manifest's
+    /// `config.extensions`).
+    pub fn extension_runner(&self, name: &str) -> Option<&str> {
+        self.extensions.get(name).map(String::as_str)
     }
 
     /// The project root.

@@ -76,6 +76,11 @@ pub struct RuntimeConfig {
     /// The audit record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit: Option<AuditConfig>,
+    /// Runners of kernel/v0 `extension` steps: extension name → the registry tool that runs
+    /// it. The step's inputs become that tool's arguments, and the call is governed and
+    /// audited like any tool step.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extensions: BTreeMap<String, String>,
 }
 
 /// `config.audit`.

@@ -180,6 +180,12 @@ pub trait Host: Send + Sync {
         None
     }
 
+    /// The registry tool that runs extension `name` (the manifest's `config.extensions`).
+    fn extension_runner(&self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
+
     /// The project's name for a runbook a `next_runbook` names: a name, or a v0 path relative
     /// to the running runbook's file; `None` when the host knows no such runbook.
     fn runbook_name(&self, reference: &str) -> Option<String> {

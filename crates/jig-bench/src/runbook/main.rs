@@ -31,13 +31,22 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> anyhow::Result<()> {
     let mut runs = 7;
     let mut jig = PathBuf::from("target/release/jig");
+    let mut overhead_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--runs" => runs = args.next().context("--runs N")?.parse()?,
             "--jig" => jig = PathBuf::from(args.next().context("--jig PATH")?),
-            other => anyhow::bail!("unknown argument `{other}` (try --runs N, --jig PATH)"),
+            // The per-step figure alone: for a profiler's record of the steps.
+            "--overhead-only" => overhead_only = true,
+            other => anyhow::bail!(
+                "unknown argument `{other}` (try --runs N, --jig PATH, --overhead-only)"
+            ),
         }
+    }
+    if overhead_only {
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+        return runtime.block_on(report_overhead(runs));
     }
     let dir = tempfile::tempdir()?;
     let steps = generate::big_runbook(dir.path())?;
@@ -67,17 +76,7 @@ fn main() -> anyhow::Result<()> {
         summary(&mut plays)
     );
 
-    println!("\n## A real tool step over a plain call of the same tool (`file_read`, SQLite)\n");
-    let (plain, stepped) = runtime.block_on(overhead(runs))?;
-    let per = |d: Duration, n: usize| d.as_secs_f64() * 1e6 / n as f64;
-    println!("| what | per call or step (median of {runs}) |");
-    println!("|---|---:|");
-    println!("| plain `Engine::dispatch` | {:.0} µs |", per(plain, generate::OVERHEAD_STEPS));
-    println!("| runbook tool step | {:.0} µs |", per(stepped, generate::OVERHEAD_STEPS));
-    println!(
-        "| overhead | {:+.0} % |",
-        (stepped.as_secs_f64() / plain.as_secs_f64() - 1.0) * 100.0
-    );
+    runtime.block_on(report_overhead(runs))?;
     Ok(())
 }
 
@@ -181,4 +180,20 @@ fn summary(values: &mut [Duration]) -> String {
         ms(values[0]),
         ms(values[values.len() - 1])
     )
+}
+
+/// Print the per-step figure: a real tool step against a plain call of the same tool.
+async fn report_overhead(runs: usize) -> anyhow::Result<()> {
+    println!("\n## A real tool step over a plain call of the same tool (`file_read`, SQLite)\n");
+    let (plain, stepped) = overhead(runs).await?;
+    let per = |d: Duration, n: usize| d.as_secs_f64() * 1e6 / n as f64;
+    println!("| what | per call or step (median of {runs}) |");
+    println!("|---|---:|");
+    println!("| plain `Engine::dispatch` | {:.0} µs |", per(plain, generate::OVERHEAD_STEPS));
+    println!("| runbook tool step | {:.0} µs |", per(stepped, generate::OVERHEAD_STEPS));
+    println!(
+        "| overhead | {:+.0} % |",
+        (stepped.as_secs_f64() / plain.as_secs_f64() - 1.0) * 100.0
+    );
+    Ok(())
 }

@@ -163,10 +163,32 @@ impl Interpreter<'_> {
             StepKind::Assert { assertions } => {
                 (Some(contract::assertion()), None, Action::Assert(assertions.clone()))
             }
-            StepKind::Extension { extension, contract: declared, .. } => {
-                let contract =
-                    declared.as_ref().map(|d| contract::declared(Contract::default(), d));
-                (contract, None, Action::Extension(extension.clone()))
+            StepKind::Extension { extension, inputs, contract: declared } => {
+                // A runner the project names makes the step a call of that tool: its own
+                // contract, tightened by the step's declared one, and the engine's policy.
+                match self.run().host.extension_runner(extension) {
+                    Some(runner) => {
+                        let info = self.run().host.tool(&runner, None).map_err(|e| {
+                            let message = format!("extension `{extension}` runs as {e}");
+                            (StepStatus::Error, Failure::new("tool_not_found", message))
+                        })?;
+                        let contract = match declared {
+                            Some(d) => contract::tighten(&info.contract, d).map_err(|e| {
+                                (StepStatus::Error, Failure::new("contract_violation", e))
+                            })?,
+                            None => info.contract.clone(),
+                        };
+                        let inputs =
+                            render::map("inputs", inputs, &vars).map_err(template_error)?;
+                        let call = self.call(id, key, &runner, None, &info.id, inputs);
+                        (Some(contract), Some(info.id), Action::Tool(Box::new(call)))
+                    }
+                    None => {
+                        let contract =
+                            declared.as_ref().map(|d| contract::declared(Contract::default(), d));
+                        (contract, None, Action::Extension(extension.clone()))
+                    }
+                }
             }
             StepKind::Invoke { .. }
             | StepKind::Branch { .. }
@@ -279,7 +301,7 @@ impl Interpreter<'_> {
                 StepStatus::Error,
                 "extension",
                 format!(
-                    "no runner for extension `{name}` is configured (kernel-v0 §17: extensions run outside the kernel)"
+                    "no runner for extension `{name}` is configured: name the tool that runs it in the manifest's `config.extensions`"
                 ),
             ),
         }

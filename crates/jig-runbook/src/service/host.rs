@@ -275,6 +275,10 @@ impl Host for EngineHost {
         self.write_pending().await
     }
 
+    fn extension_runner(&self, name: &str) -> Option<String> {
+        self.engine.snapshot().extension_runner(name).map(str::to_owned)
+    }
+
     fn runbook_name(&self, reference: &str) -> Option<String> {
         let snapshot = self.engine.snapshot();
         if snapshot.runbook(reference).is_some() {

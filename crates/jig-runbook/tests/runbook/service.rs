@@ -581,3 +581,52 @@ steps:
     let none = runbooks.follow(&next_run.id, Map::new(), "bob").await;
     assert!(matches!(none, Err(ServiceError::Conflict(_))), "{none:?}");
 }
+
+#[tokio::test]
+async fn an_extension_step_runs_as_the_tool_the_manifest_names() {
+    let dir = tempfile::tempdir().expect("tmp");
+    fs_err::write(
+        dir.path().join("jig.yaml"),
+        "name: ext\nconfig:\n  extensions:\n    reader: file_read\n",
+    )
+    .expect("manifest");
+    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    fs_err::write(dir.path().join("notes.txt"), "the answer\n").expect("notes");
+    let runbook = |extension: &str| {
+        format!(
+            r#"apiVersion: kernel/v0
+meta: {{ name: {extension} }}
+steps:
+  - id: summarise
+    type: extension
+    extension: {extension}
+    inputs: {{ path: notes.txt }}
+  - id: done
+    type: end
+    outcome: {{ category: resolved }}
+"#
+        )
+    };
+    fs_err::write(dir.path().join("runbooks/reader.runbook.yaml"), runbook("reader"))
+        .expect("runbook");
+    fs_err::write(dir.path().join("runbooks/llm-agent.runbook.yaml"), runbook("llm-agent"))
+        .expect("runbook");
+    let engine = open(dir.path()).await;
+    let runbooks = Runbooks::new(Arc::clone(&engine));
+    let run = runbooks.start("reader", Map::new(), false, "alice").await.expect("start");
+    assert_eq!(run.progress.status, RunStatus::Completed, "{:?}", run.progress.failure);
+    assert_eq!(run.progress.variables["summarise"]["content"], "the answer\n");
+    // The step was an engine call of the runner, in the audit like any tool step.
+    let packets = engine.history().packets(0, 10_000).await.expect("packets");
+    assert!(
+        packets.iter().any(|p| p.kind == "tool.call.request"
+            && p.session_id.as_deref() == Some(run.id.as_str())
+            && p.tool.as_deref() == Some("file_read")),
+        "no file_read call in the chain"
+    );
+    // An extension nobody runs stops the run and says where to name a runner.
+    let stopped = runbooks.start("llm-agent", Map::new(), false, "alice").await.expect("start");
+    assert_eq!(stopped.progress.status, RunStatus::Error);
+    let failure = stopped.progress.failure.expect("failure").failure;
+    assert!(failure.message.contains("config.extensions"), "{}", failure.message);
+}
