@@ -388,7 +388,7 @@ impl Runbooks {
 
     /// A person asks a run to hold before its next step that would do something: at once when
     /// it waits for people (the hold replaces what it waited for), and within
-    /// [`host::PAUSE_POLL`] when a walk is under way here or in another process. A go-ahead at
+    /// a quarter of a second when a walk is under way here or in another process. A go-ahead at
     /// the step where it holds resumes it; skipping that step holds it at the next.
     pub async fn pause(&self, id: &str, principal: &str) -> Result<RunView, ServiceError> {
         let record = self.record(id).await?;
