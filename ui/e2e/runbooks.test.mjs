@@ -189,3 +189,32 @@ test("a step whose rule asks two approvers runs only after two different people 
   assert.deepEqual([...alice.problems, ...bob.problems, ...ada.problems], []);
   for (const person of [alice, bob, ada]) await person.context.close();
 });
+
+test("an ended run continues with the runbook its outcome names, its inputs prefilled", async () => {
+  writeFileSync(
+    join(suite.server.project, "playbooks/legacy/handoff.runbook.yaml"),
+    "apiVersion: runbook/v0\nmeta:\n  name: handoff\n  inputs:\n    host: { from: prompt, default: checkout.acme.example }\nsteps:\n  - id: ask\n    type: manual\n    title: Is it still down?\n    instructions: |\n      Check the service:\n\n      1. open `https://{{ .host }}/healthz`\n      2. note the status code\n    outcomes:\n      - state: needs_rca\n        next_runbook: { file: ../service/restart-unhealthy, inputs: { host: '{{ .host }}' } }\n",
+  );
+  const alice = await signIn("alice");
+  const { page } = alice;
+  await page.goto(`${suite.server.url}/#/runbooks`);
+  await page.getByRole("link", { name: "legacy/handoff" }).click({ timeout: 15000 });
+  await page.getByRole("checkbox", { name: /Step by step/ }).uncheck();
+  await page.getByRole("button", { name: "Start the run" }).click();
+  const ask = page.getByRole("region", { name: /Step Is it/ });
+  // The instructions are Markdown: a list, and code.
+  await ask.getByRole("listitem").filter({ hasText: "note the status code" }).waitFor();
+  await ask.getByRole("button", { name: "Mark as done" }).click();
+
+  const form = page.getByRole("form", { name: "Continue with service/restart-unhealthy" });
+  await form.waitFor();
+  assert.equal(await form.getByLabel(/^host/).inputValue(), "checkout.acme.example");
+  await form.getByLabel(/^unit/).fill("checkout-api.service");
+  await look(page, "runbook-run-continue");
+  const ended = page.url();
+  await form.getByRole("button", { name: "Continue" }).click();
+  await page.waitForURL((url) => url.toString() !== ended);
+  await page.getByRole("link", { name: "service/restart-unhealthy" }).waitFor();
+  assert.deepEqual(alice.problems, []);
+  await alice.context.close();
+});

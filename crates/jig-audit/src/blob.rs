@@ -49,12 +49,7 @@ impl Blob {
         // Hashing and compressing are independent passes over the same bytes: one each on
         // the two cores.
         let (hash, body) = std::thread::scope(|scope| {
-            let hash = scope.spawn(|| {
-                Sha256::digest(text.as_bytes())
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<String>()
-            });
+            let hash = scope.spawn(|| jig_model::Sha256Hash::of_bytes(text.as_bytes()).to_hex());
             let body = Sink::encoder(&[]).and_then(|mut encoder| {
                 encoder.write_all(text.as_bytes())?;
                 encoder.finish()

@@ -180,7 +180,6 @@ pub fn read_input(source: &str) -> Result<String, String> {
     Ok(text)
 }
 
-/// Print `value` as JSON: indented on a terminal, one line otherwise.
 /// A response whose large result came back prepared: printed as [`print_json`] would print it,
 /// the result's text written as it is.
 pub fn print_prepared(
@@ -188,26 +187,35 @@ pub fn print_prepared(
     response: &jig_engine::ToolResponse,
     data: &jig_model::prepared::PreparedJson,
 ) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, &mut *out);
-    let pretty = std::io::stdout().is_terminal();
-    jig_model::prepared::write_with_prepared(&mut buffered, response, data, pretty)?;
-    writeln!(buffered)?;
-    buffered.flush()
+    print_buffered(out, |buffered, pretty| {
+        jig_model::prepared::write_with_prepared(buffered, response, data, pretty)
+    })
 }
 
+/// Print `value` as JSON: indented on a terminal, one line otherwise.
 pub fn print_json(
     out: &mut impl std::io::Write,
     value: &impl serde::Serialize,
 ) -> std::io::Result<()> {
+    print_buffered(out, |buffered, pretty| {
+        if pretty {
+            serde_json::to_writer_pretty(buffered, value)?;
+        } else {
+            serde_json::to_writer(buffered, value)?;
+        }
+        Ok(())
+    })
+}
+
+/// Write through a 64 KiB buffer (a large response goes out in a few large writes, not one
+/// per token), pretty on a terminal, and end the line.
+fn print_buffered(
+    out: &mut impl std::io::Write,
+    write: impl FnOnce(&mut dyn std::io::Write, bool) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     use std::io::Write as _;
-    // Buffered: a large response goes out in a few large writes, not one per token.
     let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, &mut *out);
-    if std::io::stdout().is_terminal() {
-        serde_json::to_writer_pretty(&mut buffered, value)?;
-    } else {
-        serde_json::to_writer(&mut buffered, value)?;
-    }
+    write(&mut buffered, std::io::stdout().is_terminal())?;
     writeln!(buffered)?;
     buffered.flush()
 }

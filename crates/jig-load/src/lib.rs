@@ -31,4 +31,4 @@ pub use loader::{LoadOptions, Loader, load, scenarios_beside};
 pub use located::did_you_mean;
 pub use package::{PackageRole, STD_PACKAGE, find_manifest, project_root};
 pub use snapshot::{LoadFailure, PackageSummary, RunbookEntry, ScenarioEntry, Snapshot};
-pub use vfs::{STD_ROOT, normalize as lexical};
+pub use vfs::STD_ROOT;

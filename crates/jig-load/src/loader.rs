@@ -573,6 +573,16 @@ fn scenarios_for(
         .collect()
 }
 
+/// The registry name of runbook `name` of package `p`: as is in the root package, else
+/// qualified by the package's name.
+fn registry_name(layout: &Layout, p: usize, name: &str) -> String {
+    let package = &layout.packages[p];
+    match package.role {
+        PackageRole::Root => name.to_owned(),
+        _ => format!("{}/{name}", package.name),
+    }
+}
+
 fn runbook_entries(
     layout: &Layout,
     index: &Index<'_>,
@@ -583,10 +593,7 @@ fn runbook_entries(
         let package = &layout.packages[p];
         for (name, file) in runbooks {
             let Some(runbook) = &file.runbook else { continue };
-            let full_name = match package.role {
-                PackageRole::Root => name.clone(),
-                _ => format!("{}/{name}", package.name),
-            };
+            let full_name = registry_name(layout, p, name);
             let scenarios: Vec<ScenarioEntry> = file
                 .scenarios
                 .iter()
@@ -612,6 +619,25 @@ fn runbook_entries(
                     Some((reference.clone(), actions_of(&file)))
                 })
                 .collect();
+            // A logical name first (as the checker resolves it), then a v0 path.
+            let next_runbooks = runbook
+                .walk()
+                .iter()
+                .filter_map(|step| step.legacy.as_deref())
+                .flat_map(|legacy| &legacy.outcomes)
+                .filter_map(|outcome| outcome.next_runbook.as_ref())
+                .filter_map(|next| {
+                    let reference = next.file.as_str();
+                    let target = match index.runbook(p, reference) {
+                        Ok(_) => registry_name(layout, p, reference),
+                        Err(_) => {
+                            let (q, name) = index.runbook_file_at(&file.path, reference)?;
+                            registry_name(layout, q, name)
+                        }
+                    };
+                    Some((reference.to_owned(), target))
+                })
+                .collect();
             let entry = RunbookEntry {
                 name: full_name.clone(),
                 package: package.name.clone(),
@@ -620,6 +646,7 @@ fn runbook_entries(
                 scenarios,
                 hash,
                 tools,
+                next_runbooks,
             };
             out.insert(full_name, Arc::new(entry));
         }

@@ -97,6 +97,22 @@ impl Index<'_> {
         self.tools.iter().flat_map(BTreeMap::values).find(|file| file.path == wanted).cloned()
     }
 
+    /// The package and name of the runbook a runbook/v0 reference names by path (relative to
+    /// the runbook file at `runbook`, with or without its suffix).
+    pub fn runbook_file_at(&self, runbook: &std::path::Path, raw: &str) -> Option<(usize, &str)> {
+        let base = runbook.parent().unwrap_or(std::path::Path::new(""));
+        let wanted: Vec<std::path::PathBuf> = ["", ".runbook.yaml", ".yaml"]
+            .iter()
+            .map(|suffix| crate::vfs::normalize(&base.join(format!("{raw}{suffix}"))))
+            .collect();
+        self.runbooks.iter().enumerate().find_map(|(p, runbooks)| {
+            runbooks
+                .iter()
+                .find(|(_, file)| wanted.contains(&file.path))
+                .map(|(name, _)| (p, name.as_str()))
+        })
+    }
+
     /// Resolve a runbook reference (`invoke`, `next_runbook`) made from package `from`. On
     /// success, returns the ambiguity warning when seed 004's rule applied.
     pub fn runbook(&self, from: usize, reference: &str) -> Result<Option<String>, ResolveError> {

@@ -63,6 +63,9 @@ pub struct RunbookEntry {
     /// What each tool reference of the runbook resolved to: reference → action → registry id
     /// (a toolpack answers to no action and to `run`).
     pub tools: BTreeMap<String, BTreeMap<String, String>>,
+    /// What each outcome's `next_runbook` resolved to: reference as written → runbook name (a
+    /// name, or a v0 path relative to this runbook's file).
+    pub next_runbooks: BTreeMap<String, String>,
 }
 
 impl RunbookEntry {

@@ -202,7 +202,7 @@ impl Vfs for MemoryFs {
 }
 
 /// Lexical normalisation: drops `.`, applies `..`. Never touches the disk.
-pub fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

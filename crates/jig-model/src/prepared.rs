@@ -45,7 +45,7 @@ impl PreparedJson {
 /// Write `response` as JSON (pretty or compact) with `data`'s text where its `data` goes — the
 /// same bytes as the response with that data parsed into it, without parsing it.
 pub fn write_with_prepared(
-    out: &mut impl std::io::Write,
+    out: &mut (impl std::io::Write + ?Sized),
     response: &ToolResponse,
     data: &PreparedJson,
     pretty: bool,

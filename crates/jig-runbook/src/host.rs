@@ -186,8 +186,8 @@ pub trait Host: Send + Sync {
         None
     }
 
-    /// The project's name for a runbook a `next_runbook` names: a name, or a v0 path relative
-    /// to the running runbook's file; `None` when the host knows no such runbook.
+    /// The project's name for the runbook a `next_runbook` of the running runbook names (the
+    /// loader resolved it); `None` when the host knows no such runbook.
     fn runbook_name(&self, reference: &str) -> Option<String> {
         let _ = reference;
         None

@@ -252,9 +252,18 @@ export interface StartRun {
   stepwise: boolean;
 }
 
+/** What a mutation that answers with a run does with it: the run's cache, and the list. */
+function useRunChanged() {
+  const queries = useQueryClient();
+  return (run: RunView) => {
+    queries.setQueryData(["runbook-run", run.id], run);
+    void queries.invalidateQueries({ queryKey: ["runbook-runs"] });
+  };
+}
+
 export function useStartRunbook() {
   const api = useApi();
-  const queries = useQueryClient();
+  const runChanged = useRunChanged();
   return useMutation({
     mutationFn: async (start: StartRun): Promise<RunView> =>
       unwrap(
@@ -262,10 +271,7 @@ export function useStartRunbook() {
           body: start as unknown as { runbook: string; inputs: Record<string, never> },
         }),
       ),
-    onSuccess: (run) => {
-      queries.setQueryData(["runbook-run", run.id], run);
-      void queries.invalidateQueries({ queryKey: ["runbook-runs"] });
-    },
+    onSuccess: runChanged,
   });
 }
 
@@ -295,7 +301,7 @@ export function useActOnRun(id: string) {
 /** Continue an ended run with the runbook its outcome names, with inputs over the outcome's. */
 export function useFollowRun(id: string) {
   const api = useApi();
-  const queries = useQueryClient();
+  const runChanged = useRunChanged();
   return useMutation({
     mutationFn: async (inputs: Record<string, unknown>): Promise<RunView> =>
       unwrap(
@@ -304,36 +310,27 @@ export function useFollowRun(id: string) {
           body: { inputs: inputs as Record<string, never> },
         }),
       ),
-    onSuccess: (run) => {
-      queries.setQueryData(["runbook-run", run.id], run);
-      void queries.invalidateQueries({ queryKey: ["runbook-runs"] });
-    },
+    onSuccess: runChanged,
   });
 }
 
 /** Hold a run before its next step that would do something, in the viewer's name. */
 export function usePauseRun(id: string) {
   const api = useApi();
-  const queries = useQueryClient();
+  const runChanged = useRunChanged();
   return useMutation({
     mutationFn: async (): Promise<RunView> =>
       unwrap(await api.POST("/api/runbook-runs/{id}/pause", { params: { path: { id } } })),
-    onSuccess: (run) => {
-      queries.setQueryData(["runbook-run", id], run);
-      void queries.invalidateQueries({ queryKey: ["runbook-runs"] });
-    },
+    onSuccess: runChanged,
   });
 }
 
 export function useResumeRun(id: string) {
   const api = useApi();
-  const queries = useQueryClient();
+  const runChanged = useRunChanged();
   return useMutation({
     mutationFn: async (): Promise<RunView> =>
       unwrap(await api.POST("/api/runbook-runs/{id}/resume", { params: { path: { id } } })),
-    onSuccess: (run) => {
-      queries.setQueryData(["runbook-run", id], run);
-      void queries.invalidateQueries({ queryKey: ["runbook-runs"] });
-    },
+    onSuccess: runChanged,
   });
 }

@@ -280,27 +280,7 @@ impl Host for EngineHost {
     }
 
     fn runbook_name(&self, reference: &str) -> Option<String> {
-        let snapshot = self.engine.snapshot();
-        if snapshot.runbook(reference).is_some() {
-            return Some(reference.to_owned());
-        }
-        // A v0 path, relative to this runbook's file, with or without its extension.
-        let from = snapshot.runbook(&self.runbook)?;
-        let dir = std::path::Path::new(&from.file).parent()?;
-        let wanted = jig_load::lexical(&dir.join(reference));
-        snapshot
-            .runbooks()
-            .find(|entry| {
-                let file = std::path::Path::new(&entry.file);
-                [
-                    file.to_path_buf(),
-                    file.with_extension(""),
-                    strip(file, ".runbook.yaml"),
-                    strip(file, ".yaml"),
-                ]
-                .contains(&wanted)
-            })
-            .map(|entry| entry.name.clone())
+        self.engine.snapshot().runbook(&self.runbook)?.next_runbooks.get(reference).cloned()
     }
 
     fn runbook(&self, reference: &str) -> Option<jig_model::runbook::Runbook> {
@@ -351,10 +331,4 @@ fn answer_of(response: &ToolResponse) -> ToolAnswer {
             ToolAnswer::Error { code: code.as_str().to_owned(), message: error.message.clone() }
         }
     }
-}
-
-/// `file` without the ending `suffix` (itself when it does not end so).
-fn strip(file: &std::path::Path, suffix: &str) -> std::path::PathBuf {
-    let text = file.to_string_lossy();
-    std::path::PathBuf::from(text.strip_suffix(suffix).unwrap_or(&text))
 }

@@ -244,12 +244,14 @@ impl Runbooks {
 
     /// A run as last walked (nothing runs).
     pub async fn show(&self, id: &str) -> Result<RunView, ServiceError> {
-        let record = self.record(id).await?;
-        let progress = record
-            .summary
-            .clone()
-            .and_then(|s| serde_json::from_value::<Progress>(s).ok())
-            .ok_or_else(|| ServiceError::NotFound(format!("run `{id}` has not been walked yet")))?;
+        self.shown(self.record(id).await?).await
+    }
+
+    /// The view of a run's record as last walked.
+    async fn shown(&self, record: RunbookRunRecord) -> Result<RunView, ServiceError> {
+        let progress = saved_progress(&record).ok_or_else(|| {
+            ServiceError::NotFound(format!("run `{}` has not been walked yet", record.id))
+        })?;
         Ok(self.view(record, progress).await)
     }
 
@@ -278,7 +280,8 @@ impl Runbooks {
             Action::Follow => return self.follow(id, Map::new(), principal).await,
             _ => {}
         }
-        let current = self.show(id).await?;
+        let record = self.record(id).await?;
+        let current = self.shown(record.clone()).await?;
         let waiting = current.progress.waiting.iter().find(|w| w.key == key);
         let failed_here = current.progress.failure.as_ref().is_some_and(|f| f.key == key);
         let by = principal.to_owned();
@@ -373,12 +376,9 @@ impl Runbooks {
             (_, action) => action,
         };
         let (inserted, kept) =
-            self.record_person(&self.record(id).await?, key, &journal_key, &entry, &action).await?;
+            self.record_person(&record, key, &journal_key, &entry, &action).await?;
         if !inserted {
-            let who = serde_json::from_value::<Entry>(kept)
-                .ok()
-                .and_then(|e| e.by().map(str::to_owned))
-                .unwrap_or_default();
+            let who = who(kept);
             return Err(ServiceError::Conflict(format!(
                 "step `{key}` was already acted on by {who}"
             )));
@@ -392,8 +392,7 @@ impl Runbooks {
     /// the step where it holds resumes it; skipping that step holds it at the next.
     pub async fn pause(&self, id: &str, principal: &str) -> Result<RunView, ServiceError> {
         let record = self.record(id).await?;
-        let progress =
-            record.summary.clone().and_then(|s| serde_json::from_value::<Progress>(s).ok());
+        let progress = saved_progress(&record);
         if let Some(progress) = &progress {
             if progress.waiting.iter().any(|w| matches!(w.need, Need::Paused)) {
                 return Err(ServiceError::Conflict(format!("run `{id}` is paused already")));
@@ -411,10 +410,7 @@ impl Runbooks {
         let (inserted, kept) =
             self.record_person(&record, "", &key, &entry, &Action::Pause).await?;
         if !inserted {
-            let who = serde_json::from_value::<Entry>(kept)
-                .ok()
-                .and_then(|e| e.by().map(str::to_owned))
-                .unwrap_or_default();
+            let who = who(kept);
             return Err(ServiceError::Conflict(format!("run `{id}` was just paused by {who}")));
         }
         match progress {
@@ -447,8 +443,7 @@ impl Runbooks {
         if let Some(Entry::Next { run_id, .. }) = entry(keys::NEXT) {
             return self.show(&run_id).await;
         }
-        let progress =
-            record.summary.clone().and_then(|s| serde_json::from_value::<Progress>(s).ok());
+        let progress = saved_progress(&record);
         let next = progress
             .as_ref()
             .and_then(|p| p.outcome.as_ref())
@@ -527,7 +522,7 @@ impl Runbooks {
         };
         let Some(run_id) = approval.session_id else { return Ok(None) };
         let Some(run) = self.engine.store().runbook_run(&run_id).await? else { return Ok(None) };
-        let Ok(current) = self.show(&run.id).await else { return Ok(None) };
+        let Ok(current) = self.shown(run.clone()).await else { return Ok(None) };
         let waiting = current.progress.waiting.iter().find(|w| {
             matches!(&w.need, Need::Approval { approval_id: waiting, .. } if *waiting == approval.id)
         });
@@ -704,6 +699,19 @@ fn summary(entry: &jig_load::RunbookEntry) -> RunbookSummary {
         steps: entry.runbook.walk().len(),
         scenarios: entry.scenarios.iter().map(|s| s.name.clone()).collect(),
     }
+}
+
+/// Where a run stood when last walked; `None` before its first walk finished.
+fn saved_progress(record: &RunbookRunRecord) -> Option<Progress> {
+    record.summary.clone().and_then(|s| serde_json::from_value(s).ok())
+}
+
+/// Who made the entry the store kept (the first writer's), for a conflict's message.
+fn who(kept: Value) -> String {
+    serde_json::from_value::<Entry>(kept)
+        .ok()
+        .and_then(|e| e.by().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 fn saved_status(progress: &Progress) -> String {

@@ -95,7 +95,7 @@ export default function RunPage({ id }: { id: string }) {
               resume.mutate();
             }}
           >
-            Resume
+            Walk again
           </button>
         )}
       </header>
@@ -205,6 +205,10 @@ function Attachments({ run }: { run: RunView }) {
 /** The outcome, or why the run stopped. */
 function Standing({ run }: { run: RunView }) {
   const { outcome, failure, status } = run.progress;
+  // The next runbook has its own form below; the tree shows the rest.
+  const details = Object.fromEntries(
+    Object.entries(outcome?.meta ?? {}).filter(([key]) => key !== "next_runbook"),
+  );
   if (outcome)
     return (
       <section className="card outcome-card" aria-label="Outcome">
@@ -216,9 +220,7 @@ function Standing({ run }: { run: RunView }) {
             Code <code>{outcome.code}</code> at step <code>{outcome.step}</code>
           </p>
         )}
-        {outcome.meta && Object.keys(outcome.meta).length > 0 && (
-          <JsonTree value={outcome.meta} label="Outcome details" />
-        )}
+        {Object.keys(details).length > 0 && <JsonTree value={details} label="Outcome details" />}
         <NextRunbook run={run} />
       </section>
     );
