@@ -20,7 +20,7 @@ use crate::statement::{self, Arg, Statement};
 use crate::store::Dialect;
 use crate::time::now_us;
 
-/// Whether `op`'s outcome is known without reading.
+/// Whether `op`'s outcome is known without reading, whatever the store holds.
 pub(crate) fn is_blind(op: &Op) -> bool {
     matches!(
         op,
@@ -34,6 +34,14 @@ pub(crate) fn is_blind(op: &Op) -> bool {
             | Op::SaveRunbookRun(_)
             | Op::CreateJob(_)
     )
+}
+
+/// Whether `op`'s outcome is known without reading in the common case: a blind write, or a
+/// journal entry under a key nobody recorded yet. [`blind`] writes a journal entry as if it
+/// were new; when the key was taken the statement fails and the caller rolls back and takes
+/// the reading path (first writer wins there).
+pub(crate) fn is_optimistic(op: &Op) -> bool {
+    is_blind(op) || matches!(op, Op::Journal { .. })
 }
 
 /// Apply one caller's operations on an open transaction.
@@ -89,6 +97,18 @@ pub(crate) fn blind(
                 let (statement, appended) = append(&packets, head, now);
                 statements.push(statement);
                 for (k, outcome) in appended.into_iter().enumerate() {
+                    outcomes[i + k] = Some(outcome);
+                }
+                i = end;
+                continue;
+            }
+            Op::Journal { .. } => {
+                let end = ops[i..].iter().position(|op| !matches!(op, Op::Journal { .. })).map_or(ops.len(), |n| i + n);
+                let (insert, seals, recorded) = crate::journal_ops::insert_new(&ops[i..end], now);
+                statements.push(insert);
+                let seals: Vec<&NewPacket> = seals.iter().collect();
+                statements.push(append(&seals, head, now).0);
+                for (k, outcome) in recorded.into_iter().enumerate() {
                     outcomes[i + k] = Some(outcome);
                 }
                 i = end;
@@ -192,8 +212,7 @@ pub(crate) fn blind(
             | Op::ConsumeApproval { .. }
             | Op::ConsumeApprovedRequest { .. }
             | Op::AbandonRun { .. }
-            | Op::MoveJobRun { .. }
-            | Op::Journal { .. } => {}
+            | Op::MoveJobRun { .. } => {}
         }
         outcomes[i] = Some(Outcome::Done);
         i += 1;

@@ -1,7 +1,12 @@
 //! Runbook journal entries (`Op::Journal`): first writer wins per `(run_id, key)`, and each
 //! entry recorded is sealed by a packet in the chain. Consecutive entries — a step's trace
-//! events — take two statements together instead of two each: one multi-row INSERT that says
-//! which rows it inserted (`RETURNING`), then one INSERT of the packets sealing those.
+//! events — take two statements together instead of two each: one multi-row INSERT, then one
+//! INSERT of the packets sealing the rows it recorded.
+//!
+//! Nearly every entry is new, so the writer first tries them as blind writes ([`insert_new`],
+//! inside its one-round-trip transaction); a key already taken fails that transaction, and
+//! [`record`] then asks which rows went in (`RETURNING`) and answers the rest with what is
+//! recorded.
 
 use std::collections::HashSet;
 
@@ -23,21 +28,9 @@ pub(crate) async fn record(
     ops: &[Op],
     head: &mut (i64, String),
 ) -> Result<Vec<Outcome>, AuditError> {
-    let entries: Vec<(&String, &String, &Value, &Option<NewPacket>)> = ops
-        .iter()
-        .filter_map(|op| match op {
-            Op::Journal { run_id, key, entry, packet } => Some((run_id, key, entry, packet)),
-            _ => None,
-        })
-        .collect();
+    let entries = entries(ops);
     let now = now_us();
-    let mut insert =
-        Statement::new("INSERT INTO runbook_journal (run_id, key, entry, created_us) VALUES ");
-    for (i, (run_id, key, entry, _)) in entries.iter().enumerate() {
-        let row: [Arg; 4] =
-            [run_id.as_str().into(), key.as_str().into(), entry.to_string().into(), now.into()];
-        insert.push(if i == 0 { "(?, ?, ?, ?)" } else { ", (?, ?, ?, ?)" }, row);
-    }
+    let mut insert = rows(&entries, now);
     insert.push(" ON CONFLICT (run_id, key) DO NOTHING RETURNING run_id, key", []);
     let (text, args) = statement::render(&[insert]);
     let rows = sqlx::query_with(AssertSqlSafe(text), args).fetch_all(&mut *conn).await?;
@@ -75,6 +68,45 @@ pub(crate) async fn record(
         }
     }
     Ok(answered)
+}
+
+/// Record `ops` (all `Op::Journal`) as new entries: the INSERT (which fails when a key is
+/// taken, the same key twice included), the packets sealing them, and their outcomes.
+pub(crate) fn insert_new(ops: &[Op], now: i64) -> (Statement, Vec<NewPacket>, Vec<Outcome>) {
+    let entries = entries(ops);
+    let insert = rows(&entries, now);
+    let seals = entries
+        .iter()
+        .map(|(run_id, key, entry, packet)| seal(run_id, key, entry, packet.as_ref()))
+        .collect();
+    let outcomes = entries
+        .iter()
+        .map(|(_, _, entry, _)| Outcome::Journaled { inserted: true, entry: (*entry).clone() })
+        .collect();
+    (insert, seals, outcomes)
+}
+
+type Entry<'a> = (&'a String, &'a String, &'a Value, &'a Option<NewPacket>);
+
+fn entries(ops: &[Op]) -> Vec<Entry<'_>> {
+    ops.iter()
+        .filter_map(|op| match op {
+            Op::Journal { run_id, key, entry, packet } => Some((run_id, key, entry, packet)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// One multi-row INSERT of `entries`, open for a conflict clause.
+fn rows(entries: &[Entry<'_>], now: i64) -> Statement {
+    let mut insert =
+        Statement::new("INSERT INTO runbook_journal (run_id, key, entry, created_us) VALUES ");
+    for (i, (run_id, key, entry, _)) in entries.iter().enumerate() {
+        let row: [Arg; 4] =
+            [run_id.as_str().into(), key.as_str().into(), entry.to_string().into(), now.into()];
+        insert.push(if i == 0 { "(?, ?, ?, ?)" } else { ", (?, ?, ?, ?)" }, row);
+    }
+    insert
 }
 
 /// The packet that puts a journal row in the chain: it names the row and its hash, so that

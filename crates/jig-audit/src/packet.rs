@@ -5,9 +5,9 @@
 //! principal, request, run, tool, arguments hash and redacted data). Changing any stored column
 //! of any packet breaks the chain from that packet on, and `verify` names the first broken seq.
 
-use jig_model::canonical::{Sha256Hash, canonical_json};
+use jig_model::canonical::Sha256Hash;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// The hash before the first packet.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -160,23 +160,52 @@ pub(crate) struct Body<'a> {
 impl Body<'_> {
     /// The hash of the packet at `seq` after `prev_hash`.
     pub fn hash(&self, seq: i64, prev_hash: &str) -> String {
-        let body = json!({
-            "kind": self.kind,
-            "ts_us": self.ts_us,
-            "session_id": self.session_id,
-            "thread_id": self.thread_id,
-            "principal": self.principal,
-            "request_id": self.request_id,
-            "run_id": self.run_id,
-            "tool": self.tool,
-            "args_hash": self.args_hash,
-            "data": self.data,
-        });
-        let canonical = canonical_json(&body);
+        let canonical = self.canonical();
         let seq = seq.to_string();
-        Sha256Hash::of_parts([DOMAIN, seq.as_bytes(), prev_hash.as_bytes(), canonical.as_bytes()])
-            .to_hex()
+        Sha256Hash::of_parts([DOMAIN, seq.as_bytes(), prev_hash.as_bytes(), &canonical]).to_hex()
     }
+
+    /// The body as RFC 8785 JSON: an object of these ten members, keys in canonical order,
+    /// written in place (a packet is hashed as it is appended and again by every `verify`).
+    fn canonical(&self) -> Vec<u8> {
+        use jig_model::canonical::{write_canonical, write_canonical_str};
+        let mut out = Vec::with_capacity(256);
+        let members: [(&str, Member<'_>); 10] = [
+            ("args_hash", Member::Text(self.args_hash)),
+            ("data", Member::Json(self.data)),
+            ("kind", Member::Text(Some(self.kind))),
+            ("principal", Member::Text(self.principal)),
+            ("request_id", Member::Text(self.request_id)),
+            ("run_id", Member::Text(self.run_id)),
+            ("session_id", Member::Text(self.session_id)),
+            ("thread_id", Member::Text(self.thread_id)),
+            ("tool", Member::Text(self.tool)),
+            ("ts_us", Member::Int(self.ts_us)),
+        ];
+        out.push(b'{');
+        for (i, (key, member)) in members.into_iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_canonical_str(key, &mut out);
+            out.push(b':');
+            match member {
+                Member::Text(Some(text)) => write_canonical_str(text, &mut out),
+                Member::Text(None) => out.extend_from_slice(b"null"),
+                Member::Json(value) => write_canonical(value, &mut out),
+                Member::Int(value) => write_canonical(&Value::from(value), &mut out),
+            }
+        }
+        out.push(b'}');
+        out
+    }
+}
+
+/// One member of a packet's body, borrowed.
+enum Member<'a> {
+    Text(Option<&'a str>),
+    Json(&'a Value),
+    Int(i64),
 }
 
 impl Packet {
@@ -195,5 +224,40 @@ impl Packet {
             data: &self.data,
         }
         .hash(self.seq, &self.prev_hash)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The body written in place is the canonical JSON of the body as an object: stores
+    /// written before it still verify.
+    #[test]
+    fn the_body_in_place_is_the_canonical_object() {
+        let data = json!({ "z": [1, 2.5, "é\n\u{1}"], "a": { "\u{1F600}": null, "\u{FB33}": true }, "big": 18446744073709551615u64 });
+        for principal in [None, Some("alice \"ops\"")] {
+            let body = Body {
+                kind: "tool.call.result",
+                ts_us: 1_764_000_000_000_000,
+                session_id: Some("s-1"),
+                thread_id: None,
+                principal,
+                request_id: Some("r"),
+                run_id: None,
+                tool: Some("file_read"),
+                args_hash: Some("ab"),
+                data: &data,
+            };
+            let object = json!({
+                "kind": body.kind, "ts_us": body.ts_us, "session_id": body.session_id,
+                "thread_id": body.thread_id, "principal": body.principal,
+                "request_id": body.request_id, "run_id": body.run_id, "tool": body.tool,
+                "args_hash": body.args_hash, "data": body.data,
+            });
+            let reference = serde_json_canonicalizer::to_string(&object).expect("canonical");
+            assert_eq!(String::from_utf8(body.canonical()).expect("utf-8"), reference);
+        }
     }
 }

@@ -48,8 +48,8 @@ pub struct Store {
     dialect: Dialect,
     writer: mpsc::UnboundedSender<crate::writer::Job>,
     /// Transactions this store's writer has committed (group commit puts several callers'
-    /// operations in one).
-    commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// operations in one), and how many of them read before writing.
+    commits: std::sync::Arc<crate::writer::Commits>,
     /// Syncs deferred commits when the last handle goes.
     _last: std::sync::Arc<crate::writer::SyncOnDrop>,
 }
@@ -162,7 +162,7 @@ impl Store {
                 pool
             }
         };
-        let commits = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let commits = std::sync::Arc::new(crate::writer::Commits::default());
         let (writer, last) =
             crate::writer::spawn(pool.clone(), dialect, wal, std::sync::Arc::clone(&commits));
         Ok(Self { pool, dialect, writer, commits, _last: last })
@@ -233,7 +233,14 @@ impl Store {
 
     /// How many transactions this store has committed so far.
     pub fn commits(&self) -> u64 {
-        self.commits.load(std::sync::atomic::Ordering::Relaxed)
+        self.commits.all.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many of [`Store::commits`] read before writing: each statement of those is a
+    /// round trip to the database, where a transaction of blind writes (packets, runs, usage,
+    /// new journal entries) is one.
+    pub fn reading_commits(&self) -> u64 {
+        self.commits.reading.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Apply `ops` in one transaction; returns when they are durable.

@@ -12,14 +12,15 @@
 //! rolled back alone), then writes the head and commits.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, AssertSqlSafe, Executor, Row};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::apply::{apply_batch, blind, is_blind};
+use crate::apply::{apply_batch, blind, is_optimistic};
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome};
 use crate::statement::{self, Statement};
@@ -32,6 +33,17 @@ const GROUP_LIMIT: usize = 256;
 /// How long a deferred commit may stay unsynced (SQLite): when no synced commit came along to
 /// carry it to disk by then, the writer syncs the write-ahead log itself.
 pub const SYNC_WINDOW: Duration = Duration::from_millis(50);
+
+/// What the writer has committed, for tests and benchmarks.
+#[derive(Debug, Default)]
+pub(crate) struct Commits {
+    /// Transactions committed.
+    pub all: AtomicU64,
+    /// Of those, the ones that took the general path: they read before writing (a key
+    /// claimed, an approval decided, a journal key already taken) and cost a round trip per
+    /// statement.
+    pub reading: AtomicU64,
+}
 
 /// How a caller learns what its operations did.
 pub(crate) type Reply = oneshot::Sender<Result<Vec<Outcome>, AuditError>>;
@@ -60,12 +72,11 @@ pub(crate) fn spawn(
     pool: AnyPool,
     dialect: Dialect,
     wal: Option<PathBuf>,
-    commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
-) -> (mpsc::UnboundedSender<Job>, std::sync::Arc<SyncOnDrop>) {
+    commits: Arc<Commits>,
+) -> (mpsc::UnboundedSender<Job>, Arc<SyncOnDrop>) {
     let (sender, jobs) = mpsc::unbounded_channel();
-    let last =
-        std::sync::Arc::new(SyncOnDrop { wal: wal.clone(), unsynced: AtomicBool::new(false) });
-    tokio::spawn(write_loop(pool, dialect, wal, jobs, commits, std::sync::Arc::clone(&last)));
+    let last = Arc::new(SyncOnDrop { wal: wal.clone(), unsynced: AtomicBool::new(false) });
+    tokio::spawn(write_loop(pool, dialect, wal, jobs, commits, Arc::clone(&last)));
     (sender, last)
 }
 
@@ -96,8 +107,8 @@ async fn write_loop(
     dialect: Dialect,
     wal: Option<PathBuf>,
     mut jobs: mpsc::UnboundedReceiver<Job>,
-    commits: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    last: std::sync::Arc<SyncOnDrop>,
+    commits: Arc<Commits>,
+    last: Arc<SyncOnDrop>,
 ) {
     // The head after this writer's last commit; `None` when unknown.
     let mut known_head: Option<(i64, String)> = None;
@@ -149,7 +160,10 @@ async fn write_loop(
             let result = match conn {
                 Ok((mut conn, mode)) => {
                     let result = match set_sync(&mut conn, dialect, mode, sync).await {
-                        Ok(()) => commit_group(&mut conn, dialect, &batches, &mut known_head).await,
+                        Ok(()) => {
+                            commit_group(&mut conn, dialect, &batches, &mut known_head, &commits)
+                                .await
+                        }
                         Err(error) => Err(error),
                     };
                     if result.is_ok() {
@@ -168,7 +182,7 @@ async fn write_loop(
         };
         match results {
             Ok(results) => {
-                commits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                commits.all.fetch_add(1, Ordering::Relaxed);
                 // A synced commit carries every deferred one before it to disk.
                 unsynced = match (sync, wal.is_some()) {
                     (Flush::Soon, true) => unsynced.or_else(|| Some(tokio::time::Instant::now())),
@@ -226,9 +240,10 @@ async fn commit_group(
     dialect: Dialect,
     batches: &[&[Op]],
     known_head: &mut Option<(i64, String)>,
+    commits: &Commits,
 ) -> Result<Results, AuditError> {
     let known = known_head.take();
-    if batches.iter().all(|ops| ops.iter().all(is_blind)) {
+    if batches.iter().all(|ops| ops.iter().all(is_optimistic)) {
         match commit_blind(conn, dialect, batches, known).await {
             Ok((results, head)) => {
                 if dialect == Dialect::Sqlite {
@@ -238,7 +253,8 @@ async fn commit_group(
             }
             Err(error) => {
                 // Rolled back; busy is retried by the caller, anything else (the head moved,
-                // a constraint) takes the general path, which isolates a failing caller.
+                // a journal key taken, a constraint) takes the general path, which isolates a
+                // failing caller and lets the first journal writer win.
                 let _ = conn.execute("ROLLBACK").await;
                 if error.is_busy() {
                     return Err(error);
@@ -247,6 +263,7 @@ async fn commit_group(
         }
     }
     let (results, head) = commit_general(conn, dialect, batches).await?;
+    commits.reading.fetch_add(1, Ordering::Relaxed);
     if dialect == Dialect::Sqlite {
         *known_head = head;
     }

@@ -25,8 +25,90 @@ pub fn to_canonical_string<T: Serialize>(value: &T) -> Result<String, CanonicalE
 ///
 /// A `Value` always canonicalises: its keys are strings and its numbers finite.
 pub fn canonical_json(value: &serde_json::Value) -> String {
-    // serde_json::Value cannot hold NaN/inf or non-string keys, the only failure cases.
-    serde_json_canonicalizer::to_string(value).unwrap_or_default()
+    let mut out = Vec::with_capacity(128);
+    write_canonical(value, &mut out);
+    // Only whole UTF-8 strings and ASCII were written.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Append the RFC 8785 canonical serialisation of `value` to `out`.
+///
+/// Every packet and call is hashed over this form, so it is written directly rather than
+/// through a general serializer (which copies each key into a sorted set first). The escaping
+/// of strings is serde_json's, which is JCS's; keys are sorted by UTF-16 code units; numbers
+/// that are not small integers are written by `serde_json_canonicalizer` (ECMAScript's
+/// number formatting), and a property test holds the whole to that library's output.
+pub fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) {
+    use serde_json::Value;
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(number) => write_number(number, out),
+        Value::String(text) => write_canonical_str(text, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            let mut write_entry = |i: usize, key: &str, value: &Value| {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical_str(key, out);
+                out.push(b':');
+                write_canonical(value, out);
+            };
+            if map.keys().is_sorted_by(|a, b| utf16_order(a, b).is_le()) {
+                for (i, (key, value)) in map.iter().enumerate() {
+                    write_entry(i, key, value);
+                }
+            } else {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| utf16_order(a.0, b.0));
+                for (i, (key, value)) in entries.into_iter().enumerate() {
+                    write_entry(i, key, value);
+                }
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// RFC 8785 §3.2.3: keys are ordered by their UTF-16 code units (which differs from UTF-8's
+/// order only between characters above U+FFFF and those in U+E000..U+FFFF).
+fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        return a.cmp(b);
+    }
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// The largest integer a double holds exactly: below it, ECMAScript prints the digits.
+const EXACT: u64 = 1 << 53;
+
+fn write_number(number: &serde_json::Number, out: &mut Vec<u8>) {
+    if let Some(n) = number.as_u64().filter(|n| *n <= EXACT) {
+        out.extend_from_slice(n.to_string().as_bytes());
+    } else if let Some(n) = number.as_i64().filter(|n| n.unsigned_abs() <= EXACT) {
+        out.extend_from_slice(n.to_string().as_bytes());
+    } else if let Ok(text) = serde_json_canonicalizer::to_vec(number) {
+        out.extend_from_slice(&text);
+    }
+}
+
+/// Append `text` as an RFC 8785 JSON string.
+pub fn write_canonical_str(text: &str, out: &mut Vec<u8>) {
+    // serde_json escapes `"`, `\\` and the C0 controls (as \b \t \n \f \r or \u00xx in
+    // lowercase) and nothing else: RFC 8785 §3.2.2.2 exactly. Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, text);
 }
 
 /// A SHA-256 digest, shown as 64 lowercase hex digits.

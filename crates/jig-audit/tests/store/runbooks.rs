@@ -57,7 +57,9 @@ async fn a_batch_of_journal_entries_keeps_first_writers_and_seals_each_new_one()
             entry: json!({ "entry": "done", "say": say }),
             packet: None,
         };
+        let reading = store.reading_commits();
         store.apply(vec![entry("start", "first")]).await.expect("first");
+        assert_eq!(store.reading_commits(), reading, "a new entry is a blind write");
         let outcomes = store
             .apply(vec![
                 entry("start", "second"),
@@ -87,6 +89,7 @@ async fn a_batch_of_journal_entries_keeps_first_writers_and_seals_each_new_one()
             "{:?}",
             store.dialect()
         );
+        assert_eq!(store.reading_commits(), reading + 1, "a taken key is read back");
         let journal = store.runbook_journal_checked(&run).await.expect("every row sealed");
         assert_eq!(journal.len(), 3);
         let sealed = store.packets_of_run(&run).await.expect("packets");

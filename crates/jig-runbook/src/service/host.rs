@@ -122,6 +122,17 @@ impl EngineHost {
             return None;
         }
         let args = Value::Object(call.inputs.clone());
+        // Only a call the policy (or the runbook's governance) sends to a person can have been
+        // asked about; for the rest the store is not asked (a round trip per step). A tool the
+        // registry no longer knows is looked up as before.
+        let asks = call.approval_required_by.is_some()
+            || self.engine.snapshot().get(&call.tool).is_none_or(|tool| {
+                self.engine.policy().decide(tool, &args).action
+                    == jig_model::runbook::kernel::GovernanceAction::RequireApproval
+            });
+        if !asks {
+            return None;
+        }
         let hash = jig_engine::request_hash(&call.tool, &args, &self.run_id, principal);
         let approval = self.engine.store().approval_for_request(&hash).await.ok()??;
         match approval.state {

@@ -182,13 +182,15 @@ async fn a_tool_step_is_recorded_with_its_call_in_one_transaction() {
     .expect("runbook");
     let engine = open(dir.path()).await;
     let runbooks = Runbooks::new(Arc::clone(&engine));
-    let before = engine.store().commits();
+    let (before, reading) = (engine.store().commits(), engine.store().reading_commits());
     let done = runbooks.start("reads", Map::new(), false, "alice").await.expect("run");
     assert_eq!(done.progress.status, RunStatus::Completed);
     let commits = engine.store().commits() - before;
     // One per step (the call, its step's start and result), plus the run's row, its start,
     // the last events and the saved summary.
     assert!(commits <= 10 + 5, "{commits} transactions for 10 steps");
+    // Each of them blind writes only, so one round trip each: a step's journal keys are new.
+    assert_eq!(engine.store().reading_commits() - reading, 0, "a step read before writing");
     assert!(engine.history().verify(None, None).await.expect("verify").is_ok());
     let packets = engine.store().packets(0, 10_000).await.expect("packets");
     let order: Vec<String> = packets
