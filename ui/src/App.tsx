@@ -1,4 +1,5 @@
 import { lazy, Suspense, useEffect, useState } from "react";
+import { lazyView } from "./lib/lazyView";
 import { useConnected } from "./api/context";
 import { useApprovals, useProblems, useSession } from "./api/queries";
 import { Icon } from "./components/Icon";
@@ -8,31 +9,39 @@ import { useShortcuts } from "./lib/shortcuts";
 import { useTheme } from "./lib/theme";
 import { ProjectMenu } from "./views/project/ProjectMenu";
 
-/** Each view's chunk, loaded when first shown. */
-const chunks = {
-  tools: () => import("./views/tools/ToolsView"),
-  approvals: () => import("./views/approvals/ApprovalsView"),
-  jobs: () => import("./views/jobs/JobsView"),
-  audit: () => import("./views/audit/AuditView"),
-  runbooks: () => import("./views/runbooks/RunbooksView"),
-  problems: () => import("./views/problems/ProblemsView"),
-  policy: () => import("./views/policy/PolicyView"),
-  metrics: () => import("./views/metrics/MetricsView"),
+/** Each view, in a chunk of its own loaded when first shown. */
+const views = {
+  tools: lazyView(() => import("./views/tools/ToolsView")),
+  approvals: lazyView(() => import("./views/approvals/ApprovalsView")),
+  jobs: lazyView(() => import("./views/jobs/JobsView")),
+  audit: lazyView(() => import("./views/audit/AuditView")),
+  runbooks: lazyView(() => import("./views/runbooks/RunbooksView")),
+  problems: lazyView(() => import("./views/problems/ProblemsView")),
+  policy: lazyView(() => import("./views/policy/PolicyView")),
+  metrics: lazyView(() => import("./views/metrics/MetricsView")),
 };
+const {
+  tools: ToolsView,
+  approvals: ApprovalsView,
+  jobs: JobsView,
+  audit: AuditView,
+  runbooks: RunbooksView,
+  problems: ProblemsView,
+  policy: PolicyView,
+  metrics: MetricsView,
+} = views;
 
-// The view the app opens on starts loading with the app's own code, not after its first render
-// (the browser keeps one module per URL: `lazy` below gets the same one).
-const opening = parseRoute(window.location.hash)[0] ?? "tools";
-void (opening in chunks ? chunks[opening as keyof typeof chunks] : chunks.tools)();
+/**
+ * Load the view the app opens on; the first render waits for it (with the platform), so the
+ * view draws at once instead of behind a fallback. A chunk that fails to load is left to the
+ * view's own loading, which shows the failure.
+ */
+export function preloadOpeningView(): Promise<unknown> {
+  const opening = parseRoute(window.location.hash)[0] ?? "tools";
+  const view = opening in views ? views[opening as keyof typeof views] : views.tools;
+  return view.preload().catch(() => undefined);
+}
 
-const ToolsView = lazy(chunks.tools);
-const ApprovalsView = lazy(chunks.approvals);
-const AuditView = lazy(chunks.audit);
-const JobsView = lazy(chunks.jobs);
-const ProblemsView = lazy(chunks.problems);
-const PolicyView = lazy(chunks.policy);
-const MetricsView = lazy(chunks.metrics);
-const RunbooksView = lazy(chunks.runbooks);
 // The palette (cmdk and its dialog) loads the first time it opens.
 const Palette = lazy(() => import("./components/Palette").then((m) => ({ default: m.Palette })));
 

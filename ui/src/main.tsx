@@ -1,14 +1,14 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { BackendProvider } from "./api/context";
-import { App } from "./App";
+import { App, preloadOpeningView } from "./App";
 import { detectPlatform } from "./platform";
 import { ProjectGate } from "./views/project/Welcome";
 import "./styles/app.css";
 
 const root = document.getElementById("root");
 if (root) {
-  void detectPlatform().then((platform) => {
+  void Promise.all([detectPlatform(), preloadOpeningView()]).then(([platform]) => {
     createRoot(root).render(
       <StrictMode>
         <BackendProvider platform={platform}>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bucketName } from "./format";
+import { bucketName, formatShortTime, formatTime } from "./format";
 
 describe("bucket names", () => {
   it("says what one bucket spans, in the unit a person would", () => {
@@ -8,5 +8,28 @@ describe("bucket names", () => {
     expect(bucketName(15 * 60e6)).toBe("15 minutes");
     expect(bucketName(2 * 3600e6)).toBe("2 hours");
     expect(bucketName(30e6)).toBe("30 seconds");
+  });
+});
+
+describe("short times", () => {
+  const at = (y: number, mo: number, d: number, h: number, mi: number, s: number) =>
+    new Date(y, mo, d, h, mi, s).getTime() * 1000;
+
+  it("shows today's times as a 24-hour clock", () => {
+    const now = new Date(2026, 10, 27, 18, 0, 0);
+    expect(formatShortTime(at(2026, 10, 27, 14, 3, 9), now)).toBe("14:03:09");
+    expect(formatShortTime(at(2026, 10, 27, 0, 0, 0), now)).toBe("00:00:00");
+  });
+
+  it("adds the day to times of other days", () => {
+    const now = new Date(2026, 10, 27, 18, 0, 0);
+    expect(formatShortTime(at(2026, 10, 26, 23, 59, 59), now)).toBe("Nov 26 23:59:59");
+    expect(formatShortTime(at(2026, 0, 5, 7, 8, 9), now)).toBe("Jan 05 07:08:09");
+  });
+});
+
+describe("full times", () => {
+  it("writes an ISO date and a 24-hour clock, local time", () => {
+    expect(formatTime(new Date(2026, 10, 7, 9, 5, 1).getTime() * 1000)).toBe("2026-11-07 09:05:01");
   });
 });

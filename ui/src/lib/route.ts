@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { startTransition, useEffect, useState } from "react";
 
 /** Where the UI is: the hash path, split (`#/tools/acme.slugify` → ["tools", "acme.slugify"]). */
 export type Route = string[];
@@ -9,12 +9,18 @@ export function parseRoute(hash: string): Route {
   return path.split("/").filter(Boolean).map(decodeURIComponent);
 }
 
-/** The current route, following `hashchange`. */
+/**
+ * The current route, following `hashchange`. A change is a transition: a view whose chunk is
+ * still loading keeps the one before it on screen instead of a spinner (which React would
+ * keep for at least 300 ms once shown).
+ */
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(window.location.hash));
   useEffect(() => {
     const update = () => {
-      setRoute(parseRoute(window.location.hash));
+      startTransition(() => {
+        setRoute(parseRoute(window.location.hash));
+      });
     };
     window.addEventListener("hashchange", update);
     return () => {

@@ -128,7 +128,9 @@ export function rows(found: readonly ToolSummary[], grouped: boolean): Row[] {
     byPackage.set(tool.package, list);
   }
   const out: Row[] = [];
-  for (const [name, list] of [...byPackage].sort(([a], [b]) => a.localeCompare(b))) {
+  // Package names are ids: compared by code unit, not by a collator (whose first use loads the
+  // locale's data, tens of ms before the tool list can show).
+  for (const [name, list] of [...byPackage].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     out.push({ kind: "package", name, count: list.length });
     for (const tool of list) out.push({ kind: "tool", tool });
   }
