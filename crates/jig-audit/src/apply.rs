@@ -5,8 +5,9 @@
 //! of them becomes statements executed together, with two foldings that save statements:
 //! consecutive packets go in one multi-row INSERT, and a run created in the run of writes is
 //! inserted with the updates that follow it. Consecutive runbook journal entries are recorded
-//! together ([`crate::journal_ops`]). The rest (claiming a key, deciding or consuming an
-//! approval) read before they write and are executed one by one.
+//! together ([`crate::journal_ops`]): as blind writes when the writer tries its one round
+//! trip, and checked for keys already taken on the reading path. The rest (claiming a key,
+//! deciding or consuming an approval) read before they write and are executed one by one.
 
 use serde_json::Value;
 use sqlx::{AnyConnection, Row};

@@ -4,10 +4,11 @@
 //!
 //! Each statement is a round trip to the database (for SQLite, to the thread that owns the
 //! connection), which on a small machine costs more than the statement itself. So, on SQLite,
-//! when every operation waiting is a blind write and the chain head is known from the last
-//! commit, the whole transaction is one multi-statement round trip: it opens, checks that the
-//! head is still the one known (another process may have appended since; then it fails and
-//! the general path below runs), writes, moves the head and commits. The general path reads
+//! when every operation waiting is a blind write (or a runbook journal entry, written as if
+//! its key were new) and the chain head is known from the last commit, the whole transaction
+//! is one multi-statement round trip: it opens, checks that the head is still the one known
+//! (another process may have appended since; then it fails and the general path below runs,
+//! as it does when a journal key was taken), writes, moves the head and commits. The general path reads
 //! the head, applies each caller's operations in a savepoint of its own (a failing caller is
 //! rolled back alone), then writes the head and commits.
 
