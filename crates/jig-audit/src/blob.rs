@@ -67,8 +67,13 @@ impl Blob {
         // One pass: the canonical JSON is hashed and compressed as it is written, never held
         // whole (a grep result can be several megabytes).
         let mut sink = Sink::new();
-        serde_json_canonicalizer::to_writer(value, &mut sink)
-            .map_err(|e| AuditError::Commit(format!("storing a result: {e}")))?;
+        let failed = |e: std::io::Error| AuditError::Commit(format!("storing a result: {e}"));
+        {
+            // The canonical writer writes in small pieces; the compressor wants large ones.
+            let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, &mut sink);
+            jig_model::canonical::write_canonical_to(value, &mut buffered).map_err(failed)?;
+            std::io::Write::flush(&mut buffered).map_err(failed)?;
+        }
         if sink.size <= INLINE_MAX && !always {
             return Ok(None);
         }

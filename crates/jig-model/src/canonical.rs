@@ -39,45 +39,55 @@ pub fn canonical_json(value: &serde_json::Value) -> String {
 /// that are not small integers are written by `serde_json_canonicalizer` (ECMAScript's
 /// number formatting), and a property test holds the whole to that library's output.
 pub fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) {
+    // Writing to a Vec cannot fail.
+    let _ = write_canonical_to(value, out);
+}
+
+/// Write the RFC 8785 canonical serialisation of `value` to `out` as it goes (a large result
+/// is hashed and compressed without being held whole). Many small writes: buffer `out`.
+pub fn write_canonical_to<W: std::io::Write + ?Sized>(
+    value: &serde_json::Value,
+    out: &mut W,
+) -> std::io::Result<()> {
     use serde_json::Value;
     match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Null => out.write_all(b"null"),
+        Value::Bool(true) => out.write_all(b"true"),
+        Value::Bool(false) => out.write_all(b"false"),
         Value::Number(number) => write_number(number, out),
-        Value::String(text) => write_canonical_str(text, out),
+        Value::String(text) => write_str(text, out),
         Value::Array(items) => {
-            out.push(b'[');
+            out.write_all(b"[")?;
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.write_all(b",")?;
                 }
-                write_canonical(item, out);
+                write_canonical_to(item, out)?;
             }
-            out.push(b']');
+            out.write_all(b"]")
         }
         Value::Object(map) => {
-            out.push(b'{');
+            out.write_all(b"{")?;
             let mut write_entry = |i: usize, key: &str, value: &Value| {
                 if i > 0 {
-                    out.push(b',');
+                    out.write_all(b",")?;
                 }
-                write_canonical_str(key, out);
-                out.push(b':');
-                write_canonical(value, out);
+                write_str(key, out)?;
+                out.write_all(b":")?;
+                write_canonical_to(value, out)
             };
             if map.keys().is_sorted_by(|a, b| utf16_order(a, b).is_le()) {
                 for (i, (key, value)) in map.iter().enumerate() {
-                    write_entry(i, key, value);
+                    write_entry(i, key, value)?;
                 }
             } else {
                 let mut entries: Vec<(&String, &Value)> = map.iter().collect();
                 entries.sort_unstable_by(|a, b| utf16_order(a.0, b.0));
                 for (i, (key, value)) in entries.into_iter().enumerate() {
-                    write_entry(i, key, value);
+                    write_entry(i, key, value)?;
                 }
             }
-            out.push(b'}');
+            out.write_all(b"}")
         }
     }
 }
@@ -94,21 +104,30 @@ fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
 /// The largest integer a double holds exactly: below it, ECMAScript prints the digits.
 const EXACT: u64 = 1 << 53;
 
-fn write_number(number: &serde_json::Number, out: &mut Vec<u8>) {
+fn write_number<W: std::io::Write + ?Sized>(
+    number: &serde_json::Number,
+    out: &mut W,
+) -> std::io::Result<()> {
     if let Some(n) = number.as_u64().filter(|n| *n <= EXACT) {
-        out.extend_from_slice(n.to_string().as_bytes());
+        write!(out, "{n}")
     } else if let Some(n) = number.as_i64().filter(|n| n.unsigned_abs() <= EXACT) {
-        out.extend_from_slice(n.to_string().as_bytes());
-    } else if let Ok(text) = serde_json_canonicalizer::to_vec(number) {
-        out.extend_from_slice(&text);
+        write!(out, "{n}")
+    } else {
+        let text = serde_json_canonicalizer::to_vec(number).map_err(std::io::Error::other)?;
+        out.write_all(&text)
     }
 }
 
 /// Append `text` as an RFC 8785 JSON string.
 pub fn write_canonical_str(text: &str, out: &mut Vec<u8>) {
+    // Writing to a Vec cannot fail.
+    let _ = write_str(text, out);
+}
+
+fn write_str<W: std::io::Write + ?Sized>(text: &str, out: &mut W) -> std::io::Result<()> {
     // serde_json escapes `"`, `\\` and the C0 controls (as \b \t \n \f \r or \u00xx in
-    // lowercase) and nothing else: RFC 8785 §3.2.2.2 exactly. Writing to a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *out, text);
+    // lowercase) and nothing else: RFC 8785 §3.2.2.2 exactly.
+    serde_json::to_writer(out, text).map_err(std::io::Error::other)
 }
 
 /// A SHA-256 digest, shown as 64 lowercase hex digits.
