@@ -46,7 +46,7 @@ export function preloadOpeningView(): Promise<unknown> {
 const Palette = lazy(() => import("./components/Palette").then((m) => ({ default: m.Palette })));
 
 export function App() {
-  const route = useRoute();
+  const { route, changing } = useRoute();
   const place = route[0] ?? "tools";
   const [theme, setTheme] = useTheme();
   const [paletteOpen, setPaletteOpen] = useState(false);
@@ -100,6 +100,11 @@ export function App() {
         </button>
         <Who />
       </header>
+      {changing && (
+        <div className="route-progress" role="progressbar" aria-label="Opening the view">
+          <div />
+        </div>
+      )}
       <Nav place={place} />
       <main className="view" id="main">
         <Suspense fallback={<Loading />}>

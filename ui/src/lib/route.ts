@@ -1,4 +1,4 @@
-import { startTransition, useEffect, useState } from "react";
+import { useEffect, useState, useTransition } from "react";
 
 /** Where the UI is: the hash path, split (`#/tools/acme.slugify` → ["tools", "acme.slugify"]). */
 export type Route = string[];
@@ -10,12 +10,13 @@ export function parseRoute(hash: string): Route {
 }
 
 /**
- * The current route, following `hashchange`. A change is a transition: a view whose chunk is
- * still loading keeps the one before it on screen instead of a spinner (which React would
- * keep for at least 300 ms once shown).
+ * The current route, following `hashchange`, and whether a change is still being drawn. A
+ * change is a transition: a view whose chunk is still loading keeps the one before it on
+ * screen (React would keep a spinner for at least 300 ms once shown) while `changing` says so.
  */
-export function useRoute(): Route {
+export function useRoute(): { route: Route; changing: boolean } {
   const [route, setRoute] = useState(() => parseRoute(window.location.hash));
+  const [changing, startTransition] = useTransition();
   useEffect(() => {
     const update = () => {
       startTransition(() => {
@@ -27,7 +28,7 @@ export function useRoute(): Route {
       window.removeEventListener("hashchange", update);
     };
   }, []);
-  return route;
+  return { route, changing };
 }
 
 /** The href of a route (`href("tools", id)`). */
