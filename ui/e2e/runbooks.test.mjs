@@ -12,6 +12,15 @@ import { look } from "./look.mjs";
 const suite = workbench();
 const signIn = suite.signIn;
 
+/** Open runbook `name` from the list (one just saved may take a moment to appear) and start it
+ * to run through, not step by step. */
+async function startRunThrough(page, name) {
+  await page.goto(`${suite.server.url}/#/runbooks`);
+  await page.getByRole("link", { name }).click({ timeout: 15000 });
+  await page.getByRole("checkbox", { name: /Step by step/ }).uncheck();
+  await page.getByRole("button", { name: "Start the run" }).click();
+}
+
 test("a runbook stepped through to its outcome: evidence, an approval by a second person, the audit", async () => {
   const alice = await signIn("alice");
   const { page } = alice;
@@ -129,10 +138,7 @@ test("a file attached as evidence is kept by its hash and downloads as it was", 
   );
   const alice = await signIn("alice");
   const { page } = alice;
-  await page.goto(`${suite.server.url}/#/runbooks`);
-  await page.getByRole("link", { name: "attach" }).click({ timeout: 15000 });
-  await page.getByRole("checkbox", { name: /Step by step/ }).uncheck();
-  await page.getByRole("button", { name: "Start the run" }).click();
+  await startRunThrough(page, "attach");
   const step = page.getByRole("region", { name: "Step Attach the service's log" });
   const content = "12:00 restarted\n<script>alert(1)</script>\n";
   await step.getByLabel("log (a file)").setInputFiles({
@@ -160,10 +166,7 @@ test("a step whose rule asks two approvers runs only after two different people 
     "apiVersion: kernel/v0\nmeta:\n  name: two-keys\n  description: A write two people must approve.\n  governance:\n    rules:\n      - { effects: [write], action: require-approval, min_approvers: 2 }\n      - default: allow\ntools: [std/file_write]\nsteps:\n  - id: write\n    type: tool\n    tool: std/file_write\n    inputs: { path: two-keys.txt, content: both approved }\n  - id: done\n    type: end\n    outcome: { category: resolved, code: written }\n",
   );
   const alice = await signIn("alice");
-  await alice.page.goto(`${suite.server.url}/#/runbooks`);
-  await alice.page.getByRole("link", { name: "two-keys" }).click({ timeout: 15000 });
-  await alice.page.getByRole("checkbox", { name: /Step by step/ }).uncheck();
-  await alice.page.getByRole("button", { name: "Start the run" }).click();
+  await startRunThrough(alice.page, "two-keys");
   await alice.page.waitForURL(/#\/runbooks\/run\//);
   const runId = decodeURIComponent(alice.page.url().split("/").pop());
 
@@ -197,10 +200,7 @@ test("an ended run continues with the runbook its outcome names, its inputs pref
   );
   const alice = await signIn("alice");
   const { page } = alice;
-  await page.goto(`${suite.server.url}/#/runbooks`);
-  await page.getByRole("link", { name: "legacy/handoff" }).click({ timeout: 15000 });
-  await page.getByRole("checkbox", { name: /Step by step/ }).uncheck();
-  await page.getByRole("button", { name: "Start the run" }).click();
+  await startRunThrough(page, "legacy/handoff");
   const ask = page.getByRole("region", { name: /Step Is it/ });
   // The instructions are Markdown: a list, and code.
   await ask.getByRole("listitem").filter({ hasText: "note the status code" }).waitFor();

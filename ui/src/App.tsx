@@ -20,16 +20,6 @@ const views = {
   policy: lazyView(() => import("./views/policy/PolicyView")),
   metrics: lazyView(() => import("./views/metrics/MetricsView")),
 };
-const {
-  tools: ToolsView,
-  approvals: ApprovalsView,
-  jobs: JobsView,
-  audit: AuditView,
-  runbooks: RunbooksView,
-  problems: ProblemsView,
-  policy: PolicyView,
-  metrics: MetricsView,
-} = views;
 
 /**
  * Load the view the app opens on; the first render waits for it (with the platform), so the
@@ -128,21 +118,21 @@ export function App() {
 function View({ place, rest }: { place: string; rest: string[] }) {
   switch (place) {
     case "approvals":
-      return <ApprovalsView />;
+      return <views.approvals />;
     case "jobs":
-      return <JobsView rest={rest} />;
+      return <views.jobs rest={rest} />;
     case "audit":
-      return <AuditView rest={rest} />;
+      return <views.audit rest={rest} />;
     case "runbooks":
-      return <RunbooksView rest={rest} />;
+      return <views.runbooks rest={rest} />;
     case "problems":
-      return <ProblemsView />;
+      return <views.problems />;
     case "policy":
-      return <PolicyView />;
+      return <views.policy />;
     case "metrics":
-      return <MetricsView />;
+      return <views.metrics />;
     default:
-      return <ToolsView selected={rest[0]} />;
+      return <views.tools selected={rest[0]} />;
   }
 }
 

@@ -344,19 +344,15 @@ impl Loader {
                 manifest: p.manifest_path.as_deref().map(display),
             })
             .collect();
-        let policy = layout
+        let root_manifest = layout
             .packages
             .first()
             .filter(|p| p.role == PackageRole::Root)
-            .and_then(|p| p.manifest.as_ref())
-            .and_then(|m| m.policy.clone());
+            .and_then(|p| p.manifest.as_ref());
+        let policy = root_manifest.and_then(|m| m.policy.clone());
         let mut snapshot =
             Snapshot::new(layout.root.clone(), packages, tools, runbooks, diagnostics, policy);
-        snapshot.extensions = layout
-            .packages
-            .first()
-            .filter(|p| p.role == PackageRole::Root)
-            .and_then(|p| p.manifest.as_ref())
+        snapshot.extensions = root_manifest
             .and_then(|m| m.config.as_ref())
             .map(|c| c.extensions.clone())
             .unwrap_or_default();

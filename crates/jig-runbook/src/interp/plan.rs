@@ -78,6 +78,18 @@ fn step_type(step: &Step) -> &'static str {
     }
 }
 
+/// A tool's contract, tightened by what the step declares (which may only restrict it).
+fn tightened(
+    tool: &Contract,
+    declared: Option<&jig_model::gert_tool::Contract>,
+) -> Result<Contract, (StepStatus, Failure)> {
+    match declared {
+        Some(declared) => contract::tighten(tool, declared)
+            .map_err(|e| (StepStatus::Error, Failure::new("contract_violation", e))),
+        None => Ok(tool.clone()),
+    }
+}
+
 impl Interpreter<'_> {
     /// Work out what `step` will do at `key`. `Err` is a step that cannot even be planned: the
     /// failure to record.
@@ -117,11 +129,7 @@ impl Interpreter<'_> {
                     .host
                     .tool(tool, action.as_deref())
                     .map_err(|e| (StepStatus::Error, Failure::new("tool_not_found", e)))?;
-                let contract = match tightening {
-                    Some(t) => contract::tighten(&info.contract, t)
-                        .map_err(|e| (StepStatus::Error, Failure::new("contract_violation", e)))?,
-                    None => info.contract.clone(),
-                };
+                let contract = tightened(&info.contract, tightening.as_ref())?;
                 let inputs = spread(inputs_from, inputs, &vars).map_err(template_error)?;
                 let call = self.call(id, key, tool, action.clone(), &info.id, inputs);
                 (Some(contract), Some(info.id), Action::Tool(Box::new(call)))
@@ -172,12 +180,7 @@ impl Interpreter<'_> {
                             let message = format!("extension `{extension}` runs as {e}");
                             (StepStatus::Error, Failure::new("tool_not_found", message))
                         })?;
-                        let contract = match declared {
-                            Some(d) => contract::tighten(&info.contract, d).map_err(|e| {
-                                (StepStatus::Error, Failure::new("contract_violation", e))
-                            })?,
-                            None => info.contract.clone(),
-                        };
+                        let contract = tightened(&info.contract, declared.as_ref())?;
                         let inputs =
                             render::map("inputs", inputs, &vars).map_err(template_error)?;
                         let call = self.call(id, key, &runner, None, &info.id, inputs);

@@ -703,7 +703,7 @@ fn summary(entry: &jig_load::RunbookEntry) -> RunbookSummary {
 
 /// Where a run stood when last walked; `None` before its first walk finished.
 fn saved_progress(record: &RunbookRunRecord) -> Option<Progress> {
-    record.summary.clone().and_then(|s| serde_json::from_value(s).ok())
+    record.summary.as_ref().and_then(|s| Progress::deserialize(s).ok())
 }
 
 /// Who made the entry the store kept (the first writer's), for a conflict's message.

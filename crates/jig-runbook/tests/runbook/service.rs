@@ -34,18 +34,20 @@ steps:
 "#;
 
 async fn project() -> (tempfile::TempDir, Arc<Engine>) {
-    let dir = tempfile::tempdir().expect("tmp");
     // Whoever starts a run may not approve its calls.
-    fs_err::write(
-        dir.path().join("jig.yaml"),
-        "name: notes\npolicy:\n  approvals:\n    self_approval: false\n",
-    )
-    .expect("manifest");
-    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    let dir = scratch("name: notes\npolicy:\n  approvals:\n    self_approval: false\n");
     fs_err::write(dir.path().join("runbooks/note.runbook.yaml"), RUNBOOK).expect("runbook");
     fs_err::write(dir.path().join("notes.txt"), "keep the second line\n").expect("notes");
     let engine = open(dir.path()).await;
     (dir, engine)
+}
+
+/// A project directory with `manifest` as its `jig.yaml` and an empty `runbooks/`.
+fn scratch(manifest: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    fs_err::write(dir.path().join("jig.yaml"), manifest).expect("manifest");
+    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    dir
 }
 
 async fn open(dir: &std::path::Path) -> Arc<Engine> {
@@ -164,9 +166,7 @@ async fn bad_inputs_and_unknown_runbooks_record_nothing() {
 
 #[tokio::test]
 async fn a_tool_step_is_recorded_with_its_call_in_one_transaction() {
-    let dir = tempfile::tempdir().expect("tmp");
-    fs_err::write(dir.path().join("jig.yaml"), "name: reads\n").expect("manifest");
-    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    let dir = scratch("name: reads\n");
     let mut steps = String::new();
     for i in 0..10 {
         fs_err::write(dir.path().join(format!("f{i}.txt")), format!("{i}\n")).expect("file");
@@ -275,13 +275,9 @@ async fn a_packet_that_seals_a_journal_row_altered_with_it_stops_the_run() {
 /// people approve it; the first approval leaves it waiting.
 #[tokio::test]
 async fn a_step_whose_rule_asks_for_two_approvers_waits_for_the_second() {
-    let dir = tempfile::tempdir().expect("tmp");
-    fs_err::write(
-        dir.path().join("jig.yaml"),
+    let dir = scratch(
         "name: two\npolicy:\n  approvals:\n    self_approval: false\n  rules:\n    - { effects: [write], action: allow }\n",
-    )
-    .expect("manifest");
-    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    );
     fs_err::write(
         dir.path().join("runbooks/two.runbook.yaml"),
         "apiVersion: kernel/v0\nmeta:\n  name: two\n  governance:\n    rules:\n      - { effects: [write], action: require-approval, min_approvers: 2 }\n      - default: allow\ntools: [std/file_write]\nsteps:\n  - id: write\n    type: tool\n    tool: std/file_write\n    inputs: { path: out.txt, content: two said yes }\n  - id: done\n    type: end\n    outcome: { category: resolved, code: written }\n",
@@ -318,13 +314,9 @@ async fn a_step_whose_rule_asks_for_two_approvers_waits_for_the_second() {
 /// different people's go-aheads (the same person twice and the starter are refused).
 #[tokio::test]
 async fn a_v1_runbooks_commands_captures_assertions_and_two_person_approval_run_for_real() {
-    let dir = tempfile::tempdir().expect("tmp");
-    fs_err::write(
-        dir.path().join("jig.yaml"),
+    let dir = scratch(
         "name: ops\npolicy:\n  shell_allow: [cat, test, wc]\n  approvals:\n    self_approval: false\n  rules:\n    - { tools: [shell_exec], action: allow }\n",
-    )
-    .expect("manifest");
-    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    );
     fs_err::write(dir.path().join("hosts.txt"), "web-1\nweb-2\n").expect("hosts");
     fs_err::write(dir.path().join("done.txt"), "").expect("done");
     fs_err::write(
@@ -451,13 +443,9 @@ async fn a_paused_run_holds_before_its_next_step_until_someone_resumes_it() {
 
 #[tokio::test]
 async fn a_pause_from_another_engine_holds_a_walk_under_way_at_its_next_step() {
-    let dir = tempfile::tempdir().expect("tmp");
-    fs_err::write(
-        dir.path().join("jig.yaml"),
+    let dir = scratch(
         "name: ops\npolicy:\n  shell_allow: [cat, wc]\n  rules:\n    - { tools: [shell_exec], action: allow }\n",
-    )
-    .expect("manifest");
-    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    );
     fs_err::write(dir.path().join("hosts.txt"), "web-1\nweb-2\n").expect("hosts");
     fs_err::write(
         dir.path().join("runbooks/slow.runbook.yaml"),
@@ -586,13 +574,7 @@ steps:
 
 #[tokio::test]
 async fn an_extension_step_runs_as_the_tool_the_manifest_names() {
-    let dir = tempfile::tempdir().expect("tmp");
-    fs_err::write(
-        dir.path().join("jig.yaml"),
-        "name: ext\nconfig:\n  extensions:\n    reader: file_read\n",
-    )
-    .expect("manifest");
-    fs_err::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    let dir = scratch("name: ext\nconfig:\n  extensions:\n    reader: file_read\n");
     fs_err::write(dir.path().join("notes.txt"), "the answer\n").expect("notes");
     let runbook = |extension: &str| {
         format!(
