@@ -7,8 +7,9 @@
 //!   directories (read-only, with the well-known secret files masked), the installation of the
 //!   program it runs, what its declaration grants in the workspace, and a private `/tmp` (also
 //!   its `HOME` and `TMPDIR`). Jig's state (`.jig/`) is an empty read-only directory; the
-//!   manifests and the repository's code-loading configuration (`.git/config`, `.git/hooks`)
-//!   are read-only even where the workspace is writable.
+//!   manifests and the repository's code-loading configuration (its and its submodules'
+//!   config and hooks; see `code_loading.rs`) are read-only even where the workspace is
+//!   writable.
 //! - **network** (network namespace): none at all — TCP, UDP, raw — unless the tool declares
 //!   network *and* the policy grants processes the host's network (`sandbox.network:
 //!   unfiltered`); the kernel cannot filter a process's traffic by host name, so the grant is
@@ -63,9 +64,6 @@ const MASKED: [&str; 8] = [
     "/etc/ssh",
     "/etc/ssl/private",
 ];
-
-/// Code-loading configuration inside a repository: read-only for every process.
-const GIT_CODE_LOADING: [&str; 3] = [".git/config", ".git/hooks", ".git/info"];
 
 /// The sandbox program.
 const BWRAP: &str = "bwrap";
@@ -296,7 +294,7 @@ impl Confinement {
         read.extend(SYSTEM.iter().map(PathBuf::from));
         let root = workspace.root();
         let mut read_only: Vec<PathBuf> = workspace.read_only_paths().to_vec();
-        read_only.extend(GIT_CODE_LOADING.iter().map(|p| root.join(p)));
+        read_only.extend(crate::code_loading::protected(root));
         Self {
             read,
             write,

@@ -12,6 +12,7 @@
 //! built-ins and the standard kinds live in `jig-tools`; a new executor (docker, slurm) needs
 //! only this crate.
 
+mod code_loading;
 pub mod confine;
 mod executor;
 pub mod process;

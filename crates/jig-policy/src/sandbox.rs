@@ -7,8 +7,9 @@
 //! merely starts like the root's are all refused at the moment of the open, where no race can
 //! slip between check and use.
 //!
-//! Rule `sec.paths.protected`: Jig's own state (`.jig/`) and the repository's internals (`.git/`)
-//! are out of every file tool's reach, and the manifests (`jig.yaml`, `gert.yaml`) are read-only:
+//! Rule `sec.paths.protected`: Jig's own state (`.jig/`) and the internals of any repository
+//! (a `.git` at any depth: a nested repository, a submodule's pointer) are out of every file
+//! tool's reach, and the manifests (`jig.yaml`, `gert.yaml`) are read-only:
 //! a tool that could rewrite them could widen its own policy or erase its audit. The check is
 //! made on what the kernel opened (the real path of the open directory or file, read back from
 //! `/proc/self/fd`), so a symlink or a `..` detour to `.jig` is caught like the plain name.
@@ -207,6 +208,14 @@ impl Workspace {
         let protected = |why| Err(SandboxError::Protected { path: shown.to_owned(), why });
         if self.hidden.iter().any(|hidden| real.starts_with(hidden)) {
             return protected("Jig's state and the repository's internals are out of tools' reach");
+        }
+        // Any `.git`, not only the root's: a nested repository's config or a submodule's
+        // pointer to its repository is code that git outside the sandbox would load.
+        if real
+            .strip_prefix(&self.real_root)
+            .is_ok_and(|inside| inside.components().any(|c| c.as_os_str() == ".git"))
+        {
+            return protected("a repository's internals are out of tools' reach");
         }
         if access == Access::Write && self.read_only.iter().any(|file| real == file) {
             return protected("manifests are read-only for tools");

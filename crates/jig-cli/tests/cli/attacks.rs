@@ -176,6 +176,83 @@ fn tools_cannot_touch_the_store_or_the_manifests() {
     assert_eq!(verify.status.code(), Some(0), "{}", String::from_utf8_lossy(&verify.stdout));
 }
 
+/// Class 2, deferred: a process in the sandbox cannot plant what the person's own git, run
+/// later outside any sandbox, would execute: a hook in a repository that had no `hooks/`, a
+/// submodule's config or hook, a submodule's pointer to its repository; nor can the file tools
+/// touch a `.git` at any depth.
+#[test]
+fn a_sandboxed_process_cannot_plant_code_for_git_outside() {
+    let dir = permissive_project();
+    let root = dir.path();
+    let git = |dir: &Path, args: &[&str]| {
+        let status = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always"])
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("git");
+        assert!(status.success(), "git {args:?}");
+    };
+    let other = tempfile::tempdir().expect("tmp");
+    git(other.path(), &["init", "-q"]);
+    git(other.path(), &["commit", "-q", "--allow-empty", "-m", "lib"]);
+    git(root, &["init", "-q"]);
+    git(root, &["submodule", "-q", "add", &other.path().display().to_string(), "sub"]);
+    git(root, &["commit", "-q", "-m", "with a submodule"]);
+    // A repository without hooks (libgit2 and `--template=` make such): nothing to bind yet.
+    std::fs::remove_dir_all(root.join(".git/hooks")).expect("rm hooks");
+    std::fs::write(
+        root.join("plant.py"),
+        r##"import json, os
+results = {}
+def attempt(name, action):
+    try:
+        action()
+        results[name] = "written"
+    except OSError as e:
+        results[name] = e.strerror
+def hook(path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\ntouch PWNED\n")
+    os.chmod(path, 0o755)
+attempt("hook", lambda: hook(".git/hooks/pre-commit"))
+attempt("module config", lambda: open(".git/modules/sub/config", "a").write("[core]\n\tfsmonitor = touch PWNED\n"))
+attempt("module hook", lambda: hook(".git/modules/sub/hooks/pre-commit"))
+attempt("pointer", lambda: open("sub/.git", "w").write("gitdir: ../evil\n"))
+print(json.dumps(results))
+"##,
+    )
+    .expect("write");
+    let planted = shell(root, "python3 plant.py");
+    let results: Value = serde_json::from_str(
+        planted["data"]["stdout"].as_str().unwrap_or_else(|| panic!("{planted:#}")),
+    )
+    .expect("json");
+    for (name, result) in results.as_object().expect("object") {
+        assert_ne!(result, "written", "{name} was planted: {results:#}");
+    }
+    assert!(root.join(".git/hooks").is_dir(), "the missing hooks directory was made to be kept");
+    // The person's own git, outside: status recurses into the submodule, a commit runs hooks.
+    git(root, &["status"]);
+    git(root, &["commit", "-q", "--allow-empty", "-m", "after the tool"]);
+    git(&root.join("sub"), &["commit", "-q", "--allow-empty", "-m", "in the submodule"]);
+    assert!(!root.join("PWNED").exists() && !root.join("sub/PWNED").exists());
+    // A nested repository (vendored with its history) is as much code-loading as the root's.
+    std::fs::create_dir_all(root.join("vendor/lib/.git")).expect("mkdir");
+    std::fs::write(root.join("vendor/lib/.git/config"), "[core]\n").expect("write");
+    for (tool, args) in [
+        ("file_write", json!({ "path": "sub/.git", "content": "gitdir: ../evil\n" })),
+        ("file_write", json!({ "path": "vendor/lib/.git/config", "content": "[core]\n" })),
+        ("fs_copy", json!({ "src": "notes.txt", "dst": "sub/.git", "overwrite": true })),
+        ("fs_delete", json!({ "path": "sub/.git" })),
+    ] {
+        refused_by(&call(root, tool, &args), "sec.paths.protected");
+    }
+}
+
 /// Class 5: without a network grant nothing leaves, UDP included: a datagram to a listener on
 /// the host's loopback never arrives, a public address is unreachable; `allow_network` needs
 /// the policy's explicit grant.
