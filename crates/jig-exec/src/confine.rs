@@ -372,7 +372,11 @@ impl Confinement {
         for path in self.write.iter().filter(|p| p.exists()) {
             push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()]);
         }
-        for path in self.read_only.iter().filter(|p| p.exists()) {
+        let read_only: Vec<&PathBuf> = self.read_only.iter().filter(|p| p.exists()).collect();
+        for dir in self.pinned(&read_only) {
+            push(&["--bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
+        }
+        for path in read_only {
             push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
         }
         let hidden: Vec<&PathBuf> = self.hidden.iter().filter(|p| p.is_dir()).collect();
@@ -396,6 +400,34 @@ impl Confinement {
         push(&["--chdir".as_ref(), cwd.as_os_str(), "--".as_ref(), program.as_os_str()]);
         out.extend(args.iter().map(OsString::from));
         out
+    }
+
+    /// The directories between a writable tree and each path of `read_only` inside it, shallow
+    /// first: each is bound onto itself (writable, as it was) before the read-only binds, which
+    /// makes it a mount point. A directory that merely *holds* a mount point can be renamed: a
+    /// process could move `.git` aside, protections and all, and make a new one with hooks of
+    /// its own. A mount point cannot be renamed or removed.
+    fn pinned<'a>(&'a self, read_only: &[&'a PathBuf]) -> Vec<&'a Path> {
+        let mut pinned: Vec<&Path> = Vec::new();
+        for path in read_only {
+            let Some(tree) = self
+                .write
+                .iter()
+                .filter(|tree| path.starts_with(tree))
+                .max_by_key(|tree| tree.components().count())
+            else {
+                continue;
+            };
+            let mut between: Vec<&Path> =
+                path.ancestors().skip(1).take_while(|dir| *dir != tree.as_path()).collect();
+            between.reverse();
+            for dir in between {
+                if !pinned.contains(&dir) {
+                    pinned.push(dir);
+                }
+            }
+        }
+        pinned
     }
 
     /// A command running `program args…` in `cwd` inside this sandbox, with an empty
@@ -617,5 +649,42 @@ mod tests {
         assert!(at("--ro-bind", &root.join("jig.yaml")) < at("--tmpfs", &root.join(".jig")));
         assert!(at("--tmpfs", &root.join(".jig")) < at("--remount-ro", &root.join(".jig")));
         assert!(argv.contains(&"--unshare-net".to_owned()));
+    }
+
+    #[test]
+    fn the_directories_above_a_protected_path_are_pinned_before_it_is_bound() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path();
+        fs_err::create_dir_all(root.join(".git/modules/sub/hooks")).expect("mkdir");
+        fs_err::create_dir_all(root.join("work")).expect("mkdir");
+        fs_err::write(root.join("jig.yaml"), "name: x\n").expect("write");
+        let argv_of = |write: Vec<PathBuf>| -> Vec<String> {
+            let confinement = Confinement {
+                read: vec![root.to_path_buf()],
+                write,
+                read_only: vec![root.join(".git/modules/sub/hooks"), root.join("jig.yaml")],
+                ..Confinement::default()
+            };
+            confinement
+                .argv(Path::new("/bin/true"), &[], root)
+                .iter()
+                .map(|s| s.to_string_lossy().into_owned())
+                .collect()
+        };
+        let argv = argv_of(vec![root.to_path_buf()]);
+        let at = |flag: &str, path: &Path| {
+            argv.windows(2)
+                .position(|w| w[0] == flag && w[1] == path.display().to_string())
+                .unwrap_or_else(|| panic!("{flag} {} in {argv:?}", path.display()))
+        };
+        let git = at("--bind", &root.join(".git"));
+        let modules = at("--bind", &root.join(".git/modules"));
+        let sub = at("--bind", &root.join(".git/modules/sub"));
+        let hooks = at("--ro-bind", &root.join(".git/modules/sub/hooks"));
+        assert!(git < modules && modules < sub && sub < hooks, "{argv:?}");
+        // Nothing outside a writable tree is bound writable to pin it.
+        let argv = argv_of(vec![root.join("work")]);
+        let git = root.join(".git").display().to_string();
+        assert!(!argv.windows(2).any(|w| w[0] == "--bind" && w[1] == git), "{argv:?}");
     }
 }

@@ -205,7 +205,7 @@ fn a_sandboxed_process_cannot_plant_code_for_git_outside() {
     std::fs::remove_dir_all(root.join(".git/hooks")).expect("rm hooks");
     std::fs::write(
         root.join("plant.py"),
-        r##"import json, os
+        r##"import json, os, shutil
 results = {}
 def attempt(name, action):
     try:
@@ -222,6 +222,14 @@ attempt("hook", lambda: hook(".git/hooks/pre-commit"))
 attempt("module config", lambda: open(".git/modules/sub/config", "a").write("[core]\n\tfsmonitor = touch PWNED\n"))
 attempt("module hook", lambda: hook(".git/modules/sub/hooks/pre-commit"))
 attempt("pointer", lambda: open("sub/.git", "w").write("gitdir: ../evil\n"))
+# Around the read-only binds: move the directory that holds them aside, make a new one.
+def swap(git_dir):
+    os.rename(git_dir, git_dir + ".old")
+    shutil.copytree(git_dir + ".old", git_dir, ignore=shutil.ignore_patterns("hooks"))
+    hook(git_dir + "/hooks/pre-commit")
+attempt("swapped repository", lambda: swap(".git"))
+attempt("swapped submodule repository", lambda: swap(".git/modules/sub"))
+attempt("swapped submodule", lambda: swap("sub"))
 print(json.dumps(results))
 "##,
     )
