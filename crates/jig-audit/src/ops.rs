@@ -211,7 +211,7 @@ impl TokenRefusal {
             Self::Used => "the approval token was already used",
             Self::Expired => "the approval token has expired",
             Self::Mismatch => {
-                "the approval token is for a different request (or another principal)"
+                "the approval token is for a different request (other arguments, another principal, or the tool or its code changed since it was approved)"
             }
             Self::NotInChain => {
                 "the approval is not in the audit chain (the approvals table was edited)"

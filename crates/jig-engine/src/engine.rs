@@ -319,6 +319,20 @@ impl Engine {
         Some(ValidationResult { valid: errors.is_empty(), errors })
     }
 
+    /// The hash an approval of calling `tool` with `args` in `session` by `principal` is bound
+    /// to (the tool's definition and code as they are now included); `None` for an unknown tool.
+    pub fn approval_hash(
+        &self,
+        tool: &str,
+        args: &Value,
+        session: &str,
+        principal: &str,
+    ) -> Option<String> {
+        let def = self.get(tool)?;
+        let code = crate::identity::code_identity(&def, self.workspace.root());
+        Some(crate::identity::request_hash(tool, &code, args, session, principal))
+    }
+
     /// Tell every subscriber that a runbook run moved.
     pub fn announce_runbook(&self, event: crate::events::RunbookEvent) {
         self.events.publish(Event::Runbook(event));

@@ -1,17 +1,52 @@
 //! Identities of a call: request hash (what an approval is bound to), idempotency key, tokens.
 
+use std::io::Read as _;
+use std::path::Path;
+
+use jig_model::ToolDef;
 use jig_model::canonical::Sha256Hash;
 use serde_json::{Value, json};
 
-/// SHA-256 of the exact request an approval is for: tool, canonical arguments, session.
-pub fn request_hash(tool: &str, args: &Value, session: &str, principal: &str) -> String {
+/// SHA-256 of the exact request an approval is for: the tool and the code it runs
+/// ([`code_identity`]), the canonical arguments, the session and who asks.
+pub fn request_hash(
+    tool: &str,
+    code: &Value,
+    args: &Value,
+    session: &str,
+    principal: &str,
+) -> String {
     Sha256Hash::of_json(&json!({
         "tool": tool,
+        "code": code,
         "args": args,
         "session": session,
         "principal": canonical_principal(principal),
     }))
     .to_hex()
+}
+
+/// At most this much of an entry file is hashed (scripts are small; this bounds a huge one).
+const ENTRY_MAX: u64 = 16 * 1024 * 1024;
+
+/// What runs when `tool` is called in the project at `root`, as an approval is bound to it: the
+/// definition's content hash and the SHA-256 of each project file holding its code
+/// ([`ToolDef::entry_files`]; `null` for one that is missing). A person approves a call of the
+/// tool as it is now: a changed definition or script makes the approval not fit.
+pub fn code_identity(tool: &ToolDef, root: &Path) -> Value {
+    let files: Vec<Value> = tool
+        .entry_files()
+        .into_iter()
+        .map(|path| {
+            let sha256 = fs_err::File::open(root.join(&path)).ok().and_then(|f| {
+                let mut bytes = Vec::new();
+                f.take(ENTRY_MAX).read_to_end(&mut bytes).ok()?;
+                Some(sha256_hex(&bytes))
+            });
+            json!({ "path": path, "sha256": sha256 })
+        })
+        .collect();
+    json!({ "definition": tool.hash, "files": files })
 }
 
 /// A principal as compared: trimmed and lower-cased (Unicode), so `Alice` and `alice` are one

@@ -339,7 +339,7 @@ impl Confinement {
             push(&["--tmpfs".as_ref(), "/tmp".as_ref()]);
         }
         let mut bound: Vec<&Path> = Vec::new();
-        for path in &self.read {
+        for path in self.read.iter().filter(|path| path.is_absolute()) {
             // A tree inside one already bound read-only needs no mount of its own.
             if bound.iter().any(|b| path.starts_with(b)) {
                 continue;
@@ -566,6 +566,13 @@ impl Drop for Scratch {
 /// needs its toolchains (`RUSTUP_HOME`).
 fn prefixes(program: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
+    // A relative program (`./bin/report.sh`) is the workspace's, started from the sandbox's
+    // working directory and visible through the workspace's grants. Resolving it here would
+    // resolve it against Jig's own working directory, and its empty "prefix" would cover every
+    // other grant.
+    if !program.is_absolute() {
+        return out;
+    }
     let resolved = program.canonicalize().ok();
     for path in [Some(program.to_path_buf()), resolved.clone()].into_iter().flatten() {
         if let Some(prefix) = path.parent().and_then(Path::parent)
@@ -649,6 +656,13 @@ mod tests {
         assert!(at("--ro-bind", &root.join("jig.yaml")) < at("--tmpfs", &root.join(".jig")));
         assert!(at("--tmpfs", &root.join(".jig")) < at("--remount-ro", &root.join(".jig")));
         assert!(argv.contains(&"--unshare-net".to_owned()));
+    }
+
+    #[test]
+    fn a_relative_program_adds_no_grant_and_hides_none() {
+        assert!(prefixes(Path::new("./bin/report.sh")).is_empty());
+        let usr = prefixes(Path::new("/usr/bin/true"));
+        assert!(!usr.is_empty() && usr.iter().all(|p| p == Path::new("/usr")), "{usr:?}");
     }
 
     #[test]

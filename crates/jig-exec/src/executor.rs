@@ -236,6 +236,14 @@ pub trait Executor: Send + Sync {
     /// Run (or submit) one call.
     async fn execute(&self, invocation: Invocation<'_>) -> Result<Execution, ToolError>;
 
+    /// The command line a call with `args` will start, as a person asked to approve it should
+    /// see it: the program and its arguments after templating. `None` when the executor starts
+    /// no program from a template (the arguments then say what runs).
+    fn command_line(&self, tool: &ToolDef, args: &Value) -> Option<Vec<String>> {
+        let _ = (tool, args);
+        None
+    }
+
     /// Where a job this executor submitted stands; once it is over, its collected result.
     /// `root` is the workspace's root (artifacts are stored under it). Called again after a
     /// restart, so it may rely only on `job` and the run directory.

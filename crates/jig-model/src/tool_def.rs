@@ -171,6 +171,56 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
+    /// The project files that hold the code this tool starts, relative to the project root: a
+    /// `script` or a relative `module` (`./lib/tool.mjs:run`, or Python's `pkg.mod:callable` as
+    /// `pkg/mod.py`), which are relative to the tool's file, and a program given by a relative
+    /// path (`./bin/report.sh`), which is started from the workspace root. What that code
+    /// imports in turn is not listed. An approval is bound to these files' contents too, so
+    /// editing the script after a person approved a call makes the approval not fit.
+    pub fn entry_files(&self) -> Vec<String> {
+        let tool_dir = std::path::Path::new(&self.source.file)
+            .parent()
+            .unwrap_or(std::path::Path::new(""))
+            .to_path_buf();
+        let beside = |file: String| tool_dir.join(file);
+        let program = |path: &str| {
+            (path.contains('/') && !path.starts_with('/')).then(|| std::path::PathBuf::from(path))
+        };
+        let files = match &self.execution {
+            ToolExecution::Toolpack(Execution::Python(python)) => vec![
+                python.script.clone().map(beside),
+                python.module.as_deref().map(|m| {
+                    let module = m.split_once(':').map_or(m, |(module, _)| module);
+                    beside(format!("{}.py", module.replace('.', "/")))
+                }),
+            ],
+            ToolExecution::Toolpack(Execution::Node(node)) => vec![
+                node.script.clone().map(beside),
+                node.module.as_deref().and_then(|m| {
+                    let specifier = m.rsplit_once(':').map_or(m, |(specifier, _)| specifier);
+                    program(specifier).map(|path| tool_dir.join(path))
+                }),
+            ],
+            ToolExecution::Toolpack(Execution::Php(php)) => vec![php.script.clone().map(beside)],
+            ToolExecution::Toolpack(Execution::Cli(cli)) => {
+                vec![cli.cmd.first().and_then(|p| program(p))]
+            }
+            ToolExecution::Gert(gert) => vec![gert.binary.as_deref().and_then(program)],
+            ToolExecution::Toolpack(_) => Vec::new(),
+        };
+        files
+            .into_iter()
+            .flatten()
+            .map(|path| {
+                let normal: std::path::PathBuf = path
+                    .components()
+                    .filter(|c| !matches!(c, std::path::Component::CurDir))
+                    .collect();
+                normal.display().to_string()
+            })
+            .collect()
+    }
+
     /// `true` when the tool has any effect beyond reading (seed 003 "side-effect tools").
     pub fn has_side_effects(&self) -> bool {
         self.side_effects.iter().any(|e| e.is_side_effect()) || !self.effect_tags().is_empty()
@@ -306,5 +356,40 @@ mod tests {
         let mut actual = keys(serde_json::to_value(full.hash_view()).unwrap());
         actual.sort();
         assert_eq!(expected, actual);
+    }
+
+    #[test]
+    fn entry_files_are_the_code_in_the_project_a_call_starts() {
+        let with = |execution: Value| {
+            let execution: crate::toolpack::Execution =
+                serde_json::from_value(execution).expect("execution");
+            let mut tool: ToolDef = serde_json::from_value(serde_json::json!({
+                "id": "t", "version": "1", "package": "p", "dialect": "toolpack",
+                "deterministic": false, "idempotent": false, "sideEffects": [], "risk": "low",
+                "timeoutMs": 1, "limits": {"maxInputBytes": 1, "maxOutputBytes": 1},
+                "inputSchema": {}, "outputSchema": {}, "execution": {"kind": "builtin"},
+                "source": {"file": "tools/ops/t.tool.yaml", "line": 1}, "hash": ""
+            }))
+            .expect("tool");
+            tool.execution = ToolExecution::Toolpack(execution);
+            tool.entry_files()
+        };
+        use serde_json::json;
+        assert_eq!(
+            with(json!({"kind": "python", "script": "./scripts/t.py"})),
+            ["tools/ops/scripts/t.py"]
+        );
+        assert_eq!(
+            with(json!({"kind": "python", "module": "pkg.mod:run"})),
+            ["tools/ops/pkg/mod.py"]
+        );
+        assert_eq!(
+            with(json!({"kind": "node", "module": "./lib/t.mjs:run"})),
+            ["tools/ops/lib/t.mjs"]
+        );
+        assert!(with(json!({"kind": "node", "module": "left-pad:run"})).is_empty());
+        assert_eq!(with(json!({"kind": "cli", "cmd": ["./bin/t.sh", "x"]})), ["bin/t.sh"]);
+        assert!(with(json!({"kind": "cli", "cmd": ["git", "log"]})).is_empty());
+        assert!(with(json!({"kind": "cli", "cmd": ["/usr/bin/git"]})).is_empty());
     }
 }

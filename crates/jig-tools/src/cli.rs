@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use jig_model::ErrorCode;
 use jig_model::tool_def::ToolExecution;
 use jig_model::toolpack::Execution as Kind;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use jig_exec::process;
 use jig_exec::rundir::RunDir;
@@ -26,6 +26,13 @@ pub struct CliExecutor;
 
 #[async_trait]
 impl Executor for CliExecutor {
+    fn command_line(&self, tool: &jig_model::ToolDef, args: &Value) -> Option<Vec<String>> {
+        let ToolExecution::Toolpack(Kind::Cli(cli)) = &tool.execution else { return None };
+        let argv = template::render_all(&cli.cmd, args, tool.templating.as_ref()).ok()?;
+        template::check_positional(&cli.cmd, &argv).ok()?;
+        Some(argv)
+    }
+
     async fn execute(&self, invocation: Invocation<'_>) -> Result<Execution, ToolError> {
         let tool = invocation.tool;
         let ToolExecution::Toolpack(Kind::Cli(cli)) = &tool.execution else {

@@ -30,7 +30,8 @@ function Node({ value, name, depth }: { value: unknown; name: string | undefined
           {open}
           <span className="muted">
             {" "}
-            {entries.length} {Array.isArray(value) ? "items" : "keys"}{" "}
+            {entries.length} {Array.isArray(value) ? "item" : "key"}
+            {entries.length === 1 ? "" : "s"}{" "}
           </span>
           {close}
         </summary>

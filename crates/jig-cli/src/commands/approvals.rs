@@ -113,6 +113,15 @@ async fn list(
     for approval in &approvals {
         writeln!(out, "{}", row(approval))?;
         writeln!(out, "{:<10} {}: {}", "", approval.rule, approval.reason)?;
+        // A reviewer approves what they saw: arguments too long for the row are shown whole,
+        // and the command line the call starts, as JSON (a space inside an argument shows).
+        let args = approval.request.get("args").map(ToString::to_string).unwrap_or_default();
+        if args.chars().count() > ARGS_SHOWN {
+            writeln!(out, "{:<10} args: {args}", "")?;
+        }
+        if let Some(argv) = approval.request.get("argv") {
+            writeln!(out, "{:<10} runs: {argv}", "")?;
+        }
         if approval.required > 1 {
             let so_far = if approval.approvers.is_empty() {
                 "none yet".to_owned()
@@ -132,10 +141,13 @@ async fn list(
     Ok(Code::Ok)
 }
 
+/// How much of the arguments fits the table's row.
+const ARGS_SHOWN: usize = 60;
+
 fn row(approval: &ApprovalRecord) -> String {
     let args = approval.request.get("args").map(ToString::to_string).unwrap_or_default();
-    let args = if args.chars().count() > 60 {
-        format!("{}…", args.chars().take(59).collect::<String>())
+    let args = if args.chars().count() > ARGS_SHOWN {
+        format!("{}…", args.chars().take(ARGS_SHOWN - 1).collect::<String>())
     } else {
         args
     };

@@ -448,6 +448,65 @@ fn identity_is_compared_canonically_and_tokens_are_bound_to_who_asked() {
     assert!(repeat["errors"][0]["details"]["approval_id"].is_string(), "{repeat:#}");
 }
 
+/// Class 4: a person approves the tool as it is when they approve. The reviewer sees the
+/// command line the call will start and where the tool and its code are; a token does not fit
+/// once the tool's definition or its script changed, and fits again when they are put back.
+#[test]
+fn an_approval_does_not_outlive_a_change_to_the_tool_or_its_script() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("tools")).expect("mkdir");
+    std::fs::write(
+        root.join("jig.yaml"),
+        "name: reviewed\npolicy:\n  shell_allow: ['^echo(\\s|$)']\n  rules:\n    - { effects: [exec], action: require-approval }\n  approvals: { self_approval: false, allow_as: true }\n",
+    )
+    .expect("write");
+    let definition = |cmd: &str| {
+        format!(
+            "id: acme.greet\nversion: 1.0.0\ndescription: Greets.\nsideEffects: [exec]\nrisk: low\n\
+             deterministic: false\ntimeoutMs: 10000\nlimits: {{maxInputBytes: 4096, maxOutputBytes: 65536}}\n\
+             inputSchema: {{type: object, properties: {{name: {{type: string}}}}, required: [name]}}\n\
+             outputSchema: {{type: object}}\ntemplating: {{engine: jinja2}}\n\
+             execution: {{kind: cli, cmd: {cmd}}}\n"
+        )
+    };
+    let approved_cmd = "[./greet.sh, '{{ name }}']";
+    std::fs::write(root.join("tools/greet.tool.yaml"), definition(approved_cmd)).expect("write");
+    // A relative program starts from the workspace root.
+    let script = root.join("greet.sh");
+    std::fs::write(&script, "#!/bin/sh\necho \"hello $1\"\n").expect("write");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let args = r#"{"name": "ada"}"#;
+    let asked = stdout_json(&jig(root, &["--as", "alice", "call", "acme.greet", "--args", args]));
+    let approval = asked["errors"][0]["details"]["approval_id"].as_str().expect("asked");
+    let listed = stdout_json(&jig(root, &["approvals", "list", "--json"]));
+    let request = &listed[0]["request"];
+    assert_eq!(request["argv"], json!(["./greet.sh", "ada"]), "{listed:#}");
+    assert_eq!(request["definition"]["file"], "tools/greet.tool.yaml", "{listed:#}");
+    assert_eq!(request["code_files"][0]["path"], "greet.sh", "{listed:#}");
+    let approved = jig(root, &["--as", "bob", "approvals", "approve", approval]);
+    let token = String::from_utf8_lossy(&approved.stdout).trim().to_owned();
+    let run = |root: &Path| {
+        stdout_json(&jig(
+            root,
+            &["--as", "alice", "call", "acme.greet", "--args", args, "--approve", &token],
+        ))
+    };
+    // The definition changed after the approval: another command line.
+    std::fs::write(root.join("tools/greet.tool.yaml"), definition("[echo, pwned]")).expect("write");
+    refused_by(&run(root), "approval.token");
+    std::fs::write(root.join("tools/greet.tool.yaml"), definition(approved_cmd)).expect("write");
+    // The script changed after the approval.
+    std::fs::write(&script, "#!/bin/sh\necho pwned\n").expect("write");
+    refused_by(&run(root), "approval.token");
+    std::fs::write(&script, "#!/bin/sh\necho \"hello $1\"\n").expect("write");
+    // As approved: it runs, once.
+    let ran = run(root);
+    assert_eq!(ran["ok"], true, "{ran:#}");
+    assert_eq!(ran["data"]["stdout"], "hello ada\n", "{ran:#}");
+}
+
 /// Class 11: a forged approvals row does not make a call approved, and `verify` finds it.
 #[test]
 fn a_forged_approval_row_is_refused_and_found_by_verify() {

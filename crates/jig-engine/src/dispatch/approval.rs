@@ -11,8 +11,7 @@ impl Call<'_> {
         token: &str,
     ) -> Result<String, Box<ToolResponse>> {
         // Bound to who asked too: another principal's token does not fit this request.
-        let bound_to =
-            request_hash(&tool.id, &self.request.args, &self.session, &self.context.principal);
+        let bound_to = self.request_hash(tool);
         self.ops.push(Op::ConsumeApproval {
             token_hash: sha256_hex(token.as_bytes()),
             request_hash: bound_to,
@@ -40,18 +39,40 @@ impl Call<'_> {
         )
     }
 
-    /// What a reviewer is shown: the arguments as they will run (declared secrets aside) and,
-    /// for a command, the argv exactly as it will be tokenised.
+    /// The hash an approval of this call is bound to: the tool as defined now and the code it
+    /// runs, the arguments, the session and who asks.
+    fn request_hash(&self, tool: &ToolDef) -> String {
+        let code = code_identity(tool, self.engine.workspace.root());
+        request_hash(&tool.id, &code, &self.request.args, &self.session, &self.context.principal)
+    }
+
+    /// What a reviewer is shown: the arguments as they will run (declared secrets aside), the
+    /// tool's definition (where, and its content hash) and the files of its code with theirs,
+    /// and, for a command, the argv exactly as it will be tokenised.
     pub(super) fn approval_request(&self, tool: &ToolDef) -> Value {
+        let code = code_identity(tool, self.engine.workspace.root());
         let mut request = json!({
             "tool": tool.id,
             "args": redact_declared(&self.request.args),
             "session_id": self.session,
             "request_id": self.request.request_id,
+            "definition": {
+                "file": tool.source.file,
+                "line": tool.source.line,
+                "sha256": code["definition"],
+            },
+            "code_files": code["files"],
         });
         if tool.id == "shell_exec"
             && let Some(cmd) = self.request.args.get("cmd").and_then(Value::as_str)
             && let Ok(argv) = self.registry.policy.check_command(cmd)
+        {
+            request["argv"] = json!(argv);
+        } else if let Some(argv) = self
+            .engine
+            .executors
+            .for_tool(tool)
+            .and_then(|executor| executor.command_line(tool, &self.request.args))
         {
             request["argv"] = json!(argv);
         }
@@ -69,12 +90,7 @@ impl Call<'_> {
         self.record_decision(decision, "");
         self.ops.push(Op::CreateApproval(Box::new(jig_audit::ApprovalRecord {
             id: id.clone(),
-            request_hash: request_hash(
-                &tool.id,
-                &self.request.args,
-                &self.session,
-                &self.context.principal,
-            ),
+            request_hash: self.request_hash(tool),
             tool: tool.id.clone(),
             session_id: Some(self.session.clone()),
             principal: Some(self.context.principal.clone()),
@@ -135,8 +151,7 @@ impl Call<'_> {
         if !self.context.retry_approved {
             return Ok(None);
         }
-        let hash =
-            request_hash(&tool.id, &self.request.args, &self.session, &self.context.principal);
+        let hash = self.request_hash(tool);
         let asked = match self.engine.store.approval_for_request(&hash).await {
             Ok(asked) => asked,
             Err(error) => return Err(Box::new(self.internal(&error.to_string()).await)),

@@ -34,7 +34,9 @@ use serde_json::{Value, json};
 
 use crate::engine::{CallContext, Engine, Registry};
 use crate::events::Event;
-use crate::identity::{canonical_principal, idempotency_key, new_id, request_hash, sha256_hex};
+use crate::identity::{
+    canonical_principal, code_identity, idempotency_key, new_id, request_hash, sha256_hex,
+};
 use crate::metrics::CallRecord;
 
 mod approval;

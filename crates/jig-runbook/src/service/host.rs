@@ -133,7 +133,7 @@ impl EngineHost {
         if !asks {
             return None;
         }
-        let hash = jig_engine::request_hash(&call.tool, &args, &self.run_id, principal);
+        let hash = self.engine.approval_hash(&call.tool, &args, &self.run_id, principal)?;
         let approval = self.engine.store().approval_for_request(&hash).await.ok()??;
         match approval.state {
             ApprovalState::Pending => {

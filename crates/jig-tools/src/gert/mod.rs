@@ -31,6 +31,13 @@ pub struct GertExecutor {
 
 #[async_trait]
 impl Executor for GertExecutor {
+    fn command_line(&self, tool: &jig_model::ToolDef, args: &Value) -> Option<Vec<String>> {
+        let ToolExecution::Gert(gert) = &tool.execution else { return None };
+        (gert.kind == TransportMode::Stdio)
+            .then(|| argv(gert, &with_defaults(args, &tool.input_schema)).ok())
+            .flatten()
+    }
+
     async fn execute(&self, invocation: Invocation<'_>) -> Result<Execution, ToolError> {
         let ToolExecution::Gert(gert) = &invocation.tool.execution else {
             return Err(ToolError::new(

@@ -6,6 +6,7 @@ import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
 import { formatTime } from "../../lib/format";
 import { href } from "../../lib/route";
+import { WhatRuns, type ApprovalRequest } from "./WhatRuns";
 
 /** The queue: each pending call with its full arguments and the rule that asked; decide in your name. */
 export default function ApprovalsView() {
@@ -69,7 +70,7 @@ function Approval({
   const decide = useDecide();
   const pending = approval.state === "pending";
   const canDecide = role === "approver" || role === "admin";
-  const request = approval.request as { args?: unknown } | null;
+  const request = approval.request as ApprovalRequest | null;
   // Several approvers: whether I am one already, and whether mine completes the approval.
   const mine = me !== undefined && approval.approvers.includes(me);
   const lastNeeded = approval.approvers.length + 1 >= approval.required;
@@ -93,6 +94,7 @@ function Approval({
         Rule <code>{approval.rule}</code>: {approval.reason}
       </div>
       <JsonTree value={request?.args ?? approval.request} label="Arguments" />
+      <WhatRuns request={request} />
       {approval.required > 1 && (
         <div role="status" aria-label="Approvers">
           Needs <strong>{approval.required}</strong> different approvers:{" "}
