@@ -19,12 +19,12 @@ use crate::project::Desktop;
 
 const USAGE: &str = "usage: jig-desktop [PATH]\n\nOpens the Jig project at PATH (a folder with a jig.yaml, or inside one);\nwithout PATH, the example project (copied to ~/.local/share/jig/example).";
 
-/// With `JIG_DESKTOP_LOW_MEMORY=1`, draw the page without GPU compositing: WebKit's compositing
-/// layers cost its web process about 100 MiB (204 → 106 MiB PSS under Xvfb; docs/benchmarks.md).
-/// Not the default: under it WebKitWebDriver hangs on the audit view, so the desktop suite could
-/// not cover what users would run.
+/// Draw the page without GPU compositing unless `JIG_DESKTOP_GPU=1`: WebKit's compositing layers
+/// cost its web process about 85 MiB (202 → 118 MiB PSS under Xvfb; docs/benchmarks.md), and a
+/// workbench of lists and forms does not need them. (WebKitWebDriver's snapshot never returned
+/// for some views in this mode; the desktop suite takes its screenshots from the X server.)
 fn software_rendering(app: &tauri::App) {
-    if std::env::var_os("JIG_DESKTOP_LOW_MEMORY").is_none() {
+    if std::env::var_os("JIG_DESKTOP_GPU").is_some_and(|v| v == "1") {
         return;
     }
     let Some(window) = app.get_webview_window(project::WINDOW) else { return };

@@ -1,6 +1,6 @@
 // A small W3C WebDriver client for the desktop app: tauri-driver in front of WebKitWebDriver.
 // Only the handful of commands the desktop suite needs; each throws with the driver's message.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createServer } from "node:net";
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
@@ -127,9 +127,14 @@ export class Session {
     await this.send("POST", `/element/${id}/clear`, {});
   }
 
-  /** A PNG of the window, as a Buffer. */
+  /**
+   * A PNG of the screen the app is on (the window fills Xvfb's 1280×800), as a Buffer: taken
+   * from the X server, as a person would see it. WebKitWebDriver's own screenshot asks WebKit
+   * for a snapshot, which never came for some views when the page is drawn without GPU
+   * compositing (the app's default): the suite hung on it.
+   */
   async screenshot() {
-    return Buffer.from(await this.send("GET", "/screenshot"), "base64");
+    return execFileSync("import", ["-window", "root", "png:-"], { maxBuffer: 64 << 20 });
   }
 
   close() {

@@ -121,7 +121,8 @@ export function Timeline({
         </div>
       </div>
       <div className="muted timeline-foot" aria-live="polite">
-        {rows.length} runs loaded{runs.hasNextPage ? ", more as you scroll" : ""}
+        {rows.length} {rows.length === 1 ? "run" : "runs"} loaded
+        {runs.hasNextPage ? ", more as you scroll" : ""}
       </div>
     </div>
   );

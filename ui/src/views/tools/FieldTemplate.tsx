@@ -7,17 +7,18 @@ export function constraints(schema: object): string[] {
   const say = (key: string, text: (v: unknown) => string) => {
     if (fields[key] !== undefined) out.push(text(fields[key]));
   };
+  const count = (v: unknown, noun: string) => `${String(v)} ${noun}${v === 1 ? "" : "s"}`;
   say("minimum", (v) => `≥ ${String(v)}`);
   say("exclusiveMinimum", (v) => `> ${String(v)}`);
   say("maximum", (v) => `≤ ${String(v)}`);
   say("exclusiveMaximum", (v) => `< ${String(v)}`);
   say("multipleOf", (v) => `multiple of ${String(v)}`);
-  say("minLength", (v) => `at least ${String(v)} characters`);
-  say("maxLength", (v) => `at most ${String(v)} characters`);
+  say("minLength", (v) => `at least ${count(v, "character")}`);
+  say("maxLength", (v) => `at most ${count(v, "character")}`);
   say("pattern", (v) => `matches /${String(v)}/`);
   say("format", (v) => `format ${String(v)}`);
-  say("minItems", (v) => `at least ${String(v)} items`);
-  say("maxItems", (v) => `at most ${String(v)} items`);
+  say("minItems", (v) => `at least ${count(v, "item")}`);
+  say("maxItems", (v) => `at most ${count(v, "item")}`);
   if (fields.uniqueItems === true) out.push("items unique");
   return out;
 }
