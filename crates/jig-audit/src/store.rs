@@ -120,8 +120,10 @@ impl Store {
                 // Several `jig` processes may open a new database at once; only one migrates.
                 let _lock = FileLock::acquire(&file.with_extension("db.lock"))?;
                 // A damaged file fails here at once: the pool would retry a failing connection
-                // until its acquire timeout (30 s), logging each attempt.
-                if file.exists() {
+                // until its acquire timeout (30 s), logging each attempt. The probe stays open
+                // until the pool is: closing the last connection to a database checkpoints its
+                // write-ahead log and deletes it (four syncs), only for the pool to make it anew.
+                let probe = if file.exists() {
                     use sqlx::Connection as _;
                     let mut probe = sqlx::AnyConnection::connect(&url).await.map_err(|source| {
                         AuditError::Connect { target: target.to_owned(), source }
@@ -129,8 +131,10 @@ impl Store {
                     probe.execute("PRAGMA schema_version").await.map_err(|source| {
                         AuditError::Connect { target: target.to_owned(), source }
                     })?;
-                    let _ = probe.close().await;
-                }
+                    Some(probe)
+                } else {
+                    None
+                };
                 // No ping before handing out a connection: to a local file it is a round trip
                 // that finds nothing wrong.
                 let pool = AnyPoolOptions::new()
@@ -150,6 +154,10 @@ impl Store {
                     .await
                     .map_err(|source| AuditError::Connect { target: target.to_owned(), source })?;
                 SQLITE_MIGRATIONS.run(&pool).await.map_err(AuditError::Migrate)?;
+                if let Some(probe) = probe {
+                    use sqlx::Connection as _;
+                    let _ = probe.close().await;
+                }
                 pool
             }
             Dialect::Postgres => {

@@ -19,7 +19,11 @@ use crate::shape;
 use crate::vfs::normalize;
 
 pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile) {
-    let shape = shape::check::<Toolpack>(located, FileFormat::Toolpack);
+    let shape = if ctx.package.is_std() {
+        shape::own::<Toolpack>(located, FileFormat::Toolpack)
+    } else {
+        shape::check::<Toolpack>(located, FileFormat::Toolpack)
+    };
     let before = file.diagnostics.len();
     // Schemas are resolved even when the rest of the file is malformed, so that one run of
     // `jig validate` reports their problems too.
