@@ -45,6 +45,12 @@ impl State {
         Self { vars: Value::Object(vars), origin, visited: Vec::new() }
     }
 
+    /// A line of execution branching off this one (a loop's item): the same variables, and
+    /// the steps it visits recorded afresh, for its parent to append.
+    pub(crate) fn fork(&self) -> Self {
+        Self { vars: self.vars.clone(), origin: self.origin.clone(), visited: Vec::new() }
+    }
+
     /// Every variable, for templates.
     pub(crate) fn vars(&self) -> &Value {
         &self.vars

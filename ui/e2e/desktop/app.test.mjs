@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -31,6 +32,8 @@ const scratch = mkdtempSync(join(tmpdir(), "jig-desktop-"));
 const acme = join(scratch, "acme");
 const second = join(scratch, "second");
 const broken = join(scratch, "broken");
+// One person on their own machine: the example's policy with self-approval allowed.
+const solo = join(scratch, "solo");
 const empty = join(scratch, "empty");
 let driver;
 let brokenFile;
@@ -51,9 +54,13 @@ async function withApp(name, args, body) {
 }
 
 before(async () => {
-  for (const dir of [acme, second, broken]) {
+  for (const dir of [acme, second, broken, solo]) {
     cpSync(join(repo, "toolpacks/examples"), dir, { recursive: true });
   }
+  const manifest = join(solo, "jig.yaml");
+  const policy = readFileSync(manifest, "utf8");
+  assert.ok(policy.includes("self_approval: false"));
+  writeFileSync(manifest, policy.replace("self_approval: false", "self_approval: true"));
   mkdirSync(empty);
   // The second project has one tool more, so its list is told from the first's.
   writeFileSync(
@@ -99,6 +106,14 @@ async function shoot(name) {
 
 const TOOLS = '[role="listbox"][aria-label="Tools"] [role="option"]';
 
+/** Go to a view of the app, as its links do. */
+function go(hash) {
+  return app.execute((h) => {
+    window.location.hash = h;
+    return true;
+  }, hash);
+}
+
 test("the app opens a project, finds a tool by search, runs it and shows the result", () =>
   withApp("run", [acme], async () => {
     await app.element(TOOLS);
@@ -131,10 +146,7 @@ test("the app opens a project, finds a tool by search, runs it and shows the res
     await shoot("desktop-result");
 
     // The call is in the audit, made by the OS user through the in-process API.
-    await app.execute(() => {
-      window.location.hash = "#/audit";
-      return true;
-    });
+    await go("#/audit");
     const row = await app.waitFor(
       "the run in the timeline",
       () =>
@@ -146,13 +158,98 @@ test("the app opens a project, finds a tool by search, runs it and shows the res
     await shoot("desktop-audit");
   }));
 
+/** Type `title` into the open slugify form and run it; resolves with the call's short id. */
+async function runSlugify(title, slug) {
+  await app.clear("#root_title");
+  await app.type("#root_title", title);
+  await app.waitFor("the preview", () =>
+    document.querySelector('[role="status"][aria-label="Preview"]')?.textContent?.includes("allow"),
+  );
+  // The progress bar shows while the call runs, however briefly.
+  await app.execute(() => {
+    window.__sawProgress = false;
+    const seen = () => {
+      if (document.querySelector('[role="progressbar"][aria-label="Progress"]'))
+        window.__sawProgress = true;
+    };
+    new MutationObserver(seen).observe(document.body, { childList: true, subtree: true });
+    return true;
+  });
+  await app.click('button.primary[aria-keyshortcuts="Control+Enter"]');
+  const id = await app.waitFor(
+    "the result",
+    (slug) => {
+      const call = document.querySelector('[aria-label="Call"]');
+      const done = call?.querySelector("h2")?.textContent === "Succeeded";
+      return done && call.textContent.includes(slug)
+        ? call.querySelector("a.mono")?.textContent
+        : "";
+    },
+    slug,
+  );
+  assert.equal(await app.execute(() => window.__sawProgress), true, "the progress bar showed");
+  return id.split(" ")[0];
+}
+
+test("a write waits for approval, is approved in the app and runs; two runs compare in the audit", () =>
+  withApp("approval", [solo], async () => {
+    await app.element(TOOLS);
+    await go("#/tools/file_write");
+    await app.type("#root_path", "review.txt");
+    await app.type("#root_content", "approved in the app");
+    const preview = await app.waitFor("the preview to ask", () => {
+      const text = document.querySelector('[role="status"][aria-label="Preview"]')?.textContent;
+      return text?.includes("needs approval") ? text : "";
+    });
+    assert.match(preview, /approve it yourself/, "this policy lets the person approve their own");
+    await app.click('button.primary[aria-keyshortcuts="Control+Enter"]');
+    await app.waitFor(
+      "the call to wait",
+      () =>
+        document.querySelector('[aria-label="Call"] h2')?.textContent === "Waiting for approval",
+    );
+    assert.equal(existsSync(join(solo, "review.txt")), false, "nothing is written before approval");
+
+    await go("#/approvals");
+    const card = await app.waitFor("the approval", () => {
+      const item = document.querySelector('li[aria-label*="for file_write"]');
+      return item?.textContent?.includes("review.txt") ? item.textContent : "";
+    });
+    assert.match(card, /\(you\)/, "the desktop acts as the OS user, who asked");
+    await shoot("desktop-approvals");
+    await app.click('li[aria-label*="for file_write"] button.primary');
+    for (let i = 0; i < 100 && !existsSync(join(solo, "review.txt")); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(readFileSync(join(solo, "review.txt"), "utf8"), "approved in the app");
+
+    // Two runs of one tool from its form, then compared side by side.
+    await go("#/tools/acme.slugify");
+    const first = await runSlugify("Release 1.2", "release-1-2");
+    const second = await runSlugify("Release 1.3", "release-1-3");
+    assert.notEqual(first, second);
+    await go("#/audit");
+    for (const id of [first, second]) {
+      await app.click(`input[type="checkbox"][aria-label="Mark run ${id} to compare"]`);
+    }
+    await app.execute(() => {
+      [...document.querySelectorAll("button")]
+        .find((b) => b.textContent.startsWith("Compare 2/2"))
+        .click();
+      return true;
+    });
+    const args = await app.waitFor("the arguments' difference", () => {
+      const text = document.querySelector('section[aria-label="Arguments"]')?.textContent ?? "";
+      return text.includes("Release 1.2") && text.includes("Release 1.3") ? text : "";
+    });
+    assert.match(args, /\/title/);
+    await shoot("desktop-audit-diff");
+  }));
+
 test("a runbook's step graph draws in the app and a run waits at its manual step", () =>
   withApp("runbook", [acme], async () => {
     await app.element(TOOLS);
-    await app.execute(() => {
-      window.location.hash = "#/runbooks/book/incident%2Fwrite-up";
-      return true;
-    });
+    await go("#/runbooks/book/incident%2Fwrite-up");
     // ELK lays the graph out inside the app's webview (its chunk loads from the app's assets).
     const steps = await app.waitFor("the laid-out graph", () => {
       const nodes = document.querySelectorAll(".react-flow__node .step-node");

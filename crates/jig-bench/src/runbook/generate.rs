@@ -67,26 +67,43 @@ pub fn big_runbook(dir: &Path) -> anyhow::Result<usize> {
     Ok(count)
 }
 
-/// A project with `OVERHEAD_STEPS` small files and a runbook reading each with `file_read`.
+/// The tool/v0 tool of the process comparison: `echo` of its input, in the tool sandbox.
+const SAY: &str = "apiVersion: tool/v0\nmeta:\n  name: say\n  description: Echo a word.\n  transport: stdio\n  binary: echo\ncontract:\n  inputs:\n    word: { type: string, required: true }\n  outputs:\n    said: { type: string }\n  side_effects: false\n  deterministic: true\n  idempotent: true\nactions:\n  echo:\n    argv: [echo, \"{{ .word }}\"]\n    extract:\n      said: { from: stdout }\n";
+
+/// A project for the overhead comparisons: `OVERHEAD_STEPS` small files and a runbook reading
+/// each with `file_read` (a built-in, in process: a step's cost against the cheapest call), and
+/// a runbook of as many steps of a tool/v0 action that starts a process (`echo`), as gert's
+/// runbooks' steps do.
 pub fn overhead_project(dir: &Path) -> anyhow::Result<()> {
     fs_err::write(dir.join("jig.yaml"), "name: bench\n")?;
     fs_err::create_dir_all(dir.join("files"))?;
     fs_err::create_dir_all(dir.join("runbooks"))?;
-    let mut steps = String::new();
+    fs_err::create_dir_all(dir.join("tools"))?;
+    fs_err::write(dir.join("tools/say.tool.yaml"), SAY)?;
+    let mut reads = String::new();
+    let mut says = String::new();
     for i in 0..OVERHEAD_STEPS {
         fs_err::write(dir.join(format!("files/f{i}.txt")), format!("file {i}\n"))?;
         fs_err::write(dir.join(format!("files/g{i}.txt")), format!("file {i}\n"))?;
         writeln!(
-            steps,
+            reads,
             "  - {{ id: r{i}, type: tool, tool: std/file_read, inputs: {{ path: files/f{i}.txt }} }}"
         )?;
+        writeln!(
+            says,
+            "  - {{ id: s{i}, type: tool, tool: say, action: echo, inputs: {{ word: step{i} }} }}"
+        )?;
     }
-    steps.push_str("  - { id: done, type: end, outcome: { category: resolved } }\n");
+    let end = "  - { id: done, type: end, outcome: { category: resolved } }\n";
     fs_err::write(
         dir.join("runbooks/reads.runbook.yaml"),
         format!(
-            "apiVersion: kernel/v0\nmeta: {{ name: reads }}\ntools: [std/file_read]\nsteps:\n{steps}"
+            "apiVersion: kernel/v0\nmeta: {{ name: reads }}\ntools: [std/file_read]\nsteps:\n{reads}{end}"
         ),
+    )?;
+    fs_err::write(
+        dir.join("runbooks/says.runbook.yaml"),
+        format!("apiVersion: kernel/v0\nmeta: {{ name: says }}\ntools: [say]\nsteps:\n{says}{end}"),
     )?;
     Ok(())
 }

@@ -4,8 +4,10 @@
 //!    scenario, 20 branches, a `for_each` over 100 items): the whole `jig` process, median of
 //!    fresh processes; and the same play in-process (load + play), to say where the time goes.
 //! 2. The per-step overhead of a real tool step (the engine, the policy, the audit; the
-//!    runbook's journal and trace) over a plain in-process call of the same tool: `file_read`
-//!    of a small file, 200 steps against 200 calls, on SQLite.
+//!    runbook's journal and trace) over a plain in-process call of the same tool, 200 steps
+//!    against 200 calls on SQLite, for two tools: `file_read` of a small file (a built-in: the
+//!    cheapest call there is, so the overhead's upper bound) and a tool/v0 action that starts a
+//!    process in the tool sandbox (`echo`, the kind of step gert's runbooks are made of).
 //!
 //! ```text
 //! runbook-bench [--runs N] [--jig PATH]
@@ -106,8 +108,42 @@ async fn play_in_process(
     Ok((loads, plays))
 }
 
+/// The tool a comparison calls, plainly and as runbook steps.
+#[derive(Clone, Copy)]
+enum Subject {
+    /// `file_read` of a small file: a built-in, in process.
+    FileRead,
+    /// `say.echo`: a tool/v0 action starting `echo` in the sandbox.
+    Process,
+}
+
+impl Subject {
+    fn title(self) -> &'static str {
+        match self {
+            Self::FileRead => "`file_read` of a small file (a built-in, in process)",
+            Self::Process => "a tool/v0 action starting a process (`echo`, sandboxed)",
+        }
+    }
+
+    fn plain_call(self, i: usize) -> (String, serde_json::Value) {
+        match self {
+            Self::FileRead => {
+                ("file_read".to_owned(), json!({ "path": format!("files/g{i}.txt") }))
+            }
+            Self::Process => ("say.echo".to_owned(), json!({ "word": format!("plain{i}") })),
+        }
+    }
+
+    fn runbook(self) -> &'static str {
+        match self {
+            Self::FileRead => "reads",
+            Self::Process => "says",
+        }
+    }
+}
+
 /// Median total time of `OVERHEAD_STEPS` plain calls, and of a run of as many tool steps.
-async fn overhead(runs: usize) -> anyhow::Result<(Duration, Duration)> {
+async fn overhead(subject: Subject, runs: usize) -> anyhow::Result<(Duration, Duration)> {
     let (mut plain, mut stepped) = (Vec::new(), Vec::new());
     for round in 0..runs {
         let dir = tempfile::tempdir()?;
@@ -121,22 +157,23 @@ async fn overhead(runs: usize) -> anyhow::Result<(Duration, Duration)> {
         let order = if round % 2 == 0 { [true, false] } else { [false, true] };
         for first_plain in order {
             if first_plain {
-                plain.push(plain_calls(&engine).await?);
+                plain.push(plain_calls(&engine, subject).await?);
             } else {
-                stepped.push(runbook_steps(&engine).await?);
+                stepped.push(runbook_steps(&engine, subject).await?);
             }
         }
     }
     Ok((median(&mut plain), median(&mut stepped)))
 }
 
-async fn plain_calls(engine: &Arc<Engine>) -> anyhow::Result<Duration> {
+async fn plain_calls(engine: &Arc<Engine>, subject: Subject) -> anyhow::Result<Duration> {
     let started = Instant::now();
     for i in 0..generate::OVERHEAD_STEPS {
+        let (tool, args) = subject.plain_call(i);
         let request = ToolRequest {
             kind: Default::default(),
-            tool: "file_read".to_owned(),
-            args: json!({ "path": format!("files/g{i}.txt") }),
+            tool,
+            args,
             request_id: uuid::Uuid::new_v4().to_string(),
             session_id: None,
             timestamp: None,
@@ -153,10 +190,10 @@ async fn plain_calls(engine: &Arc<Engine>) -> anyhow::Result<Duration> {
     Ok(started.elapsed())
 }
 
-async fn runbook_steps(engine: &Arc<Engine>) -> anyhow::Result<Duration> {
+async fn runbook_steps(engine: &Arc<Engine>, subject: Subject) -> anyhow::Result<Duration> {
     let runbooks = jig_runbook::Runbooks::new(Arc::clone(engine));
     let started = Instant::now();
-    let view = runbooks.start("reads", Map::new(), false, "bench").await?;
+    let view = runbooks.start(subject.runbook(), Map::new(), false, "bench").await?;
     let elapsed = started.elapsed();
     anyhow::ensure!(
         view.progress.status == jig_runbook::RunStatus::Completed,
@@ -182,18 +219,20 @@ fn summary(values: &mut [Duration]) -> String {
     )
 }
 
-/// Print the per-step figure: a real tool step against a plain call of the same tool.
+/// Print the per-step figures: a real tool step against a plain call of the same tool.
 async fn report_overhead(runs: usize) -> anyhow::Result<()> {
-    println!("\n## A real tool step over a plain call of the same tool (`file_read`, SQLite)\n");
-    let (plain, stepped) = overhead(runs).await?;
-    let per = |d: Duration, n: usize| d.as_secs_f64() * 1e6 / n as f64;
-    println!("| what | per call or step (median of {runs}) |");
-    println!("|---|---:|");
-    println!("| plain `Engine::dispatch` | {:.0} µs |", per(plain, generate::OVERHEAD_STEPS));
-    println!("| runbook tool step | {:.0} µs |", per(stepped, generate::OVERHEAD_STEPS));
-    println!(
-        "| overhead | {:+.0} % |",
-        (stepped.as_secs_f64() / plain.as_secs_f64() - 1.0) * 100.0
-    );
+    for subject in [Subject::FileRead, Subject::Process] {
+        println!("\n## A real tool step over a plain call of the same tool: {}\n", subject.title());
+        let (plain, stepped) = overhead(subject, runs).await?;
+        let per = |d: Duration, n: usize| d.as_secs_f64() * 1e6 / n as f64;
+        println!("| what | per call or step (median of {runs}) |");
+        println!("|---|---:|");
+        println!("| plain `Engine::dispatch` | {:.0} µs |", per(plain, generate::OVERHEAD_STEPS));
+        println!("| runbook tool step | {:.0} µs |", per(stepped, generate::OVERHEAD_STEPS));
+        println!(
+            "| overhead | {:+.0} % |",
+            (stepped.as_secs_f64() / plain.as_secs_f64() - 1.0) * 100.0
+        );
+    }
     Ok(())
 }

@@ -244,27 +244,26 @@ impl Interpreter<'_> {
         // Each iteration sees its item as `as`, on its own copy of the state; only its outputs
         // survive the loop, collected under the step's id.
         let mut names = Vec::with_capacity(items.len());
-        let mut copies = Vec::with_capacity(items.len());
-        for (index, item) in items.iter().enumerate() {
-            let mut copy = state.clone();
-            copy.set(&each.as_var, item.clone());
-            let name = match &each.key {
-                None => index.to_string(),
-                Some(template) => match render::text("for_each.key", template, copy.vars()) {
+        if let Some(template) = &each.key {
+            let mut scratch = state.fork();
+            for item in &items {
+                scratch.set(&each.as_var, item.clone());
+                let name = match render::text("for_each.key", template, scratch.vars()) {
                     Ok(name) => name,
                     Err(e) => return stop(key, "template", e.to_string(), RunStatus::Error),
-                },
-            };
-            if each.key.is_some() && names.contains(&name) {
-                return stop(
-                    key,
-                    "for_each",
-                    format!("two items have the key `{name}` (keys must be unique)"),
-                    RunStatus::Error,
-                );
+                };
+                if names.contains(&name) {
+                    return stop(
+                        key,
+                        "for_each",
+                        format!("two items have the key `{name}` (keys must be unique)"),
+                        RunStatus::Error,
+                    );
+                }
+                names.push(name);
             }
-            names.push(name);
-            copies.push(copy);
+        } else {
+            names.extend((0..items.len()).map(|index| index.to_string()));
         }
         let keys: Vec<String> = names.iter().map(|n| format!("{key}[{n}]")).collect();
         for (index, (item, item_key)) in items.iter().zip(&keys).enumerate() {
@@ -282,35 +281,50 @@ impl Interpreter<'_> {
                 return Flow::Fatal(e);
             }
         }
-        let flows = if each.parallel {
-            join_all(
+        let copy_for = |item: &Value| {
+            let mut copy = state.fork();
+            copy.set(&each.as_var, item.clone());
+            copy
+        };
+        // What each item that ran left: the steps it visited and, if it went on, its outputs.
+        let mut done: Vec<(Vec<String>, Option<Value>)> = Vec::with_capacity(items.len());
+        let mut flows = Vec::with_capacity(items.len());
+        let outputs_of = |copy: &State, flow: &Flow| {
+            matches!(flow, Flow::Next)
+                .then(|| copy.vars().get(id).cloned().unwrap_or_else(|| json!({})))
+        };
+        if each.parallel {
+            let mut copies: Vec<State> = items.iter().map(copy_for).collect();
+            flows = join_all(
                 copies
                     .iter_mut()
                     .zip(&keys)
                     .map(|(copy, item_key)| self.once(step, id, item_key, copy)),
             )
-            .await
+            .await;
+            for (copy, flow) in copies.into_iter().zip(&flows) {
+                let outputs = outputs_of(&copy, flow);
+                done.push((copy.visited, outputs));
+            }
         } else {
-            let mut flows = Vec::with_capacity(copies.len());
-            for (copy, item_key) in copies.iter_mut().zip(&keys) {
-                let flow = self.once(step, id, item_key, copy).await;
+            // One copy at a time: a long run's state is not held once per item.
+            for (item, item_key) in items.iter().zip(&keys) {
+                let mut copy = copy_for(item);
+                let flow = self.once(step, id, item_key, &mut copy).await;
                 let go_on = matches!(flow, Flow::Next);
+                let outputs = outputs_of(&copy, &flow);
+                done.push((copy.visited, outputs));
                 flows.push(flow);
                 if !go_on {
                     break;
                 }
             }
-            flows
-        };
+        }
         let mut list = Vec::new();
         let mut map = Map::new();
-        let before = state.visited.len();
-        for ((copy, name), flow) in copies.iter().zip(&names).zip(&flows) {
-            state.visited.extend(copy.visited[before.min(copy.visited.len())..].iter().cloned());
-            if !matches!(flow, Flow::Next) {
-                continue;
-            }
-            let outputs = copy.vars().get(id).cloned().unwrap_or_else(|| json!({}));
+        for ((visited, outputs), name) in done.into_iter().zip(&names) {
+            state.visited.extend(visited);
+            let Some(outputs) = outputs else { continue };
             if each.key.is_some() {
                 map.insert(name.clone(), outputs);
             } else {

@@ -1,7 +1,7 @@
 //! Each construct of kernel-v0.md on its own.
 
 use jig_runbook::{Entry, Need, RunStatus, RunbookError, ToolAnswer};
-use serde_json::json;
+use serde_json::{Map, json};
 
 use crate::support::{TestHost, advance, ok, runbook, tool, try_advance};
 
@@ -197,6 +197,37 @@ async fn for_each_collects_outputs_as_a_list_or_keyed_map() {
     let keys: Vec<String> = host.calls().iter().map(|c| c.key.clone()).collect();
     assert_eq!(keys, ["each[0]", "each[1]", "keyed[a]", "keyed[b]"]);
     assert!(progress.variables.get("node").is_none(), "the loop variable is gone after the loop");
+}
+
+#[tokio::test]
+async fn a_failing_item_stops_a_sequential_for_each_and_each_item_is_a_visit() {
+    let rb = runbook(json!({
+        "apiVersion": "kernel/v0",
+        "meta": { "name": "t", "constants": { "xs": ["a", "bad", "c"] } },
+        "tools": ["probe"],
+        "steps": [
+            { "id": "before", "type": "tool", "tool": "probe", "action": "check", "inputs": { "host": "first" } },
+            { "id": "each", "type": "tool", "tool": "probe", "action": "check",
+              "for_each": { "as": "x", "over": "{{ .xs }}" }, "inputs": { "host": "{{ .x }}" } },
+            { "type": "end", "outcome": { "category": "no_action" } }
+        ]
+    }));
+    let host = TestHost::new(probe(), |call| {
+        if call.inputs["host"] == "bad" {
+            ToolAnswer::Failed {
+                code: "E_TOOL".to_owned(),
+                message: "bad host".to_owned(),
+                outputs: Map::new(),
+            }
+        } else {
+            ok(json!({ "seen": call.inputs["host"] }))
+        }
+    });
+    let progress = advance(&rb, &host, json!({}), false).await;
+    assert_eq!(progress.status, RunStatus::Failed, "{progress:?}");
+    let keys: Vec<String> = host.calls().iter().map(|c| c.key.clone()).collect();
+    assert_eq!(keys, ["before", "each[0]", "each[1]"], "the item after the failure never ran");
+    assert_eq!(progress.visited, ["before", "each", "each"], "the run's visits, once per item");
 }
 
 #[tokio::test]

@@ -19,6 +19,12 @@ const exact = [
   { key: "session", label: "Session", placeholder: "session", size: 10 },
 ] as const;
 
+/** The time range's two ends. */
+const bounds = [
+  { key: "since_us", word: "from", label: "From", title: "Runs from this time on; empty for any" },
+  { key: "until_us", word: "to", label: "To", title: "Runs up to this time; empty for any" },
+] as const;
+
 /** Text, tool, state, person, session and time range; text applies as you pause typing. */
 export function AuditFilters({
   filters,
@@ -86,26 +92,22 @@ export function AuditFilters({
           </option>
         ))}
       </select>
-      <label className="row">
-        from
-        <input
-          type="datetime-local"
-          aria-label="From"
-          onChange={(e) => {
-            set("since_us", toUs(e.target.value));
-          }}
-        />
-      </label>
-      <label className="row">
-        to
-        <input
-          type="datetime-local"
-          aria-label="To"
-          onChange={(e) => {
-            set("until_us", toUs(e.target.value));
-          }}
-        />
-      </label>
+      <div className="row" role="group" aria-label="Time range">
+        {bounds.map(({ key, word, label, title }) => (
+          <label className="row" key={key}>
+            {word}
+            <input
+              type="datetime-local"
+              aria-label={label}
+              className={filters[key] === undefined ? "unset" : undefined}
+              title={title}
+              onChange={(e) => {
+                set(key, toUs(e.target.value));
+              }}
+            />
+          </label>
+        ))}
+      </div>
     </form>
   );
 }

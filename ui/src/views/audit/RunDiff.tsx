@@ -74,7 +74,9 @@ export function Comparison({ a, b }: { a: RunDetail; b: RunDetail }) {
             {section.diff.length === 0 ? (
               <span className="badge ok">identical</span>
             ) : (
-              <span className="badge warn">{section.diff.length} differences</span>
+              <span className="badge warn">
+                {section.diff.length} {section.diff.length === 1 ? "difference" : "differences"}
+              </span>
             )}
           </div>
           {section.diff.length > 0 && <DiffTable diff={section.diff} />}
