@@ -33,9 +33,7 @@ pub use error::EngineError;
 pub use events::{
     ApprovalEvent, Audience, Event, EventBus, RegistryEvent, RunbookEvent, Subscription, Viewer,
 };
-pub use identity::{
-    agent_principal, canonical_principal, code_identity, idempotency_key, request_hash,
-};
+pub use identity::{agent_principal, canonical_principal, idempotency_key};
 pub use job_log::JobLog;
 pub use metrics::{LatencySummary, MetricsSnapshot};
 pub use os_user::os_user;

@@ -56,20 +56,14 @@ pub(crate) fn check<T: DeserializeOwned>(
         out.dedup();
         return Err(out);
     }
-    deserialize(file, format)
+    own(file, format)
 }
 
 /// Deserialize one of Jig's own files (the built-in package, embedded in the binary) without the
 /// schema check: the loader's tests load toolpacks/std as a project, where every file is
-/// checked, and compiling the format's schema only for them cost every `jig` start.
+/// checked, and compiling the format's schema only for them cost every `jig` start. [`check`]
+/// ends here too, once the schema holds.
 pub(crate) fn own<T: DeserializeOwned>(
-    file: &Located,
-    format: FileFormat,
-) -> Result<T, Vec<Diagnostic>> {
-    deserialize(file, format)
-}
-
-fn deserialize<T: DeserializeOwned>(
     file: &Located,
     format: FileFormat,
 ) -> Result<T, Vec<Diagnostic>> {

@@ -28,9 +28,7 @@ pub struct CliExecutor;
 impl Executor for CliExecutor {
     fn command_line(&self, tool: &jig_model::ToolDef, args: &Value) -> Option<Vec<String>> {
         let ToolExecution::Toolpack(Kind::Cli(cli)) = &tool.execution else { return None };
-        let argv = template::render_all(&cli.cmd, args, tool.templating.as_ref()).ok()?;
-        template::check_positional(&cli.cmd, &argv).ok()?;
-        Some(argv)
+        command(cli, tool, args).ok()
     }
 
     async fn execute(&self, invocation: Invocation<'_>) -> Result<Execution, ToolError> {
@@ -43,8 +41,7 @@ impl Executor for CliExecutor {
         };
         let run = RunDir::prepare(&invocation)?;
         let args = run.as_ref().map_or(invocation.args, |r| &r.args);
-        let argv = template::render_all(&cli.cmd, args, tool.templating.as_ref())?;
-        template::check_positional(&cli.cmd, &argv)?;
+        let argv = command(cli, tool, args)?;
         let finished = process::run_tool(
             &invocation,
             run.as_ref(),
@@ -85,6 +82,18 @@ impl Executor for CliExecutor {
             .with_details(data)),
         }
     }
+}
+
+/// The command a call starts: `cmd` rendered with `args`, a value that would become an option
+/// refused. What runs and what a reviewer is shown ([`Executor::command_line`]) are both this.
+fn command(
+    cli: &jig_model::toolpack::CliExecution,
+    tool: &jig_model::ToolDef,
+    args: &Value,
+) -> Result<Vec<String>, ToolError> {
+    let argv = template::render_all(&cli.cmd, args, tool.templating.as_ref())?;
+    template::check_positional(&cli.cmd, &argv)?;
+    Ok(argv)
 }
 
 /// `env.passthrough` from Jig's environment, then `env.set`.

@@ -1,3 +1,5 @@
+import { count } from "../lib/format";
+
 /** A collapsible JSON tree: objects and arrays fold (native details/summary, keyboard included). */
 export function JsonTree({ value, label }: { value: unknown; label?: string }) {
   return (
@@ -30,8 +32,7 @@ function Node({ value, name, depth }: { value: unknown; name: string | undefined
           {open}
           <span className="muted">
             {" "}
-            {entries.length} {Array.isArray(value) ? "item" : "key"}
-            {entries.length === 1 ? "" : "s"}{" "}
+            {count(entries.length, Array.isArray(value) ? "item" : "key")}{" "}
           </span>
           {close}
         </summary>

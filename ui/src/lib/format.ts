@@ -33,6 +33,11 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/** `n` and its noun, singular for one: "1 run", "3 runs". */
+export function count(n: unknown, noun: string): string {
+  return `${String(n)} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 /** A short prefix of an id, enough to tell ids apart on screen. */
 export function shortId(id: string): string {
   return id.length > 8 ? id.slice(0, 8) : id;

@@ -11,7 +11,7 @@ impl Call<'_> {
         token: &str,
     ) -> Result<String, Box<ToolResponse>> {
         // Bound to who asked too: another principal's token does not fit this request.
-        let bound_to = self.request_hash(tool);
+        let bound_to = self.request_hash(tool, &self.code(tool));
         self.ops.push(Op::ConsumeApproval {
             token_hash: sha256_hex(token.as_bytes()),
             request_hash: bound_to,
@@ -39,18 +39,21 @@ impl Call<'_> {
         )
     }
 
-    /// The hash an approval of this call is bound to: the tool as defined now and the code it
-    /// runs, the arguments, the session and who asks.
-    fn request_hash(&self, tool: &ToolDef) -> String {
-        let code = code_identity(tool, self.engine.workspace.root());
-        request_hash(&tool.id, &code, &self.request.args, &self.session, &self.context.principal)
+    /// The tool as defined now and the code it runs ([`code_identity`]).
+    fn code(&self, tool: &ToolDef) -> Value {
+        code_identity(tool, self.engine.workspace.root())
+    }
+
+    /// The hash an approval of this call is bound to: the tool and its `code`, the arguments,
+    /// the session and who asks.
+    fn request_hash(&self, tool: &ToolDef, code: &Value) -> String {
+        request_hash(&tool.id, code, &self.request.args, &self.session, &self.context.principal)
     }
 
     /// What a reviewer is shown: the arguments as they will run (declared secrets aside), the
     /// tool's definition (where, and its content hash) and the files of its code with theirs,
     /// and, for a command, the argv exactly as it will be tokenised.
-    pub(super) fn approval_request(&self, tool: &ToolDef) -> Value {
-        let code = code_identity(tool, self.engine.workspace.root());
+    fn approval_request(&self, tool: &ToolDef, code: &Value) -> Value {
         let mut request = json!({
             "tool": tool.id,
             "args": redact_declared(&self.request.args),
@@ -88,13 +91,15 @@ impl Call<'_> {
         self.pending = true;
         let id = new_id();
         self.record_decision(decision, "");
+        // The entry files are read and hashed once, for the hash and for what the reviewer sees.
+        let code = self.code(tool);
         self.ops.push(Op::CreateApproval(Box::new(jig_audit::ApprovalRecord {
             id: id.clone(),
-            request_hash: self.request_hash(tool),
+            request_hash: self.request_hash(tool, &code),
             tool: tool.id.clone(),
             session_id: Some(self.session.clone()),
             principal: Some(self.context.principal.clone()),
-            request: self.approval_request(tool),
+            request: self.approval_request(tool, &code),
             rule: decision.rule.clone(),
             reason: decision.reason.clone(),
             state: jig_audit::ApprovalState::Pending,
@@ -151,7 +156,7 @@ impl Call<'_> {
         if !self.context.retry_approved {
             return Ok(None);
         }
-        let hash = self.request_hash(tool);
+        let hash = self.request_hash(tool, &self.code(tool));
         let asked = match self.engine.store.approval_for_request(&hash).await {
             Ok(asked) => asked,
             Err(error) => return Err(Box::new(self.internal(&error.to_string()).await)),

@@ -4,7 +4,7 @@ import { useRun } from "../../api/queries";
 import { Failure } from "../../components/Failure";
 import { StateBadge } from "../../components/Verdict";
 import { jsonDiff, type Difference } from "../../lib/jsonDiff";
-import { formatDuration, formatTime, shortId } from "../../lib/format";
+import { count, formatDuration, formatTime, shortId } from "../../lib/format";
 import { href } from "../../lib/route";
 import { runParts } from "./runParts";
 
@@ -74,9 +74,7 @@ export function Comparison({ a, b }: { a: RunDetail; b: RunDetail }) {
             {section.diff.length === 0 ? (
               <span className="badge ok">identical</span>
             ) : (
-              <span className="badge warn">
-                {section.diff.length} {section.diff.length === 1 ? "difference" : "differences"}
-              </span>
+              <span className="badge warn">{count(section.diff.length, "difference")}</span>
             )}
           </div>
           {section.diff.length > 0 && <DiffTable diff={section.diff} />}

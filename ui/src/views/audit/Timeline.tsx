@@ -5,7 +5,7 @@ import { useRuns, type RunFilters } from "../../api/queries";
 import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
 import { StateBadge } from "../../components/Verdict";
-import { formatDuration, formatShortTime, formatTime, shortId } from "../../lib/format";
+import { count, formatDuration, formatShortTime, formatTime, shortId } from "../../lib/format";
 import { href, navigate } from "../../lib/route";
 
 const ROW = 36;
@@ -121,7 +121,7 @@ export function Timeline({
         </div>
       </div>
       <div className="muted timeline-foot" aria-live="polite">
-        {rows.length} {rows.length === 1 ? "run" : "runs"} loaded
+        {count(rows.length, "run")} loaded
         {runs.hasNextPage ? ", more as you scroll" : ""}
       </div>
     </div>

@@ -12,7 +12,7 @@ import { useBackend } from "../../api/context";
 import { Failure } from "../../components/Failure";
 import { Icon } from "../../components/Icon";
 import { JsonTree } from "../../components/JsonTree";
-import { formatTime } from "../../lib/format";
+import { count, formatTime } from "../../lib/format";
 import { href } from "../../lib/route";
 import { stepIdOfKey, type RunMarks } from "./layout";
 import { RunStatusBadge } from "./RunStatusBadge";
@@ -234,9 +234,9 @@ function Standing({ run }: { run: RunView }) {
   if (status === "paused")
     return (
       <p className="muted" role="status">
-        Waiting for people at {(run.progress.waiting ?? []).length} step
-        {(run.progress.waiting ?? []).length === 1 ? "" : "s"}. The run keeps its place: leave and
-        come back, or go on from the terminal with <code>jig runbook resume {run.id}</code>.
+        Waiting for people at {count((run.progress.waiting ?? []).length, "step")}. The run keeps
+        its place: leave and come back, or go on from the terminal with{" "}
+        <code>jig runbook resume {run.id}</code>.
       </p>
     );
   return null;

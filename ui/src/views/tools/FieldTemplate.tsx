@@ -1,4 +1,5 @@
 import type { FieldTemplateProps } from "@rjsf/utils";
+import { count } from "../../lib/format";
 
 /** A schema's constraints in words: what a field accepts, shown beside it. */
 export function constraints(schema: object): string[] {
@@ -7,7 +8,6 @@ export function constraints(schema: object): string[] {
   const say = (key: string, text: (v: unknown) => string) => {
     if (fields[key] !== undefined) out.push(text(fields[key]));
   };
-  const count = (v: unknown, noun: string) => `${String(v)} ${noun}${v === 1 ? "" : "s"}`;
   say("minimum", (v) => `≥ ${String(v)}`);
   say("exclusiveMinimum", (v) => `> ${String(v)}`);
   say("maximum", (v) => `≤ ${String(v)}`);
