@@ -276,7 +276,29 @@ class StdioTests(unittest.IsolatedAsyncioTestCase):
             )
             text = prompt.messages[0].content.text
             self.assertIn("jig runbook run test_prompt_with_arguments", text)
-            self.assertIn('--input arg1="alpha"', text)
+            self.assertIn("--input arg1=alpha", text)
+            # Issue #26: values were quoted with Rust's {:?} and unknown names not at all, so
+            # the prompt told the agent to run `--input who="$(touch …)" --input x; id #="1"`.
+            with self.assertRaises(Exception) as refused:
+                await session.get_prompt(
+                    "test_prompt_with_arguments", {"arg1": "a", "arg2": "b", "x; id #": "1"}
+                )
+            self.assertIn("has no input", str(refused.exception))
+            marker = self.project / "PROMPT-RAN"
+            hostile = {"arg1": f'$(touch {marker})', "arg2": "it's `touch " + str(marker) + "`"}
+            prompt = await session.get_prompt("test_prompt_with_arguments", hostile)
+            line = prompt.messages[0].content.text.split("```sh\n", 1)[1].split("\n```", 1)[0]
+            # What a shell makes of the line (with `jig` swapped for printf): every value
+            # arrives as one word, unexpanded.
+            self.assertTrue(line.startswith("jig "), line)
+            words = subprocess.run(
+                ["sh", "-c", "printf '%s\\0' " + line[len("jig "):]],
+                capture_output=True, text=True, check=True,
+            ).stdout.split("\0")[:-1]
+            self.assertEqual(words[:3], ["runbook", "run", "test_prompt_with_arguments"])
+            self.assertIn(f"arg1=$(touch {marker})", words)
+            self.assertIn("arg2=" + hostile["arg2"], words)
+            self.assertFalse(marker.exists(), "the prompt's command line ran code")
             completion = await session.complete(
                 types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"),
                 {"name": "arg2", "value": "te"},
@@ -483,6 +505,17 @@ class HttpTests(unittest.TestCase):
         self.assertEqual(self.post(listing, **wrong_version)[0], 400)
         unknown = {**ok, "Mcp-Session-Id": "no-such-session"}
         self.assertEqual(self.post(listing, **unknown)[0], 404)
+        # Issue #26: a session belongs to the token that opened it. vic's token with dana's
+        # session id ran tools/call inside dana's session (her budget, her approvals).
+        hijack = {**ok, "Authorization": f"Bearer {self.VIEWER}"}
+        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "file_read", "arguments": {"path": "jig.yaml"}}}
+        status, _, body = self.post(call, **hijack)
+        self.assertEqual(status, 403, body)
+        self.assertIn("another token", body)
+        self.assertEqual(self.post(listing, **hijack)[0], 403)
+        # dana's own session still works.
+        self.assertEqual(self.post(listing, **ok)[0], 200)
 
     def test_the_token_holder_is_the_person_behind_the_client(self):
         async def scenario():

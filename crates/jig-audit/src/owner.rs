@@ -67,6 +67,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::disallowed_methods, reason = "the test starts a process to see it end")]
     fn this_process_is_alive_and_a_dead_one_is_not() {
         assert_eq!(liveness(current()), Liveness::Alive);
         let mut child = std::process::Command::new("true").spawn().expect("spawn");

@@ -8,7 +8,10 @@
 //!
 //! Run: `cargo run --release -p jig-bench -- [--sizes 10000x50,100000x500] [--runs 5]`.
 //! Results are recorded in docs/benchmarks.md.
-
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark: it starts Jig and the reference programs it measures against"
+)]
 // A benchmark reports on stdout.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 

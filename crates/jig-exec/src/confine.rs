@@ -21,7 +21,12 @@
 //!   tool and everything it started die with it.
 //! - **privileges**: every capability dropped, also when Jig runs as root (bwrap would keep them
 //!   otherwise, and a capable process could unmount the protecting binds).
-//! - **environment**: cleared by the caller; only what it passes reaches the process.
+//! - **environment**: the process gets exactly the variables its caller passes, set by bwrap
+//!   inside the sandbox (`--clearenv`, `--setenv`). bwrap itself runs with an empty
+//!   environment and is found by absolute path in Jig's own (`crate::host`): a tool's
+//!   `LD_PRELOAD` or `PATH` never reaches a process outside. The options travel through a
+//!   memory file (`--args FD`), so variables stay out of the launcher's command line, which
+//!   every local user can read.
 //!
 //! What a process may touch in the workspace (`caps.filesystem`, seed 000): read — the paths of
 //! `caps.filesystem.read` (the whole workspace when a tool declares no filesystem caps and has no
@@ -33,6 +38,7 @@
 //! `sandbox.enforce` decides: refuse (`required`, the default) or run unconfined
 //! (`best_effort`).
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -47,6 +53,7 @@ use landlock::{
 use serde_json::json;
 
 use crate::executor::{Invocation, ToolError};
+use crate::host::{self, HostEnv, HostProgram};
 
 /// Directories every program needs to read. Those that are symlinks on the host (`/lib` on a
 /// merged-`/usr` system) are recreated as symlinks.
@@ -65,8 +72,21 @@ const MASKED: [&str; 8] = [
     "/etc/ssl/private",
 ];
 
-/// The sandbox program.
+/// The sandbox program's name, looked up in Jig's own `PATH` ([`launcher`]).
 const BWRAP: &str = "bwrap";
+
+/// The sandbox program, by absolute path (`crate::host`).
+fn launcher() -> Result<&'static HostProgram, String> {
+    static FOUND: OnceLock<Result<HostProgram, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            HostProgram::find(BWRAP).map_err(|e| {
+                format!("`{BWRAP}` cannot be started ({}); install bubblewrap", e.message)
+            })
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
 
 /// What one process may touch.
 #[derive(Debug, Clone, Default)]
@@ -96,10 +116,11 @@ pub fn sandbox_status() -> Result<String, String> {
 /// Start the same sandbox a tool gets, around `true`: the verdict `jig doctor` reports is the
 /// one confinement reaches.
 fn probe() -> Result<String, String> {
-    let version = std::process::Command::new(BWRAP)
-        .arg("--version")
-        .output()
-        .map_err(|e| format!("`{BWRAP}` cannot be started ({e}); install bubblewrap"))?;
+    let bwrap = launcher()?;
+    let version = host::spawn(|| host::command(bwrap, &HostEnv::empty()).arg("--version").output())
+        .map_err(|e| {
+            format!("`{}` cannot be started ({e}); install bubblewrap", bwrap.path().display())
+        })?;
     let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
     let scratch = std::env::temp_dir();
     let confinement = Confinement {
@@ -110,10 +131,12 @@ fn probe() -> Result<String, String> {
     let Some(program) = crate::process::find_program("true") else {
         return Err("`true` is not on PATH".to_owned());
     };
-    let argv = confinement.argv(&program, &[], &scratch);
+    let (mut command, launch) = confinement
+        .sandboxed(bwrap, &program, &[], &scratch, &BTreeMap::new())
+        .map_err(|e| e.message)?;
     let output = std::thread::spawn(move || {
         restrict_scopes();
-        std::process::Command::new(&argv[0]).args(&argv[1..]).env_clear().output()
+        launch.start(|| command.output())
     })
     .join()
     .map_err(|_| "the probing thread panicked".to_owned())?
@@ -306,13 +329,28 @@ impl Confinement {
         }
     }
 
-    /// The command line that runs `program args…` in `cwd` inside this sandbox.
-    pub fn argv(&self, program: &Path, args: &[String], cwd: &Path) -> Vec<OsString> {
-        let mut out: Vec<OsString> = Vec::with_capacity(64 + args.len());
+    /// bwrap's options for a process in `cwd` inside this sandbox with exactly the variables
+    /// `env` (the program and its arguments follow `--` on bwrap's command line). Refused: a
+    /// variable whose name or value cannot be one.
+    pub fn options(
+        &self,
+        cwd: &Path,
+        env: &BTreeMap<String, String>,
+    ) -> Result<Vec<OsString>, ToolError> {
+        let mut out: Vec<OsString> = Vec::with_capacity(64 + 3 * env.len());
+        out.push("--clearenv".into());
+        for (name, value) in env {
+            if name.is_empty() || name.contains(['=', '\0']) || value.contains('\0') {
+                return Err(ToolError::new(
+                    ErrorCode::ValidationFail,
+                    format!("`{}` cannot be an environment variable", name.escape_debug()),
+                ));
+            }
+            out.extend(["--setenv".into(), name.into(), value.into()]);
+        }
         let mut push =
             |items: &[&std::ffi::OsStr]| out.extend(items.iter().map(|s| s.to_os_string()));
         push(&[
-            BWRAP.as_ref(),
             // Run by root, bwrap would keep every capability inside: enough to unmount the
             // read-only binds that protect `.jig/` and the manifests. None, whoever runs Jig.
             "--cap-drop".as_ref(),
@@ -397,9 +435,8 @@ impl Confinement {
         // Nothing else is writable: the sandbox's own root is read-only, so a write outside the
         // grants fails instead of landing in a throwaway directory.
         push(&["--remount-ro".as_ref(), "/".as_ref()]);
-        push(&["--chdir".as_ref(), cwd.as_os_str(), "--".as_ref(), program.as_os_str()]);
-        out.extend(args.iter().map(OsString::from));
-        out
+        push(&["--chdir".as_ref(), cwd.as_os_str()]);
+        Ok(out)
     }
 
     /// The directories between a writable tree and each path of `read_only` inside it, shallow
@@ -430,32 +467,58 @@ impl Confinement {
         pinned
     }
 
-    /// A command running `program args…` in `cwd` inside this sandbox, with an empty
-    /// environment; the bare program when the sandbox is unavailable and the policy allows it.
+    /// A command running `program args…` in `cwd` inside this sandbox with exactly the
+    /// variables `env`, and what starting it needs ([`Launch`]); the bare program when the
+    /// sandbox is unavailable and the policy allows that. Start it with [`Confinement::spawn`].
     pub fn command(
         &self,
         program: &Path,
         args: &[String],
         cwd: &Path,
-    ) -> Result<std::process::Command, ToolError> {
-        let mut command = if self.available()? {
-            let argv = self.argv(program, args, cwd);
-            let mut command = std::process::Command::new(&argv[0]);
-            command.args(&argv[1..]);
-            command
-        } else {
-            let mut command = std::process::Command::new(program);
-            command.args(args);
-            command
-        };
-        command.current_dir(cwd).env_clear();
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        Ok(command)
+        env: &BTreeMap<String, String>,
+    ) -> Result<(std::process::Command, Launch), ToolError> {
+        if !self.available()? {
+            // `best_effort` on a machine without the sandbox: the tool itself runs unconfined,
+            // as the policy chose. Its program is found as the sandbox would find it.
+            let program =
+                if program.is_absolute() { program.to_path_buf() } else { cwd.join(program) };
+            let mut command =
+                host::command(&HostProgram::at(&program)?, &HostEnv::of_unconfined_tool(env));
+            command.args(args).current_dir(cwd);
+            return Ok((command, Launch(None)));
+        }
+        let bwrap = launcher().map_err(|why| unenforceable(&why))?;
+        self.sandboxed(bwrap, program, args, cwd, env)
     }
 
-    /// Run `spawn` (starting a command built by [`Confinement::command`]) on the spawner
+    /// bwrap running `program args…` in this sandbox: its options in a memory file it reads
+    /// (`--args`), its own environment empty.
+    fn sandboxed(
+        &self,
+        bwrap: &HostProgram,
+        program: &Path,
+        args: &[String],
+        cwd: &Path,
+        env: &BTreeMap<String, String>,
+    ) -> Result<(std::process::Command, Launch), ToolError> {
+        let options = self.options(cwd, env)?;
+        let file = options_file(&options).map_err(|e| {
+            ToolError::new(ErrorCode::Internal, format!("the sandbox's options: {e}"))
+        })?;
+        let mut command = host::command(bwrap, &HostEnv::empty());
+        command
+            .arg("--args")
+            .arg(std::os::fd::AsRawFd::as_raw_fd(&file).to_string())
+            .arg("--")
+            .arg(program)
+            .args(args)
+            .current_dir(cwd);
+        Ok((command, Launch(Some(file))))
+    }
+
+    /// Start a command built by [`Confinement::command`] (`start` spawns it) on the spawner
     /// thread, or refuse when the sandbox is unavailable and the policy requires it.
-    pub fn spawn<T, F>(&self, spawn: F) -> Result<T, ToolError>
+    pub fn spawn<T, F>(&self, launch: Launch, start: F) -> Result<T, ToolError>
     where
         F: FnOnce() -> std::io::Result<T> + Send + 'static,
         T: Send + 'static,
@@ -466,7 +529,7 @@ impl Confinement {
         let job: SpawnJob = Box::new(move || {
             // tokio's process driver must be reachable from the spawning thread.
             let _runtime = runtime.as_ref().map(tokio::runtime::Handle::enter);
-            let _ = reply.send(spawn());
+            let _ = reply.send(launch.start(start));
         });
         let failed = || ToolError::new(ErrorCode::Internal, "the spawner thread is gone");
         spawner().lock().map_err(|_| failed())?.send(job).map_err(|_| failed())?;
@@ -485,6 +548,40 @@ impl Confinement {
             Err(why) => Err(unenforceable(&why)),
         }
     }
+}
+
+/// What starting a sandboxed command needs besides the command: the memory file bwrap reads
+/// its options from, inheritable only while that one process starts.
+#[derive(Debug)]
+pub struct Launch(Option<std::fs::File>);
+
+impl Launch {
+    /// Run `start` (which spawns the command) with the options file handed to it: made
+    /// inheritable under `host::spawning`, so no other process started meanwhile gets it, and
+    /// closed here afterwards.
+    pub fn start<T>(self, start: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
+        let _held = host::spawning();
+        if let Some(file) = &self.0 {
+            rustix::io::fcntl_setfd(file, rustix::io::FdFlags::empty())?;
+        }
+        start()
+    }
+}
+
+/// `options`, NUL-separated, in a memory file (close-on-exec until [`Launch::start`]).
+fn options_file(options: &[OsString]) -> std::io::Result<std::fs::File> {
+    use std::io::{Seek, Write};
+    use std::os::unix::ffi::OsStrExt;
+    let fd = rustix::fs::memfd_create("jig-sandbox-options", rustix::fs::MemfdFlags::CLOEXEC)?;
+    let mut file = std::fs::File::from(fd);
+    let mut bytes = Vec::with_capacity(options.iter().map(|o| o.len() + 1).sum());
+    for option in options {
+        bytes.extend_from_slice(option.as_bytes());
+        bytes.push(0);
+    }
+    file.write_all(&bytes)?;
+    file.rewind()?;
+    Ok(file)
 }
 
 /// Whether a process that `declares` network gets the host's: only under the policy's explicit
@@ -643,7 +740,8 @@ mod tests {
             ..Confinement::default()
         };
         let argv: Vec<String> = confinement
-            .argv(Path::new("/bin/true"), &[], root)
+            .options(root, &BTreeMap::new())
+            .expect("options")
             .iter()
             .map(|s| s.to_string_lossy().into_owned())
             .collect();
@@ -680,7 +778,8 @@ mod tests {
                 ..Confinement::default()
             };
             confinement
-                .argv(Path::new("/bin/true"), &[], root)
+                .options(root, &BTreeMap::new())
+                .expect("options")
                 .iter()
                 .map(|s| s.to_string_lossy().into_owned())
                 .collect()
@@ -700,5 +799,81 @@ mod tests {
         let argv = argv_of(vec![root.join("work")]);
         let git = root.join(".git").display().to_string();
         assert!(!argv.windows(2).any(|w| w[0] == "--bind" && w[1] == git), "{argv:?}");
+    }
+
+    /// The red team's escape: a tool's `LD_PRELOAD` loaded its library into bwrap itself, and
+    /// its `PATH` chose which program "bwrap" was. Both ran as Jig's user, outside any sandbox.
+    #[tokio::test]
+    #[allow(clippy::disallowed_methods, reason = "the test compiles a library with the C compiler")]
+    async fn a_tools_variables_never_reach_the_launcher() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path().canonicalize().expect("canonical");
+        let marked = root.join("loaded-outside");
+        fs_err::write(
+            root.join("mark.c"),
+            format!(
+                "#include <stdio.h>\n__attribute__((constructor)) static void mark(void) {{ \
+                 FILE *f = fopen(\"{}\", \"a\"); if (f) {{ fputs(\"constructor\\n\", f); fclose(f); }} }}\n",
+                marked.display()
+            ),
+        )
+        .expect("write");
+        let compiled = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o", "libmark.so", "mark.c"])
+            .current_dir(&root)
+            .status()
+            .expect("cc");
+        assert!(compiled.success());
+        fs_err::create_dir_all(root.join("vendor/bin")).expect("mkdir");
+        let fake = root.join("vendor/bin/bwrap");
+        fs_err::write(
+            &fake,
+            format!("#!/bin/sh\necho fake-bwrap >> {}\nexec \"$@\"\n", marked.display()),
+        )
+        .expect("write");
+        fs_err::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+        let scratch = Scratch::new(&root, "launcher").expect("scratch");
+        let confinement = Confinement {
+            read: SYSTEM.iter().map(PathBuf::from).collect(),
+            tmp: Some(scratch.path().to_path_buf()),
+            required: true,
+            ..Confinement::default()
+        };
+        let env = BTreeMap::from([
+            ("LD_PRELOAD".to_owned(), root.join("libmark.so").display().to_string()),
+            ("PATH".to_owned(), format!("{}:/usr/bin:/bin", root.join("vendor/bin").display())),
+            ("JIG_PROBE".to_owned(), "inside".to_owned()),
+        ]);
+        let argv = ["sh".to_owned(), "-c".to_owned(), "echo \"$JIG_PROBE\"".to_owned()];
+        let finished = crate::process::run(
+            crate::process::Spawn {
+                argv: &argv,
+                cwd: &root,
+                env,
+                stdin: None,
+                timeout: std::time::Duration::from_secs(20),
+                max_output: 4096,
+                confine: &confinement,
+            },
+            &crate::executor::Cancel::new(),
+            &crate::executor::Events::discard("launcher"),
+        )
+        .await
+        .expect("runs");
+        // The variables reach the tool, inside.
+        assert_eq!(finished.code, Some(0), "{finished:?}");
+        assert_eq!(finished.stdout.trim(), "inside");
+        // Nothing ran outside: not the library's constructor, not the planted "bwrap".
+        assert!(!marked.exists(), "{}", fs_err::read_to_string(&marked).unwrap_or_default());
+    }
+
+    #[test]
+    fn a_variable_that_cannot_be_one_is_refused() {
+        let confinement = Confinement::default();
+        for (name, value) in [("A=B", "x"), ("", "x"), ("A", "x\0y")] {
+            let env = BTreeMap::from([(name.to_owned(), value.to_owned())]);
+            assert!(confinement.options(Path::new("/"), &env).is_err(), "{name:?}");
+        }
     }
 }

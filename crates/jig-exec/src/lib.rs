@@ -8,13 +8,14 @@
 //! ([`Execution::Submitted`], [`Executor::poll`]).
 //!
 //! Here too is what executors share: the process runner ([`process`]), the sandbox every process
-//! starts in ([`confine`]), run workspaces ([`rundir`]) and argv templating ([`template`]). The
+//! starts in ([`confine`]), the one path that starts a process outside it ([`host`]), run workspaces ([`rundir`]) and argv templating ([`template`]). The
 //! built-ins and the standard kinds live in `jig-tools`; a new executor (docker, slurm) needs
 //! only this crate.
 
 mod code_loading;
 pub mod confine;
 mod executor;
+pub mod host;
 pub mod process;
 mod registry;
 pub mod rundir;

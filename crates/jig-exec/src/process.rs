@@ -49,6 +49,13 @@ pub struct Finished {
     pub truncated: bool,
 }
 
+impl Finished {
+    /// What the program printed, both streams: a run's `log` artifact.
+    pub fn log(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
 /// Run `spawn` to completion, or kill its process group at the timeout or on cancel.
 pub async fn run(
     spawn: Spawn<'_>,
@@ -62,14 +69,14 @@ pub async fn run(
     let resolved = find_program(program).ok_or_else(|| {
         ToolError::new(ErrorCode::Shell, format!("program `{program}` was not found on PATH"))
     })?;
-    let mut command = Command::from(spawn.confine.command(&resolved, args, spawn.cwd)?);
+    let (command, launch) = spawn.confine.command(&resolved, args, spawn.cwd, &spawn.env)?;
+    let mut command = Command::from(command);
     command
-        .envs(&spawn.env)
         .stdin(if spawn.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    let mut child = spawn.confine.spawn(move || command.spawn()).map_err(|mut e| {
+    let mut child = spawn.confine.spawn(launch, move || command.spawn()).map_err(|mut e| {
         e.message = format!("cannot start `{program}`: {}", e.message);
         e
     })?;
@@ -187,19 +194,20 @@ pub fn kill_group(pid: u32) {
     }
 }
 
-/// `program` itself when it names a path, else the first match on Jig's own PATH (the tool's
-/// environment is cleared, so it is looked up here).
+/// `program` itself when it names a path, else the first match in the absolute directories of
+/// Jig's own PATH (never the tool's: its environment exists only inside the sandbox).
 pub fn find_program(program: &str) -> Option<PathBuf> {
     if program.contains('/') {
         return Some(PathBuf::from(program));
     }
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(program))
         .find(|candidate| is_executable(candidate))
 }
 
-fn is_executable(path: &Path) -> bool {
+pub(crate) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

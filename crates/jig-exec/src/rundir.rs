@@ -149,55 +149,38 @@ impl RunDir {
 
     /// Store `bytes` as an artifact (content-addressed); its hash and path under the root.
     pub fn store_artifact(&self, bytes: &[u8]) -> Result<(String, String), ToolError> {
-        self.store(bytes)
+        store(&self.root, bytes)
     }
 
     /// Check `out/` against the declared outputs, store them and the log, and add `artifacts`
-    /// to `data`. The run directory is removed either way.
-    pub fn collect(&self, tool: &ToolDef, log: &str, data: &mut Value) -> Result<(), ToolError> {
-        let out = self.dir.join("out");
-        // The tool may have swapped `out/` or an output for a link to somewhere else.
-        if !fs_err::symlink_metadata(&out).is_ok_and(|m| m.is_dir()) {
-            return Err(ToolError::new(
-                ErrorCode::Policy,
-                format!("`{}` replaced its `out/` directory", tool.id),
-            ));
-        }
-        let mut produced = Vec::new();
-        list(&out, &out, &mut produced)
-            .map_err(|e| ToolError::new(ErrorCode::Policy, format!("reading `out/`: {e}")))?;
-        let declared: Vec<(String, &jig_model::toolpack::OutputDecl)> =
-            tool.outputs.iter().map(|d| (out_path(d), d)).collect();
-        let missing: Vec<&str> = declared
-            .iter()
-            .filter(|(p, _)| !produced.contains(p))
-            .map(|(_, d)| d.role.as_str())
-            .collect();
-        let extra: Vec<&String> =
-            produced.iter().filter(|p| !declared.iter().any(|(d, _)| d == *p)).collect();
-        if !missing.is_empty() || !extra.is_empty() {
-            return Err(ToolError::new(
-                ErrorCode::ValidationFail,
-                format!(
-                    "`{}` must produce exactly its declared outputs: missing {:?}, undeclared {:?}",
-                    tool.id, missing, extra
-                ),
-            )
-            .with_details(json!({ "missing": missing, "undeclared": extra })));
-        }
-        let mut artifacts = Vec::new();
-        for (path, decl) in &declared {
-            let bytes = fs_err::read(out.join(path)).map_err(|e| {
-                ToolError::new(ErrorCode::FileIo, format!("output `{}`: {e}", decl.role))
-            })?;
-            let stored = self.store(&bytes)?;
-            artifacts.push(json!({ "role": decl.role, "type": decl.artifact_type, "label": decl.label, "sha256": stored.0, "size": bytes.len(), "path": stored.1 }));
-        }
-        // The log is shown on screens as it is stored: secrets in it are redacted first, as
-        // in every result.
-        let log = jig_policy::redact::redact_text(log);
-        let stored = self.store(log.as_bytes())?;
-        artifacts.push(json!({ "role": "log", "type": "text/plain", "label": "what the tool printed", "sha256": stored.0, "size": log.len(), "path": stored.1 }));
+    /// to `data`. The run directory is removed either way (when this handle owns it).
+    ///
+    /// What a tool left in `out/` is hostile until proven otherwise, and is looked at on a
+    /// blocking thread, never on the async workers: only regular files and directories are
+    /// accepted (a FIFO would block a reader forever, a device could be anything, a link could
+    /// point anywhere), each file is opened without following links and without blocking and
+    /// checked again on the open descriptor, and every size is checked before anything is read:
+    /// the outputs together may hold at most the tool's `maxOutputBytes`, and never more than
+    /// the project's `audit.max_artifact_bytes`.
+    pub async fn collect(
+        &self,
+        tool: &ToolDef,
+        policy: &jig_policy::Policy,
+        log: &str,
+        data: &mut Value,
+    ) -> Result<(), ToolError> {
+        let max = tool.limits.max_output_bytes.min(policy.config().audit.max_artifact_bytes());
+        let job = Collection {
+            out: self.dir.join("out"),
+            root: self.root.clone(),
+            tool: tool.id.clone(),
+            declared: tool.outputs.iter().map(|d| (out_path(d), d.clone())).collect(),
+            max,
+            log: log.to_owned(),
+        };
+        let artifacts = tokio::task::spawn_blocking(move || job.run()).await.map_err(|e| {
+            ToolError::new(ErrorCode::Internal, format!("collecting outputs: {e}"))
+        })??;
         match data {
             Value::Object(map) => {
                 map.insert("artifacts".to_owned(), Value::Array(artifacts));
@@ -232,28 +215,167 @@ impl RunDir {
             .map_err(|e| ToolError::new(ErrorCode::FileIo, format!("linking `{path}`: {e}")))?;
         Ok(format!("in/{name}"))
     }
+}
 
-    /// Store `bytes` under `.jig/artifacts/sha256/<2>/<hash>`; (hash, path relative to root).
-    fn store(&self, bytes: &[u8]) -> Result<(String, String), ToolError> {
-        let hash = Sha256Hash::of_bytes(bytes).to_hex();
-        let relative = artifact_relpath(&hash);
-        let path = self.root.join(&relative);
-        if !path.exists() {
-            let io = |e: std::io::Error| {
-                ToolError::new(ErrorCode::FileIo, format!("storing artifact {hash}: {e}"))
-            };
-            let parent = path.parent().unwrap_or(&self.root);
-            fs_err::create_dir_all(parent).map_err(io)?;
-            // Unique per write: two collections of the same output may run at once.
-            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let temp = parent.join(format!(".{hash}.{}.{n}.tmp", std::process::id()));
-            let mut file = fs_err::File::create(&temp).map_err(io)?;
-            file.write_all(bytes).and_then(|()| file.sync_all()).map_err(io)?;
-            fs_err::rename(&temp, &path).map_err(io)?;
+/// One collection of a run's outputs, owned so that it can run on a blocking thread.
+struct Collection {
+    out: PathBuf,
+    root: PathBuf,
+    tool: String,
+    declared: Vec<(String, jig_model::toolpack::OutputDecl)>,
+    max: u64,
+    log: String,
+}
+
+impl Collection {
+    fn run(self) -> Result<Vec<Value>, ToolError> {
+        let Self { out, root, tool, declared, max, log } = self;
+        // The tool may have swapped `out/` or an output for a link to somewhere else.
+        if !fs_err::symlink_metadata(&out).is_ok_and(|m| m.is_dir()) {
+            return Err(ToolError::new(
+                ErrorCode::Policy,
+                format!("`{tool}` replaced its `out/` directory"),
+            ));
         }
-        Ok((hash, relative))
+        let mut produced = Vec::new();
+        list(&out, &out, &mut produced).map_err(|e| {
+            ToolError::new(ErrorCode::Policy, format!("`{tool}`'s `out/`: {e}"))
+                .with_details(json!({ "rule": "outputs.regular_files" }))
+        })?;
+        let missing: Vec<&str> = declared
+            .iter()
+            .filter(|(p, _)| !produced.iter().any(|(q, _)| q == p))
+            .map(|(_, d)| d.role.as_str())
+            .collect();
+        let extra: Vec<&String> = produced
+            .iter()
+            .map(|(p, _)| p)
+            .filter(|p| !declared.iter().any(|(d, _)| d == *p))
+            .collect();
+        if !missing.is_empty() || !extra.is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::ValidationFail,
+                format!(
+                    "`{tool}` must produce exactly its declared outputs: missing {missing:?}, undeclared {extra:?}"
+                ),
+            )
+            .with_details(json!({ "missing": missing, "undeclared": extra })));
+        }
+        // Sizes as listed, checked before anything is read; each file is checked again when
+        // it is open.
+        let total: u64 = produced.iter().map(|(_, size)| size).sum();
+        if total > max {
+            return Err(too_large(&tool, total, max));
+        }
+        let mut artifacts = Vec::new();
+        let mut budget = max;
+        for (path, decl) in &declared {
+            let bytes = read_regular(&out.join(path), budget).map_err(|e| match e {
+                Read::TooLarge(size) => too_large(&tool, max - budget + size, max),
+                Read::Io(e) => {
+                    ToolError::new(ErrorCode::FileIo, format!("output `{}`: {e}", decl.role))
+                }
+            })?;
+            budget -= bytes.len() as u64;
+            let stored = store(&root, &bytes)?;
+            artifacts.push(json!({ "role": decl.role, "type": decl.artifact_type, "label": decl.label, "sha256": stored.0, "size": bytes.len(), "path": stored.1 }));
+        }
+        // The log is shown on screens as it is stored: secrets in it are redacted first, as
+        // in every result.
+        let log = jig_policy::redact::redact_text(&log);
+        let stored = store(&root, log.as_bytes())?;
+        artifacts.push(json!({ "role": "log", "type": "text/plain", "label": "what the tool printed", "sha256": stored.0, "size": log.len(), "path": stored.1 }));
+        Ok(artifacts)
     }
+}
+
+fn too_large(tool: &str, size: u64, max: u64) -> ToolError {
+    ToolError::new(
+        ErrorCode::Limit,
+        format!("`{tool}`'s outputs are {size} bytes; it may produce at most {max}"),
+    )
+    .with_details(json!({ "limit": "maxOutputBytes", "size": size, "max": max }))
+}
+
+/// Why a file was not read.
+enum Read {
+    /// It holds more than allowed (its size).
+    TooLarge(u64),
+    /// It could not be read, or is not a regular file.
+    Io(std::io::Error),
+}
+
+/// The contents of the regular file at `path`, if it holds at most `max` bytes: opened without
+/// following a link and without blocking (a FIFO swapped in after listing cannot stall the
+/// read), and checked to be a regular file on the open descriptor.
+fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, Read> {
+    use rustix::fs::{Mode, OFlags};
+    use std::io::Read as _;
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    )
+    .map_err(|e| Read::Io(std::io::Error::from(e)))?;
+    let file = std::fs::File::from(fd);
+    let meta = file.metadata().map_err(Read::Io)?;
+    if !meta.is_file() {
+        return Err(Read::Io(std::io::Error::other("not a regular file")));
+    }
+    if meta.len() > max {
+        return Err(Read::TooLarge(meta.len()));
+    }
+    // The file may still grow (a process outside that holds it open): read one byte past the
+    // limit to tell.
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(max + 1).read_to_end(&mut bytes).map_err(Read::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(Read::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// At most the first `max` bytes of the regular file at `path` (opened as [`read_regular`]
+/// opens), and whether there was more: for a log a job wrote, which may be any size.
+pub fn read_head(path: &Path, max: u64) -> std::io::Result<(Vec<u8>, bool)> {
+    use rustix::fs::{Mode, OFlags};
+    use std::io::Read as _;
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    )?;
+    let file = std::fs::File::from(fd);
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    let more = bytes.len() as u64 > max;
+    bytes.truncate(usize::try_from(max).unwrap_or(usize::MAX));
+    Ok((bytes, more))
+}
+
+/// Store `bytes` under `.jig/artifacts/sha256/<2>/<hash>`; (hash, path relative to root).
+fn store(root: &Path, bytes: &[u8]) -> Result<(String, String), ToolError> {
+    let hash = Sha256Hash::of_bytes(bytes).to_hex();
+    let relative = artifact_relpath(&hash);
+    let path = root.join(&relative);
+    if !path.exists() {
+        let io = |e: std::io::Error| {
+            ToolError::new(ErrorCode::FileIo, format!("storing artifact {hash}: {e}"))
+        };
+        let parent = path.parent().unwrap_or(root);
+        fs_err::create_dir_all(parent).map_err(io)?;
+        // Unique per write: two collections of the same output may run at once.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = parent.join(format!(".{hash}.{}.{n}.tmp", std::process::id()));
+        let mut file = fs_err::File::create(&temp).map_err(io)?;
+        file.write_all(bytes).and_then(|()| file.sync_all()).map_err(io)?;
+        fs_err::rename(&temp, &path).map_err(io)?;
+    }
+    Ok((hash, relative))
 }
 
 /// Where the artifact with this SHA-256 (64 lowercase hex digits) is stored under the project
@@ -328,27 +450,43 @@ fn input_fields(tool: &ToolDef) -> Vec<String> {
         .collect()
 }
 
-/// Files under `dir`, relative to `base`, `/`-separated. A symbolic link is an error: it could
-/// point anywhere, and an artifact is what the tool wrote, not what a link reaches.
-fn list(base: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
+/// At most this many entries in `out/`: listing it must end.
+const MAX_ENTRIES: usize = 10_000;
+
+/// Regular files under `dir`, relative to `base`, `/`-separated, with their sizes. Anything
+/// else but a directory is an error: a symbolic link could point anywhere (an artifact is what
+/// the tool wrote, not what a link reaches), and a FIFO, socket or device is not an output.
+fn list(base: &Path, dir: &Path, out: &mut Vec<(String, u64)>) -> std::io::Result<()> {
     for entry in fs_err::read_dir(dir)? {
         let entry = entry?;
         let kind = entry.file_type()?;
-        if kind.is_symlink() {
-            return Err(std::io::Error::other(format!(
-                "`{}` is a symbolic link",
-                entry.path().display()
-            )));
-        }
+        let relative = entry
+            .path()
+            .strip_prefix(base)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if kind.is_dir() {
             list(base, &entry.path(), out)?;
+        } else if kind.is_file() {
+            out.push((relative, entry.metadata()?.len()));
         } else {
-            let relative = entry
-                .path()
-                .strip_prefix(base)
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            out.push(relative);
+            let what = if kind.is_symlink() {
+                "a symbolic link"
+            } else if std::os::unix::fs::FileTypeExt::is_fifo(&kind) {
+                "a FIFO"
+            } else if std::os::unix::fs::FileTypeExt::is_socket(&kind) {
+                "a socket"
+            } else {
+                "a device"
+            };
+            return Err(std::io::Error::other(format!(
+                "`{relative}` is {what}; only regular files are collected"
+            )));
+        }
+        if out.len() > MAX_ENTRIES {
+            return Err(std::io::Error::other(format!(
+                "more than {MAX_ENTRIES} files; only the declared outputs are collected"
+            )));
         }
     }
     out.sort();

@@ -24,35 +24,15 @@ pub fn render_all(
     strings.iter().map(|s| render(s, &context)).collect()
 }
 
-/// Refuse a templated argv element that renders to an option (`-x`, `--pre=sh`) where the
-/// tool's author wrote a positional slot: an argument must never become an option of the
-/// program. A slot is positional when its template does not itself start with `-`; it may take
-/// option-like values only after a literal `--` (which the author writes where the program
-/// supports it, e.g. `[rg, --, "{{ pattern }}"]`).
+/// Refuse a templated argv element that renders to an option where the tool's author wrote a
+/// positional slot (`jig_policy::arguments::check_positional`).
 pub fn check_positional(sources: &[String], rendered: &[String]) -> Result<(), ToolError> {
-    let mut options_ended = false;
-    for (index, (source, value)) in sources.iter().zip(rendered).enumerate() {
-        if source == "--" {
-            options_ended = true;
-        }
-        let templated = source.contains("{{");
-        if index > 0
-            && templated
-            && !options_ended
-            && !source.starts_with('-')
-            && value.starts_with('-')
-        {
-            return Err(ToolError::new(
-                ErrorCode::ValidationFail,
-                format!(
-                    "argument {index} of the command (`{source}`) would become the option `{value}`; \
-                     a value starting with `-` is refused in a positional slot unless the tool puts `--` before it"
-                ),
-            )
-            .with_details(serde_json::json!({ "rule": "sec.argv.positional", "slot": source })));
-        }
-    }
-    Ok(())
+    jig_policy::arguments::check_positional(sources, rendered).map_err(|denial| {
+        let slot = jig_policy::arguments::option_in_positional_slot(sources, rendered)
+            .map(|index| sources[index].clone());
+        ToolError::new(ErrorCode::ValidationFail, denial.reason)
+            .with_details(serde_json::json!({ "rule": denial.rule, "slot": slot }))
+    })
 }
 
 /// Render one string with the arguments (and `templating.context` when given), whether or not

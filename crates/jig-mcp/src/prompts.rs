@@ -40,7 +40,8 @@ pub fn get(
         .ok_or_else(|| {
             ErrorData::invalid_params(format!("no runbook `{name}`"), Some(json!({ "name": name })))
         })?;
-    for argument in arguments(&runbook.inputs) {
+    let declared = arguments(&runbook.inputs);
+    for argument in &declared {
         let required = argument["required"] == json!(true);
         let given = argument["name"].as_str().is_some_and(|n| args.contains_key(n));
         if required && !given {
@@ -53,17 +54,27 @@ pub fn get(
             ));
         }
     }
-    let flags: String = args
-        .iter()
-        .map(|(key, value)| {
-            let value = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
-            format!(" --input {key}={value:?}")
-        })
-        .collect();
+    // Only the runbook's own inputs: a made-up name would reach the command line below.
+    if let Some(unknown) =
+        args.keys().find(|key| !declared.iter().any(|a| a["name"].as_str() == Some(key.as_str())))
+    {
+        return Err(ErrorData::invalid_params(
+            format!("runbook `{name}` has no input `{unknown}`"),
+            Some(json!({ "input": unknown })),
+        ));
+    }
+    // One POSIX shell word per argument, quoted by the same code that quotes every command
+    // line Jig writes: a value is never code for the shell the agent pastes this into.
+    let mut words = vec!["jig".to_owned(), "runbook".to_owned(), "run".to_owned(), name.to_owned()];
+    for (key, value) in args {
+        let value = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+        words.extend(["--input".to_owned(), format!("{key}={value}")]);
+    }
+    let command = jig_policy::command::render(&words);
     let text = format!(
-        "Run the runbook `{name}`{}{}.\n\nStart it with `jig runbook run {name}{flags}` (or from \
-         Jig's workbench). Each tool step goes through Jig's policy and audit; steps that need a \
-         person wait for their decision in the workbench.",
+        "Run the runbook `{name}`{}{}.\n\nStart it with this command (or from Jig's workbench):\n\n\
+         ```sh\n{command}\n```\n\nEach tool step goes through Jig's policy and audit; steps that \
+         need a person wait for their decision in the workbench.",
         runbook.description.map(|d| format!(" ({d})")).unwrap_or_default(),
         if args.is_empty() {
             String::new()

@@ -177,6 +177,9 @@ pub mod codes {
     pub const TOOL_CAPS: &str = "tool.caps";
     /// A declared output is malformed (reserved role, duplicate role).
     pub const TOOL_OUTPUTS: &str = "tool.outputs";
+    /// A tool's environment sets or passes a variable that controls the program loader
+    /// (`LD_PRELOAD`, `GCONV_PATH`, …).
+    pub const TOOL_ENV: &str = "tool.env";
     /// A seed 001 plan breaks a rule of the ABI (unpinned image, inputs or outputs that do not
     /// match exactly, an unsafe or duplicate destination, no `abiVersion`).
     pub const TOOL_PLAN: &str = "tool.plan";
@@ -239,7 +242,7 @@ pub mod codes {
     pub const RUNBOOK_PARALLEL: &str = "runbook.parallel_conflict";
 
     /// Every code, in the order of this module.
-    pub const ALL: [&str; 57] = [
+    pub const ALL: [&str; 58] = [
         FILE_IO,
         FILE_TOO_LARGE,
         FILE_ENCODING,
@@ -268,6 +271,7 @@ pub mod codes {
         TOOL_TEMPLATE,
         TOOL_CAPS,
         TOOL_OUTPUTS,
+        TOOL_ENV,
         TOOL_PLAN,
         TOOL_NAME_MISMATCH,
         TOOL_PLATFORM,

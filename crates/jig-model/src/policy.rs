@@ -158,11 +158,24 @@ pub struct AuditPolicy {
     /// When a call's record must be on disk before the call is answered.
     #[serde(default)]
     pub durability: Durability,
+    /// The most one call's declared outputs may hold together, in bytes, whatever the tool's
+    /// own `maxOutputBytes` (default 1 GiB): artifacts are stored with the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_artifact_bytes: Option<u64>,
 }
+
+/// The default of `audit.max_artifact_bytes`.
+pub const MAX_ARTIFACT_BYTES: u64 = 1024 * 1024 * 1024;
 
 impl AuditPolicy {
     fn is_default(&self) -> bool {
         *self == Self::default()
+    }
+
+    /// `max_artifact_bytes`, or its default.
+    pub fn max_artifact_bytes(&self) -> u64 {
+        self.max_artifact_bytes.unwrap_or(MAX_ARTIFACT_BYTES)
     }
 }
 

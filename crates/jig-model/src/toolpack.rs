@@ -51,6 +51,29 @@ pub const BUILTIN_TOOLS: [&str; 27] = [
 /// Pattern of an environment variable name in `env`.
 pub const ENV_NAME_PATTERN: &str = r"^[A-Z][A-Z0-9_]*$";
 
+/// Variables that make the dynamic loader or the C library load or read code and data of the
+/// variable's choosing (every `LD_*`, and glibc's list of variables it ignores in privileged
+/// programs for that reason). A tool's declared environment may not set or pass any of them:
+/// inside the sandbox they would only affect the tool itself, but a definition that reaches for
+/// them is not one to run, and the loader says so.
+pub fn loader_variable(name: &str) -> bool {
+    const UNSECURE: [&str; 12] = [
+        "GCONV_PATH",
+        "GETCONF_DIR",
+        "GLIBC_TUNABLES",
+        "HOSTALIASES",
+        "LOCALDOMAIN",
+        "LOCPATH",
+        "MALLOC_TRACE",
+        "NIS_PATH",
+        "NLSPATH",
+        "RESOLV_HOST_CONF",
+        "RES_OPTIONS",
+        "TZDIR",
+    ];
+    name.starts_with("LD_") || UNSECURE.contains(&name)
+}
+
 /// One toolpack: a declarative tool definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -459,4 +482,19 @@ pub struct OutputDecl {
     /// (`out/summary.csv`); seed 001's `srcRelpath`.
     #[serde(default, rename = "srcRelpath", skip_serializing_if = "Option::is_none")]
     pub src_relpath: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loaders_variables_are_known() {
+        for name in ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GCONV_PATH", "GLIBC_TUNABLES"] {
+            assert!(loader_variable(name), "{name}");
+        }
+        for name in ["PATH", "LANG", "OLD_PRELOAD", "HOME"] {
+            assert!(!loader_variable(name), "{name}");
+        }
+    }
 }

@@ -164,7 +164,7 @@ impl Executor for DockerExecutor {
             ));
         }
         let mut data = json!({ "exit_code": code, "image": plan.image });
-        run.collect(invocation.tool, &log, &mut data)?;
+        run.collect(invocation.tool, invocation.policy, &log, &mut data).await?;
         Ok(Execution::Done(Output::data(data)))
     }
 }

@@ -206,6 +206,50 @@ pub fn check_env<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), Den
     Ok(())
 }
 
+/// Rule `sec.argv.positional`: a templated argv element that renders to an option (`-x`,
+/// `--pre=sh`) where the author wrote a positional slot is refused — an argument must never
+/// become an option of the program. `sources` are the elements as written, `rendered` what
+/// they became. A slot is positional when its template does not itself start with `-`; it may
+/// take option-like values only after a literal `--` (which the author writes where the
+/// program supports it, e.g. `[rg, --, "{{ pattern }}"]`). Templates are `{{ … }}` in both
+/// Jinja (toolpacks) and Go (gert) syntax.
+pub fn check_positional(sources: &[String], rendered: &[String]) -> Result<(), Denial> {
+    match option_in_positional_slot(sources, rendered) {
+        None => Ok(()),
+        Some(index) => Err(Denial::new(
+            POSITIONAL,
+            format!(
+                "argument {index} of the command (`{}`) would become the option `{}`; \
+                 a value starting with `-` is refused in a positional slot unless the command puts `--` before it",
+                sources[index], rendered[index]
+            ),
+        )),
+    }
+}
+
+/// The index of the first element [`check_positional`] refuses.
+pub fn option_in_positional_slot(sources: &[String], rendered: &[String]) -> Option<usize> {
+    let mut options_ended = false;
+    for (index, (source, value)) in sources.iter().zip(rendered).enumerate() {
+        if source == "--" {
+            options_ended = true;
+        }
+        let templated = source.contains("{{");
+        if index > 0
+            && templated
+            && !options_ended
+            && !source.starts_with('-')
+            && value.starts_with('-')
+        {
+            return Some(index);
+        }
+    }
+    None
+}
+
+/// The rule id of [`check_positional`].
+pub const POSITIONAL: &str = "sec.argv.positional";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -107,12 +107,14 @@ pub fn check_argv(argv: &[String], allow: &[Regex]) -> Result<(), Denial> {
     }
 }
 
-/// `argv` as one line, each word quoted when it is not plain.
+/// `argv` as one line for a POSIX shell (and for [`tokenize`]), each word quoted when it is
+/// not plain: the one way Jig writes a command line that something will split again.
 pub fn render(argv: &[String]) -> String {
     argv.iter().map(|word| quote(word)).collect::<Vec<_>>().join(" ")
 }
 
-fn quote(word: &str) -> String {
+/// `word` as one POSIX shell word: as it is when plain, else single-quoted.
+pub fn quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
     if plain { word.to_owned() } else { format!("'{}'", word.replace('\'', r"'\''")) }

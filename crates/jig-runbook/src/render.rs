@@ -64,6 +64,25 @@ pub(crate) fn text(field: &str, source: &str, vars: &Value) -> Result<String, Re
         .map_err(|error| RenderError::new(field, &error))
 }
 
+/// A command's argv, each element a template, refused where a value would become an option in
+/// a slot the author wrote as positional (`jig_policy::arguments::check_positional`): inputs,
+/// captured output and evidence reach these slots, and must stay arguments.
+pub(crate) fn argv(field: &str, argv: &[String], vars: &Value) -> Result<Vec<String>, RenderError> {
+    let rendered = argv
+        .iter()
+        .enumerate()
+        .map(|(i, a)| text(&format!("{field}[{i}]"), a, vars))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Err(denial) = jig_policy::arguments::check_positional(argv, &rendered) {
+        let index = jig_policy::arguments::option_in_positional_slot(argv, &rendered).unwrap_or(0);
+        return Err(RenderError {
+            field: format!("{field}[{index}]"),
+            message: format!("{} ({})", denial.reason, denial.rule),
+        });
+    }
+    Ok(rendered)
+}
+
 /// A condition (`when`, a branch arm, `until`): `default` and an empty condition hold.
 pub(crate) fn condition(field: &str, source: &str, vars: &Value) -> Result<bool, RenderError> {
     let trimmed = source.trim();

@@ -197,6 +197,15 @@ impl Guard {
         }
     }
 
+    /// For a form posted from one of this server's pages: the `Host` is this server's and an
+    /// `Origin` is present and is this server (browsers send it with every form POST).
+    pub fn check_origin_present(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        if self.hosts.is_some() && headers.get(header::ORIGIN).is_none() {
+            return Err(ApiError::forbidden("a form posted without `Origin` is refused"));
+        }
+        self.check(headers)
+    }
+
     /// Refuse a foreign `Host`, or an `Origin` that is not one of this server's pages.
     fn check(&self, headers: &HeaderMap) -> Result<(), ApiError> {
         self.check_host(headers)?;
@@ -230,6 +239,11 @@ pub fn token_of(headers: &HeaderMap) -> Option<String> {
     {
         return Some(bearer.trim().to_owned());
     }
+    cookie_token(headers)
+}
+
+/// The token in the request's cookie, decoded ([`encode_cookie`]).
+pub fn cookie_token(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -237,7 +251,39 @@ pub fn token_of(headers: &HeaderMap) -> Option<String> {
         .flat_map(|h| h.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
         .find(|(name, _)| *name == COOKIE)
-        .map(|(_, value)| value.to_owned())
+        .and_then(|(_, value)| decode_cookie(value))
+}
+
+/// A token as a cookie value: bytes outside `A-Za-z0-9-._~` percent-encoded, so nothing in a
+/// token (`;`, spaces) can end the value or add attributes.
+pub fn encode_cookie(token: &str) -> String {
+    let mut out = String::with_capacity(token.len());
+    for byte in token.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// The inverse of [`encode_cookie`]; `None` for a malformed value.
+fn decode_cookie(value: &str) -> Option<String> {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Middleware for the API: Host and Origin first (403), then the token (401); the person goes

@@ -14,6 +14,7 @@ pub mod mcp;
 mod pages;
 pub mod routes;
 pub mod serve;
+mod signin;
 mod state;
 
 use axum::Router;

@@ -1,19 +1,17 @@
-//! The pages: the built UI (`ui/dist`, embedded in the binary) and `/?token=`, which trades the
-//! URL's token for a cookie.
+//! The pages: the built UI (`ui/dist`, embedded in the binary); `/?token=` and `/signin` trade
+//! a token for a cookie (`crate::signin`).
 //!
 //! Every page carries a strict Content-Security-Policy: scripts and styles only from this
 //! server, no inline script, no framing, connections only back to it. Hashed assets are cached
 //! for good; `index.html` never is, so a new build is picked up on reload.
 
 use axum::Router;
-use axum::extract::{Path, Query};
+use axum::extract::Path;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use rust_embed::RustEmbed;
-use serde::Deserialize;
 
-use crate::auth::COOKIE;
 use crate::state::AppState;
 
 /// `ui/dist` as built by `npm run build` (empty when the UI was not built).
@@ -27,26 +25,15 @@ pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' '
     img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; \
     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-#[derive(Debug, Deserialize)]
-struct TokenQuery {
-    token: Option<String>,
-}
-
 pub(crate) fn router() -> Router<AppState> {
-    Router::new().route("/", get(index)).route("/{*path}", get(asset))
+    Router::new()
+        .route("/", get(crate::signin::index))
+        .route("/signin", post(crate::signin::confirmed))
+        .route("/{*path}", get(asset))
 }
 
-/// With `?token=`: set the cookie and redirect to the clean URL (the token leaves the address
-/// bar and the history). Without: the UI.
-async fn index(Query(query): Query<TokenQuery>) -> Response {
-    if let Some(token) = query.token {
-        let cookie = format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/");
-        let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
-        if let Ok(value) = HeaderValue::from_str(&cookie) {
-            response.headers_mut().insert(header::SET_COOKIE, value);
-        }
-        return response;
-    }
+/// The UI's page.
+pub(crate) fn index_html() -> Response {
     file("index.html").unwrap_or_else(not_built)
 }
 

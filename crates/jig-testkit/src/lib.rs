@@ -2,15 +2,18 @@
 //!
 //! - [`postgres_url`]: a fresh database on a real PostgreSQL server.
 //! - [`http::Server`]: a small HTTP/1.1 server on 127.0.0.1 whose answers a test scripts.
+//! - [`serve::Serve`]: a real `jig serve` process, and a plain HTTP client for it.
 //! - [`engines::podman`] and [`engines::slurm`]: real engines for seed 001's plans;
 //!   [`tls_front::tls_front`]: a mutual-TLS TCP front on the Docker API's socket.
 
-// Test support reports problems by panicking with the command that failed.
+// Test support reports problems by panicking with the command that failed, and starts
+// PostgreSQL, the engines, git and TLS fronts.
 #![allow(clippy::disallowed_methods, clippy::print_stderr)]
 
 pub mod engines;
 pub mod http;
 mod postgres;
+pub mod serve;
 pub mod tls_front;
 
 pub use postgres::postgres_url;

@@ -62,11 +62,7 @@ impl Executor for CliExecutor {
         match finished.code {
             Some(0) => {
                 if let Some(run) = &run {
-                    run.collect(
-                        tool,
-                        &format!("{}{}", finished.stdout, finished.stderr),
-                        &mut data,
-                    )?;
+                    run.collect(tool, invocation.policy, &finished.log(), &mut data).await?;
                 }
                 Ok(Execution::Done(Output::data(data)))
             }

@@ -173,7 +173,7 @@ impl Executor for ScriptExecutor {
         .await?;
         let mut data = Protocol::outcome(&tool.id, &finished)?;
         if let Some(run) = &run {
-            run.collect(tool, &format!("{}{}", finished.stdout, finished.stderr), &mut data)?;
+            run.collect(tool, invocation.policy, &finished.log(), &mut data).await?;
         }
         Ok(Execution::Done(Output::data(data)))
     }

@@ -1,4 +1,5 @@
 //! The audit store's tests, each run against SQLite (a file) and a real PostgreSQL server.
+#![allow(clippy::disallowed_methods, reason = "the tests start processes to kill them")]
 
 mod chain;
 mod runbooks;

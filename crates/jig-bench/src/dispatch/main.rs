@@ -7,7 +7,10 @@
 //! dispatch-bench [--calls N] [--callers C] [--postgres URL|auto|none]
 //! ```
 //! `--postgres auto` (the default) starts a throwaway cluster like the tests do.
-
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark: it starts Jig and the reference programs it measures against"
+)]
 // A benchmark reports on stdout.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 

@@ -2,7 +2,10 @@
 //! container of `IMAGE` running `true`, through the same Docker Engine API client Jig uses
 //! (bollard), with nothing else: create, start, wait, remove. Prints the exit code.
 //! scripts/bench-plans times this whole process against `jig call` of a trivial docker plan.
-
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark: it starts Jig and the reference programs it measures against"
+)]
 // A benchmark's report is its output.
 #![allow(clippy::print_stdout)]
 

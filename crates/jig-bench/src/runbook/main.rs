@@ -12,7 +12,10 @@
 //! ```text
 //! runbook-bench [--runs N] [--jig PATH]
 //! ```
-
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark: it starts Jig and the reference programs it measures against"
+)]
 // A benchmark reports on stdout.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 

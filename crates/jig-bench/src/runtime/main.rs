@@ -14,7 +14,7 @@
 //! runtime-bench [--corpus DIR] [--files N] [--runs N]
 //! ```
 
-// A benchmark reports on stdout.
+// A benchmark reports on stdout, and starts the reference programs it measures against.
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 
 mod corpus;

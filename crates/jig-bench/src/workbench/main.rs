@@ -2,7 +2,10 @@
 //! (`scripts/bench-workbench`): `workbench-fill DIR RUNS` makes DIR a project (a manifest and a
 //! small file) and records RUNS calls of `file_read` through `Engine::dispatch`, so every row is
 //! a real run with its packets, decision and chain.
-
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark: it starts Jig and the reference programs it measures against"
+)]
 // A benchmark reports on stdout.
 #![allow(clippy::print_stdout)]
 

@@ -1,6 +1,7 @@
 //! End-to-end tests of the `jig` binary: real processes on real projects.
 
-// Test fixtures are written with std::fs; a failing test names the path in its message.
+// Test fixtures are written with std::fs (a failing test names the path in its message), and
+// the tests start `jig` and reference programs as a person would.
 #![allow(clippy::disallowed_methods)]
 
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ mod calls;
 mod catalog;
 mod commands;
 mod concurrency;
+mod launcher;
 mod plans;
 mod runbooks;
 mod truncation;

@@ -1,6 +1,7 @@
 //! Integration tests of the engine: real projects on disk, real SQLite files, real subprocesses.
 
-// Fixtures are written with std::fs; a failing test names the path in its message.
+// Fixtures are written with std::fs (a failing test names the path in its message), and the
+// tests start reference programs beside the engine.
 #![allow(clippy::disallowed_methods)]
 
 mod acceptance;

@@ -98,13 +98,14 @@ async fn a_slurm_job_sees_only_its_run_directory_and_no_network() {
   touch in/x 2>/dev/null && echo 'in: written' || echo 'in: read-only';
   touch /usr/x 2>/dev/null && echo 'system: written' || echo 'system: read-only';
   grep -c : /proc/net/dev;
-  grep CapEff /proc/self/status | tr -d '\\t'; } > out/probe.txt";
+  grep CapEff /proc/self/status | tr -d '\\t';
+  echo \"env: $(env | cut -d= -f1 | sort | tr '\\n' ' ')$GREETING\"; } > out/probe.txt";
     let script: String = script.lines().map(|l| format!("    {l}\n")).collect();
     let text = format!(
         "abiVersion: v1\nid: c.job\nversion: 1.0.0\ndeterministic: false\nsideEffects: [exec]\ntimeoutMs: 60000\n{LIMITS}\n\
          inputSchema:\n  type: object\n  required: [data, project]\n  properties:\n    data: {{type: string, format: workspace-path}}\n    project: {{type: string}}\n\
          outputSchema: {{type: object}}\ntemplating: {{engine: jinja2}}\n\
-         execution:\n  kind: slurm\n  script: |\n{script}  args: [\"{{{{ data }}}}\", \"{{{{ project }}}}\"]\n\
+         execution:\n  kind: slurm\n  env: {{GREETING: hello}}\n  script: |\n{script}  args: [\"{{{{ data }}}}\", \"{{{{ project }}}}\"]\n\
          \x20 io:\n    inputs: [{{role: data, dest_relpath: in/data.csv}}]\n    outputs: [{{role: probe, type: text/plain, srcRelpath: out/probe.txt}}]\n\
          outputs:\n  - {{role: probe, type: text/plain, srcRelpath: out/probe.txt}}\n"
     );
@@ -119,6 +120,7 @@ async fn a_slurm_job_sees_only_its_run_directory_and_no_network() {
     // other run. `/proc/net/dev` lists `lo` alone.
     assert_eq!(
         project.artifact(&done, "probe"),
-        "project: .jig \nsecret: unreadable\nstate: runs \nruns: 1\nin: read-only\nsystem: read-only\n1\nCapEff:0000000000000000\n"
+        "project: .jig \nsecret: unreadable\nstate: runs \nruns: 1\nin: read-only\nsystem: read-only\n1\nCapEff:0000000000000000\n\
+         env: GREETING HOME LANG PATH PWD TMPDIR hello\n"
     );
 }

@@ -2,7 +2,8 @@
 //! Engine API and a single-node Slurm cluster (`jig_testkit::engines`). Nothing is mocked: the
 //! containers and jobs run, and what they may not do is tried for real.
 
-// Fixtures are written with std::fs; a failing test names the path in its message.
+// Fixtures are written with std::fs (a failing test names the path in its message), and the
+// tests start the engines' clients and reference programs.
 #![allow(clippy::disallowed_methods)]
 
 mod confinement;

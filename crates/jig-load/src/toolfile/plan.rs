@@ -351,15 +351,20 @@ fn check_env(located: &Located, env: &BTreeMap<String, String>, out: &mut Vec<Di
     static PATTERN: OnceLock<Regex> = OnceLock::new();
     let pattern =
         PATTERN.get_or_init(|| Regex::new(ENV_NAME_PATTERN).unwrap_or_else(|e| panic!("{e}")));
-    for name in env.keys().filter(|name| !pattern.is_match(name)) {
-        out.push(error(
-            located,
-            &format!(
-                "environment variable name `{name}` is not upper-case letters, digits and `_`"
-            ),
-            "e.g. `REPORT_STYLE`",
-            &crate::yaml::pointer_push("/execution/env", name),
-        ));
+    for name in env.keys() {
+        let pointer = crate::yaml::pointer_push("/execution/env", name);
+        if !pattern.is_match(name) {
+            out.push(error(
+                located,
+                &format!(
+                    "environment variable name `{name}` is not upper-case letters, digits and `_`"
+                ),
+                "e.g. `REPORT_STYLE`",
+                &pointer,
+            ));
+        } else if jig_model::toolpack::loader_variable(name) {
+            out.push(located.at(super::toolpack::loader_variable(name), &pointer));
+        }
     }
 }
 

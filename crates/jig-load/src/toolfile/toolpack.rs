@@ -49,6 +49,7 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
     check_identity(ctx, located, &pack, &mut file.diagnostics);
     check_execution(ctx, located, &file.path, &pack, &mut file.diagnostics);
     check_caps(located, &pack, &mut file.diagnostics);
+    check_env(located, &pack, &mut file.diagnostics);
     check_outputs(located, &pack, &mut file.diagnostics);
     check_side_effects(located, &pack, &mut file.diagnostics);
     if let Some(input) = &input {
@@ -313,6 +314,31 @@ fn check_script(
             ),
         );
     }
+}
+
+/// A tool's environment must not reach for the program loader (`LD_PRELOAD`, …): whatever it
+/// sets is given inside the sandbox only, but a definition that tries is refused outright.
+fn check_env(located: &Located, pack: &Toolpack, out: &mut Vec<Diagnostic>) {
+    let Some(env) = &pack.env else { return };
+    let set = env.set.keys().map(|name| (name, crate::yaml::pointer_push("/env/set", name)));
+    let passed =
+        env.passthrough.iter().enumerate().map(|(i, name)| (name, format!("/env/passthrough/{i}")));
+    for (name, pointer) in set.chain(passed) {
+        if jig_model::toolpack::loader_variable(name) {
+            out.push(located.at(loader_variable(name), &pointer));
+        }
+    }
+}
+
+/// The diagnostic for a tool environment's loader variable `name`.
+pub(super) fn loader_variable(name: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::TOOL_ENV,
+        format!(
+            "`{name}` controls the program loader; a tool's environment may not set or pass it"
+        ),
+    )
+    .with_hint("ship what the tool needs inside its own program, or install it on the system")
 }
 
 fn check_caps(located: &Located, pack: &Toolpack, out: &mut Vec<Diagnostic>) {

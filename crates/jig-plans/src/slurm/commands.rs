@@ -2,14 +2,16 @@
 //! `scancel` to stop. No accounting database is assumed (`sacct` is not used).
 //!
 //! These are Jig's own requests to the scheduler, not the tool's processes (the job runs on a
-//! node, confined by its wrapper): they run with Jig's environment minus anything the job could
-//! inherit, and `SLURM_CONF` from the policy when it names one.
+//! node, confined by its wrapper): they start through `jig_exec::host` — by absolute path
+//! (`plans.slurm.bin`, else Jig's own `PATH`), with an environment Jig builds: its locale,
+//! home and user (which Slurm's clients read), and `SLURM_CONF` from the policy, else Jig's.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use jig_exec::ToolError;
+use jig_exec::host::{self, HostEnv, HostProgram};
 use jig_model::ErrorCode;
 use jig_model::policy::SlurmCluster;
 use serde_json::json;
@@ -115,19 +117,24 @@ fn parse_elapsed(text: &str) -> Option<Duration> {
 
 /// Run a client command; its stdout, or an error with its stderr.
 async fn run(settings: &SlurmCluster, program: &str, args: &[String]) -> Result<String, ToolError> {
-    let path = match &settings.bin {
-        Some(bin) => PathBuf::from(bin).join(program),
-        None => PathBuf::from(program),
+    let found = match &settings.bin {
+        Some(bin) => HostProgram::at(&PathBuf::from(bin).join(program)),
+        None => HostProgram::find(program),
     };
-    let mut command = tokio::process::Command::new(&path);
-    command.args(args).kill_on_drop(true).stdin(std::process::Stdio::null());
+    let program_path = found.map_err(|e| slurm_error(program, e.message))?;
+    let mut env = HostEnv::empty().inherit(&["LANG", "HOME", "USER", "SLURM_CONF"]);
     if let Some(conf) = &settings.conf {
-        command.env("SLURM_CONF", conf);
+        env = env.set("SLURM_CONF", conf);
     }
-    let output = tokio::time::timeout(Duration::from_secs(60), command.output())
+    let mut command = host::async_command(&program_path, &env);
+    command.args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let shown = program_path.path().display().to_string();
+    let child = host::spawn(|| command.spawn())
+        .map_err(|e| slurm_error(program, format!("cannot start `{shown}`: {e}")))?;
+    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
         .await
         .map_err(|_| slurm_error(program, "did not answer within 60 s".to_owned()))?
-        .map_err(|e| slurm_error(program, format!("cannot start `{}`: {e}", path.display())))?;
+        .map_err(|e| slurm_error(program, format!("waiting for `{shown}`: {e}")))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
         return Err(slurm_error(program, format!("{}: {stderr}", output.status)));

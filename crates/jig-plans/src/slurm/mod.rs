@@ -105,7 +105,11 @@ impl Executor for SlurmExecutor {
                 fs_err::write(&script_path, &plan.script).map_err(io_error)?;
                 let required =
                     invocation.policy.config().sandbox.enforce == SandboxEnforcement::Required;
-                script::confined(&dir, &script_path, &rendered, &plan.env, required, &header)
+                let wrapper =
+                    script::confined(&dir, &script_path, &rendered, &plan.env, required, &header)?;
+                fs_err::write(dir.join(script::SANDBOX_OPTIONS), &wrapper.options)
+                    .map_err(io_error)?;
+                wrapper.script
             }
             _ => unreachable!("matched above"),
         };
@@ -186,8 +190,13 @@ impl Executor for SlurmExecutor {
             Some("CANCELLED") => return Ok(JobStatus::Cancelled),
             _ => {}
         }
-        let log =
-            render::log_text(&fs_err::read(job.dir.join(script::LOG_FILE)).unwrap_or_default());
+        // What the job printed, as much as a tool's output may be: a job can print anything.
+        let (log, _) = jig_exec::rundir::read_head(
+            &job.dir.join(script::LOG_FILE),
+            jig_exec::process::MAX_CAPTURE as u64,
+        )
+        .unwrap_or_default();
+        let log = render::log_text(&log);
         let run = RunDir::reopen(root, &job.dir);
         let failure = |code: ErrorCode, message: String| {
             Ok(JobStatus::Finished(Err(ToolError::new(code, message).with_details(json!({
@@ -205,7 +214,7 @@ impl Executor for SlurmExecutor {
             (_, Some(0)) => {
                 let mut data =
                     json!({ "exit_code": 0, "job": { "engine": ENGINE, "id": job.handle } });
-                match run.collect(tool, &log, &mut data) {
+                match run.collect(tool, policy, &log, &mut data).await {
                     Ok(()) => Ok(JobStatus::Finished(Ok(Output::data(data)))),
                     Err(error) => Ok(JobStatus::Finished(Err(error))),
                 }

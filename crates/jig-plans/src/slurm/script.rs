@@ -9,13 +9,15 @@
 //! Jig how the job ended even after the scheduler forgot it (there is no accounting database to
 //! ask).
 //!
-//! Every value is single-quoted for the shell: arguments come from users.
+//! Every value is quoted for the shell where it needs to be: arguments come from users.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
+use jig_exec::ToolError;
 use jig_exec::confine::Confinement;
 use jig_model::plan::{CONTAINER_IN, CONTAINER_OUT, HybridPlan, Resources};
+use jig_policy::command::{quote, render as join};
 
 /// Exit status of a job whose sandbox could not be built on its node.
 pub const NO_SANDBOX: i32 = 125;
@@ -26,7 +28,22 @@ pub const EXIT_FILE: &str = "exit";
 /// The directory's file holding what the job printed.
 pub const LOG_FILE: &str = "slurm.log";
 
-/// The wrapper for a slurm plan: run `script` (in `dir`) with `args`, confined.
+/// The file in the run directory holding the sandbox's options (bwrap reads it: `--args`).
+pub const SANDBOX_OPTIONS: &str = "sandbox.options";
+
+/// A slurm plan's wrapper script, and the sandbox options it hands bwrap.
+#[derive(Debug)]
+pub struct Confined {
+    /// The batch script.
+    pub script: String,
+    /// For [`SANDBOX_OPTIONS`]: NUL-separated.
+    pub options: Vec<u8>,
+}
+
+/// The wrapper for a slurm plan: run `script` (in `dir`) with `args`, confined. The plan's
+/// `env` is given inside the sandbox only (bwrap's `--setenv`, from the options file): bwrap
+/// itself runs with an empty environment, found in the system's directories, so nothing of the
+/// plan's reaches a process outside the sandbox on the node.
 pub fn confined(
     dir: &Path,
     script: &Path,
@@ -34,44 +51,49 @@ pub fn confined(
     env: &std::collections::BTreeMap<String, String>,
     required: bool,
     header: &str,
-) -> String {
+) -> Result<Confined, ToolError> {
     let confinement = Confinement::for_job(dir, script, required);
-    let mut argv: Vec<String> = confinement
-        .argv(Path::new("/bin/sh"), &[], dir)
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    argv.push(script.display().to_string());
-    argv.extend(args.iter().cloned());
     let tmp = dir.join("tmp");
-    let mut environment = vec![
-        "PATH=/usr/local/bin:/usr/bin:/bin".to_owned(),
-        format!("HOME={}", tmp.display()),
-        format!("TMPDIR={}", tmp.display()),
-        "LANG=C.UTF-8".to_owned(),
-    ];
-    environment.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+    let mut environment = std::collections::BTreeMap::from([
+        ("PATH".to_owned(), "/usr/local/bin:/usr/bin:/bin".to_owned()),
+        ("HOME".to_owned(), tmp.display().to_string()),
+        ("TMPDIR".to_owned(), tmp.display().to_string()),
+        ("LANG".to_owned(), "C.UTF-8".to_owned()),
+    ]);
+    environment.extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let mut options = Vec::new();
+    for option in confinement.options(dir, &environment)? {
+        options.extend_from_slice(option.as_encoded_bytes());
+        options.push(0);
+    }
+    let mut command = vec!["/bin/sh".to_owned(), script.display().to_string()];
+    command.extend(args.iter().cloned());
     let mut text = prologue(dir, header);
-    let run = format!("env -i {} {}", join(&environment), join(&argv));
+    let run = format!(
+        "env -i \"$bwrap\" --args 3 -- {} 3< {}",
+        join(&command),
+        quote(&dir.join(SANDBOX_OPTIONS).display().to_string())
+    );
     if required {
         let _ = writeln!(
             text,
-            "if command -v bwrap >/dev/null 2>&1; then\n  {run}\n  status=$?\nelse\n  echo \"jig: bubblewrap (bwrap) is not installed on $(hostname); the job cannot be confined\" >&2\n  status={NO_SANDBOX}\nfi"
+            "if bwrap=\"$(command -v bwrap)\"; then\n  {run}\n  status=$?\nelse\n  echo \"jig: bubblewrap (bwrap) is not installed on $(hostname); the job cannot be confined\" >&2\n  status={NO_SANDBOX}\nfi"
         );
     } else {
+        // `best_effort`: the policy lets the script run unconfined where the node has no
+        // sandbox; it is then the tool itself that gets the plan's variables.
         let bare = format!(
-            "env -i {} /bin/sh {} {}",
-            join(&environment),
-            quote(&script.display().to_string()),
-            join(args)
+            "env -i {} {}",
+            join(&environment.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>()),
+            join(&command)
         );
         let _ = writeln!(
             text,
-            "if command -v bwrap >/dev/null 2>&1; then\n  {run}\nelse\n  {bare}\nfi\nstatus=$?"
+            "if bwrap=\"$(command -v bwrap)\"; then\n  {run}\nelse\n  {bare}\nfi\nstatus=$?"
         );
     }
     text.push_str(&epilogue(dir));
-    text
+    Ok(Confined { script: text, options })
 }
 
 /// The wrapper for a hybrid plan: run `argv` in a container of `plan.image` with the node's
@@ -140,6 +162,11 @@ fn prologue(dir: &Path, header: &str) -> String {
     for line in header.lines() {
         let _ = writeln!(text, "# {line}");
     }
+    // The programs the wrapper starts outside any sandbox (bwrap, env, the container engine)
+    // are found in the system's directories only.
+    text.push_str(
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nexport PATH\n",
+    );
     let _ = writeln!(text, "cd {} || exit 120", quote(&dir.display().to_string()));
     text
 }
@@ -154,20 +181,12 @@ fn epilogue(dir: &Path) -> String {
     )
 }
 
-/// `value` as one shell word.
-pub fn quote(value: &str) -> String {
-    format!("'{}'", value.replace('\'', r"'\''"))
-}
-
-fn join(words: &[String]) -> String {
-    words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::disallowed_methods, reason = "the test starts a shell to check its work")]
     fn quoting_keeps_hostile_arguments_one_word() {
         let output = std::process::Command::new("sh")
             .args([
@@ -180,5 +199,35 @@ mod tests {
             .output()
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(String::from_utf8_lossy(&output.stdout), "a b|$(id)|it's|`x`;rm|");
+    }
+
+    /// Issue #26: a plan's `env: {LD_PRELOAD: in/lib.so}` reached bwrap on the node
+    /// (`env -i LD_PRELOAD=… bwrap …`). The plan's variables now travel in the options file,
+    /// set by bwrap inside the sandbox; bwrap itself gets none.
+    #[test]
+    fn a_plans_variables_are_given_inside_the_sandbox_only() {
+        let env =
+            std::collections::BTreeMap::from([("GREETING".to_owned(), "hello-there".to_owned())]);
+        let wrapper = confined(
+            Path::new("/runs/r1"),
+            Path::new("/runs/r1/script.sh"),
+            &["a".to_owned()],
+            &env,
+            true,
+            "job",
+        )
+        .expect("wrapper");
+        assert!(!wrapper.script.contains("hello-there"), "{}", wrapper.script);
+        assert!(
+            wrapper.script.contains("env -i \"$bwrap\" --args 3 -- /bin/sh"),
+            "{}",
+            wrapper.script
+        );
+        assert!(wrapper.script.contains("PATH=/usr/local/sbin:"), "{}", wrapper.script);
+        let options: Vec<&[u8]> = wrapper.options.split(|b| *b == 0).collect();
+        let at = options.iter().position(|o| *o == b"GREETING").expect("set inside");
+        assert_eq!(options[at - 1], b"--setenv");
+        assert_eq!(options[at + 1], b"hello-there");
+        assert_eq!(options[0], b"--clearenv");
     }
 }

@@ -84,7 +84,7 @@ impl Interpreter<'_> {
             .tool("shell_exec", None)
             .map_err(|e| stop(pre_key, "tool_not_found", e, RunStatus::Error))?;
         let inputs =
-            Map::from_iter([("cmd".to_owned(), Value::String(super::plan::shell_words(&argv)))]);
+            Map::from_iter([("cmd".to_owned(), Value::String(jig_policy::command::render(&argv)))]);
         let call = self.call(id, pre_key, "shell_exec", None, &info.id, inputs.clone());
         let answer = self.run().host.call_tool(&call).await;
         if let ToolAnswer::PendingApproval { approval_id, rule } = &answer {
@@ -309,10 +309,7 @@ fn clip(text: &str) -> &str {
 }
 
 fn render_argv(argv: &[String], vars: &Value) -> Result<Vec<String>, render::RenderError> {
-    argv.iter()
-        .enumerate()
-        .map(|(i, a)| render::text(&format!("precondition.check[{i}]"), a, vars))
-        .collect()
+    render::argv("precondition.check", argv, vars)
 }
 
 #[cfg(test)]

@@ -135,19 +135,16 @@ impl Interpreter<'_> {
                 (Some(contract), Some(info.id), Action::Tool(Box::new(call)))
             }
             StepKind::Cli { argv } => {
-                let rendered: Vec<String> = argv
-                    .iter()
-                    .enumerate()
-                    .map(|(i, a)| render::text(&format!("argv[{i}]"), a, &vars))
-                    .collect::<Result<_, _>>()
-                    .map_err(template_error)?;
+                let rendered = render::argv("argv", argv, &vars).map_err(template_error)?;
                 let info = self
                     .run()
                     .host
                     .tool("shell_exec", None)
                     .map_err(|e| (StepStatus::Error, Failure::new("tool_not_found", e)))?;
-                let inputs =
-                    Map::from_iter([("cmd".to_owned(), Value::String(shell_words(&rendered)))]);
+                let inputs = Map::from_iter([(
+                    "cmd".to_owned(),
+                    Value::String(jig_policy::command::render(&rendered)),
+                )]);
                 let call = self.call(id, key, "shell_exec", None, &info.id, inputs);
                 (Some(info.contract), Some(info.id), Action::Tool(Box::new(call)))
             }
@@ -387,22 +384,6 @@ fn spread(
     }
     out.extend(render::map("inputs", inputs, vars)?);
     Ok(out)
-}
-
-/// argv as one command line for `shell_exec`, each word quoted where it needs to be.
-pub(super) fn shell_words(argv: &[String]) -> String {
-    argv.iter()
-        .map(|word| {
-            if !word.is_empty()
-                && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
-            {
-                word.clone()
-            } else {
-                format!("'{}'", word.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Evaluate an assert step's assertions: the step's `passed` output says whether all held.

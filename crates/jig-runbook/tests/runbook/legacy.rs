@@ -264,3 +264,45 @@ async fn a_step_timeout_tightens_its_call() {
     advance(&rb, &host, json!({}), false).await;
     assert_eq!(host.calls()[0].timeout_ms, Some(2000));
 }
+
+/// Issue #26: a `cli` step runs as `shell_exec`, so the argv rule of toolpacks never applied:
+/// `argv: [git, log, "{{ .ref }}"]` with `ref=--format=X%n` ran `git log --format=X%n`. An
+/// input, a captured output and evidence all reach such slots; none may become an option.
+#[tokio::test]
+async fn a_templated_value_never_becomes_an_option_of_a_cli_step() {
+    let rb = legacy_runbook(json!({
+        "apiVersion": "runbook/v1",
+        "meta": { "name": "t", "inputs": { "ref": { "from": "prompt" } } },
+        "steps": [
+            { "id": "look", "type": "cli", "with": { "argv": ["git", "log", "{{ .ref }}"] } },
+            { "id": "seen", "type": "cli", "with": { "argv": ["echo", "x"] }, "capture": { "said": "stdout" } },
+            { "id": "again", "type": "cli", "with": { "argv": ["git", "show", "{{ .said }}"] } }
+        ]
+    }));
+    let host = TestHost::new(tools(), |_| shell(0, ""));
+    let progress = advance(&rb, &host, json!({ "ref": "--format=X%n" }), false).await;
+    assert_eq!(progress.status, RunStatus::Error, "{progress:?}");
+    let failure = progress.failure.expect("a failure").failure;
+    assert!(failure.message.contains("sec.argv.positional"), "{}", failure.message);
+    assert!(failure.message.contains("argv[2]"), "{}", failure.message);
+    assert!(host.calls().is_empty(), "nothing ran");
+
+    // Captured output reaches a slot too.
+    let host = TestHost::new(tools(), |call| {
+        if cmd(call).starts_with("echo") { shell(0, "--output=/tmp/x") } else { shell(0, "") }
+    });
+    let progress = advance(&rb, &host, json!({ "ref": "main" }), false).await;
+    assert_eq!(progress.status, RunStatus::Error, "{progress:?}");
+    assert_eq!(host.calls().len(), 2, "the first two steps ran, the third did not");
+    assert!(cmd(&host.calls()[0]).ends_with("git log main"), "{}", cmd(&host.calls()[0]));
+
+    // After a literal `--`, values that look like options are the author's choice.
+    let rb = legacy_runbook(json!({
+        "apiVersion": "runbook/v1",
+        "meta": { "name": "t", "inputs": { "ref": { "from": "prompt" } } },
+        "steps": [{ "id": "look", "type": "cli", "with": { "argv": ["git", "log", "--", "{{ .ref }}"] } }]
+    }));
+    let host = TestHost::new(tools(), |_| shell(0, ""));
+    let progress = advance(&rb, &host, json!({ "ref": "--odd-path" }), false).await;
+    assert_eq!(progress.status, RunStatus::Completed, "{progress:?}");
+}

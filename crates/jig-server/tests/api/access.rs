@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::support::{ALICE, Served, VIC, send};
+use crate::support::{ALICE, BOB, Served, VIC, send};
 
 #[tokio::test]
 async fn every_api_request_needs_a_known_token() {
@@ -30,6 +30,66 @@ async fn the_url_token_becomes_an_http_only_strict_cookie() {
     let (status, session) = send(served.get("/api/session").header("cookie", pair), None).await;
     assert_eq!(status, 200);
     assert_eq!(session["person"], json!({ "name": "alice", "role": "runner" }));
+}
+
+/// Issue #26: `/?token=` accepted anything and wrote it into `Set-Cookie` unescaped. A page on
+/// another origin sent a person's browser to `/?token=<attacker's>` and the person then acted
+/// as the attacker; `%3B%20Max-Age%3D99999999` made the planted cookie last two years.
+#[tokio::test]
+async fn a_link_cannot_plant_a_cookie_or_switch_the_person_signed_in() {
+    let served = Served::start().await;
+    // A made-up token, with attributes smuggled in: nothing is set.
+    for planted in ["attacker-made-this-up-0123456789", "x%3B%20Max-Age%3D99999999"] {
+        let response = served.get(&format!("/?token={planted}")).send().await.expect("send");
+        assert_eq!(response.status().as_u16(), 401, "{planted}");
+        assert!(response.headers().get("set-cookie").is_none(), "{planted}");
+    }
+    // alice is signed in; a link with bob's (valid) token does not switch her: she is asked.
+    let alice = format!("jig_token={ALICE}");
+    let response =
+        served.get(&format!("/?token={BOB}")).header("cookie", &alice).send().await.expect("send");
+    assert_eq!(response.status().as_u16(), 200);
+    assert!(response.headers().get("set-cookie").is_none());
+    let page = response.text().await.expect("page");
+    assert!(page.contains("signed in as <strong>alice</strong>") && page.contains("bob"), "{page}");
+    // Only a form posted from this server's own page switches: a cross-site post is refused.
+    let form = format!("token={BOB}");
+    for origin in [None, Some("http://evil.example".to_owned())] {
+        let mut post = served.post_form("/signin", &form).header("cookie", &alice);
+        if let Some(origin) = &origin {
+            post = post.header("origin", origin);
+        }
+        let response = post.send().await.expect("send");
+        assert_eq!(response.status().as_u16(), 403, "{origin:?}");
+        assert!(response.headers().get("set-cookie").is_none(), "{origin:?}");
+    }
+    let response = served
+        .post_form("/signin", &form)
+        .header("cookie", &alice)
+        .header("origin", format!("http://127.0.0.1:{}", served.port))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(response.status().as_u16(), 303);
+    let cookie = response.headers()["set-cookie"].to_str().expect("cookie").to_owned();
+    assert!(cookie.starts_with(&format!("jig_token={BOB};")), "{cookie}");
+    assert!(!cookie.contains("Max-Age") && !cookie.contains("Expires"), "{cookie}");
+}
+
+/// A token with characters a cookie cannot hold is encoded, and still signs in.
+#[test]
+fn a_cookie_value_cannot_carry_attributes() {
+    let encoded = jig_server::auth::encode_cookie("abc; Max-Age=99999999; Domain=evil");
+    assert!(
+        !encoded.contains(';') && !encoded.contains(' ') && !encoded.contains('='),
+        "{encoded}"
+    );
+    let mut headers = axum::http::HeaderMap::new();
+    headers.insert("cookie", format!("jig_token={encoded}").parse().expect("header"));
+    assert_eq!(
+        jig_server::auth::cookie_token(&headers).as_deref(),
+        Some("abc; Max-Age=99999999; Domain=evil")
+    );
 }
 
 #[tokio::test]

@@ -108,6 +108,13 @@ impl Served {
         self.http.delete(format!("{}{path}", self.base))
     }
 
+    pub fn post_form(&self, path: &str, body: &str) -> reqwest::RequestBuilder {
+        self.http
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body.to_owned())
+    }
+
     pub fn post(&self, path: &str, body: &Value) -> reqwest::RequestBuilder {
         self.http
             .post(format!("{}{path}", self.base))

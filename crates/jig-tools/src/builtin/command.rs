@@ -53,14 +53,13 @@ pub(super) fn run(
             env.entry(name.to_owned()).or_insert_with(|| home.join(dir).display().to_string());
         }
     }
-    let mut command =
-        confinement.command(&resolved, args, call.workspace.root()).map_err(failed)?;
+    let (mut command, launch) =
+        confinement.command(&resolved, args, call.workspace.root(), &env).map_err(failed)?;
     command
-        .envs(env)
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = confinement.spawn(move || command.spawn()).map_err(failed)?;
+    let mut child = confinement.spawn(launch, move || command.spawn()).map_err(failed)?;
     let feeder = stdin.zip(child.stdin.take()).map(|(bytes, mut pipe)| {
         let bytes = bytes.to_vec();
         std::thread::spawn(move || {

@@ -197,15 +197,15 @@ impl Server {
         env.extend(crate::cli::environment(invocation.tool));
         let (scratch, confinement) =
             jig_exec::confine::prepare(invocation, program, None, &mut env)?;
-        let mut command =
-            Command::from(confinement.command(&resolved, args, invocation.workspace.root())?);
+        let (command, launch) =
+            confinement.command(&resolved, args, invocation.workspace.root(), &env)?;
+        let mut command = Command::from(command);
         command
-            .envs(env)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true);
-        let mut child = confinement.spawn(move || command.spawn())?;
+        let mut child = confinement.spawn(launch, move || command.spawn())?;
         let stdin =
             child.stdin.take().ok_or_else(|| ToolError::new(ErrorCode::Internal, "no stdin"))?;
         let stdout =

@@ -38,11 +38,7 @@ pub(super) async fn run(
     let mut data = extract::outputs(gert, &finished, &invocation.tool.output_schema)?;
     redact(gert, &mut data)?;
     if let Some(run) = &run {
-        run.collect(
-            invocation.tool,
-            &format!("{}{}", finished.stdout, finished.stderr),
-            &mut data,
-        )?;
+        run.collect(invocation.tool, invocation.policy, &finished.log(), &mut data).await?;
     }
     Ok(Output::data(data))
 }

@@ -141,10 +141,11 @@ impl<'c> Server<'c> {
             &["PATH", "LANG"],
             false,
         )?;
-        let mut command = confinement.command(&resolved, &argv[1..], call.workspace.root())?;
-        command.envs(env).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        let (mut command, launch) =
+            confinement.command(&resolved, &argv[1..], call.workspace.root(), &env)?;
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
         let mut child =
-            confinement.spawn(move || command.spawn()).map_err(|e| cannot(e.message))?;
+            confinement.spawn(launch, move || command.spawn()).map_err(|e| cannot(e.message))?;
         let stdin =
             child.stdin.take().ok_or_else(|| ToolError::new(ErrorCode::Internal, "no stdin"))?;
         let stdout =

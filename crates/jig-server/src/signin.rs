@@ -1,0 +1,157 @@
+//! Signing a browser in with a token: `/?token=` (the URL `jig serve` prints) trades the token
+//! for a cookie and drops it from the address bar.
+//!
+//! A page on another origin can send a person's browser to any URL of this server, so the
+//! exchange trusts nothing of the URL but a token that is valid here:
+//! - an unknown token sets nothing (a planted, made-up value never becomes a cookie);
+//! - a browser already signed in as someone else is never switched to another person by a
+//!   link: it is asked, on a page of this server, and only a form posted from this server's own
+//!   origin (checked: `Origin`) signs it in as the other person — else someone could act, and
+//!   be recorded, as whoever's token a page chose;
+//! - the cookie's value is encoded and its attributes are set here (`HttpOnly`,
+//!   `SameSite=Strict`, `Path=/`), so no part of a token can add attributes of its own.
+
+use axum::Form;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use crate::auth::{self, COOKIE, Person};
+use crate::state::AppState;
+
+/// The query of `/`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct TokenQuery {
+    token: Option<String>,
+}
+
+/// The form of `POST /signin`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct SignInForm {
+    token: String,
+}
+
+/// `/?token=`: a valid token becomes the cookie, unless the browser is signed in as someone
+/// else (then it is asked). `None` without a token: the caller serves the UI.
+pub(crate) fn exchange(
+    state: &AppState,
+    headers: &HeaderMap,
+    query: &TokenQuery,
+) -> Option<Response> {
+    let token = query.token.as_deref()?;
+    let Some(person) = state.access.users.find(token) else {
+        return Some(page(
+            StatusCode::UNAUTHORIZED,
+            "This link's token is not valid here",
+            "<p>Nothing changed. Ask for a new link, or open the one <code>jig serve</code> printed.</p>",
+        ));
+    };
+    match signed_in(state, headers) {
+        Some(current) if current.name != person.name => Some(confirm(&current, person, token)),
+        _ => Some(sign_in(token)),
+    }
+}
+
+/// `POST /signin`: the confirmation form, accepted only from this server's own page.
+pub(crate) async fn confirmed(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<SignInForm>,
+) -> Response {
+    if let Err(error) = state.access.guard.check_origin_present(&headers) {
+        return error.into_response();
+    }
+    if state.access.users.find(&form.token).is_none() {
+        return page(
+            StatusCode::UNAUTHORIZED,
+            "This token is not valid here",
+            "<p>Nothing changed.</p>",
+        );
+    }
+    sign_in(&form.token)
+}
+
+/// The person the browser's cookie names now.
+fn signed_in(state: &AppState, headers: &HeaderMap) -> Option<Person> {
+    auth::cookie_token(headers).and_then(|token| state.access.users.find(&token).cloned())
+}
+
+/// Set the cookie and go to the clean URL.
+fn sign_in(token: &str) -> Response {
+    let cookie =
+        format!("{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/", auth::encode_cookie(token));
+    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
+    if let Ok(value) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    response
+}
+
+/// Ask before a link signs the browser in as someone else.
+fn confirm(current: &Person, other: &Person, token: &str) -> Response {
+    let body = format!(
+        "<p>This browser is signed in as <strong>{current}</strong>. The link you followed would \
+         sign it in as <strong>{other}</strong> instead: what you do next would be recorded as \
+         {other}'s.</p>\
+         <form method=\"post\" action=\"/signin\"><input type=\"hidden\" name=\"token\" value=\"{token}\">\
+         <button type=\"submit\">Sign in as {other}</button></form>\
+         <p><a href=\"/\">Stay signed in as {current}</a></p>",
+        current = escape(&current.name),
+        other = escape(&other.name),
+        token = escape(token),
+    );
+    page(StatusCode::OK, "Switch person?", &body)
+}
+
+/// A small page of this server's own, allowed to post its form back here only.
+fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width\"><title>{title} · Jig</title></head>\
+         <body><main><h1>{title}</h1>{body}</main></body></html>",
+        title = escape(title),
+    );
+    let mut response = (
+        status,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")],
+        html,
+    )
+        .into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        ),
+    );
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    response
+}
+
+/// `text` safe inside HTML text and attribute values.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The index route: the exchange when there is a token.
+pub(crate) async fn index(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<TokenQuery>,
+) -> Response {
+    exchange(&state, &headers, &query).unwrap_or_else(crate::pages::index_html)
+}
