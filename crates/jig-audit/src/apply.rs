@@ -291,7 +291,8 @@ fn create_run(run: &RunRecord, now: i64) -> Statement {
     Statement::new(
         "INSERT INTO runs (request_id, run_id, tool, version, session_id, thread_id, principal, params_hash, \
          policy_hash, deterministic, state, rule, created_us, updated_us, duration_ms, response, error, \
-         replayed_from, owner, deadline_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         replayed_from, owner, deadline_us, person, definition) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .arg(&run.request_id)
     .arg(&run.run_id)
@@ -313,6 +314,8 @@ fn create_run(run: &RunRecord, now: i64) -> Statement {
     .arg(run.replayed_from.as_deref())
     .arg(run.owner.as_deref())
     .arg(run.deadline_us)
+    .arg(run.person.as_deref())
+    .arg(run.definition.as_deref())
 }
 
 /// Insert a runbook run's row, or move it on.

@@ -8,7 +8,8 @@ use sqlx::any::AnyRow;
 
 use crate::RunRecord;
 use crate::error::AuditError;
-use crate::rows::{json_column, run_from_row};
+use crate::records::ReplayIdentity;
+use crate::rows::json_column;
 use crate::store::Store;
 
 /// A job handed to a scheduler.
@@ -142,17 +143,13 @@ impl Store {
         row.as_ref().map(job_from_row).transpose()
     }
 
-    /// Seed 001's replay rule for batch jobs: the first run of `run_id` that has a recorded
+    /// Seed 001's replay rule for batch jobs: the first run of `identity` that has a recorded
     /// answer and did not fail — queued, running or succeeded — so the same job is never
     /// submitted twice.
-    pub async fn batch_replay_source(&self, run_id: &str) -> Result<Option<RunRecord>, AuditError> {
-        let row = sqlx::query(
-            "SELECT * FROM runs WHERE run_id = $1 AND state IN ('queued', 'running', 'succeeded') \
-             AND response IS NOT NULL AND replayed_from IS NULL ORDER BY created_us LIMIT 1",
-        )
-        .bind(run_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(run_from_row).transpose()
+    pub async fn batch_replay_source(
+        &self,
+        identity: &ReplayIdentity<'_>,
+    ) -> Result<Option<RunRecord>, AuditError> {
+        self.first_run_of(identity, "state IN ('queued', 'running', 'succeeded')").await
     }
 }

@@ -36,8 +36,8 @@ pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};
 pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
 pub use query::{MAX_PAGE, RunPage, RunQuery, RunTotal};
 pub use records::{
-    ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState, RunbookRunRecord,
-    SessionUsage,
+    ApprovalRecord, ApprovalState, KeyRecord, KeyState, ReplayIdentity, RunRecord, RunState,
+    RunbookRunRecord, SessionUsage,
 };
 pub use rollup::Rollup;
 pub use series::{Count, Line, MAX_BUCKETS, Series, SeriesQuery, ToolLine};

@@ -140,6 +140,25 @@ pub struct RunRecord {
     /// After this time (µs) an unfinished run is abandoned, whatever its owner.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline_us: Option<i64>,
+    /// Who asked, as principals are compared (an agent as its person): whose replays it serves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<String>,
+    /// The tool's definition hash when it was called: a replay is served only under the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<String>,
+}
+
+/// What a recorded run must share with a call to answer it as a replay (seeds 001 and 003):
+/// the run id, the tool's definition, and — unless the policy shares the tool's results — the
+/// person who asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayIdentity<'a> {
+    /// The run id.
+    pub run_id: &'a str,
+    /// The tool's definition hash.
+    pub definition: &'a str,
+    /// The person (a canonical principal); `None` when results are shared.
+    pub person: Option<&'a str>,
 }
 
 impl RunRecord {

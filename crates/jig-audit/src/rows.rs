@@ -59,6 +59,8 @@ pub(crate) fn run_from_row(row: &AnyRow) -> Result<RunRecord, AuditError> {
         replayed_from: row.try_get("replayed_from")?,
         owner: row.try_get("owner")?,
         deadline_us: row.try_get("deadline_us")?,
+        person: row.try_get("person")?,
+        definition: row.try_get("definition")?,
     })
 }
 

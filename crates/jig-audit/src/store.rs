@@ -21,7 +21,9 @@ use crate::error::AuditError;
 use crate::ops::{Op, Outcome};
 use crate::owner::{self, Liveness};
 use crate::packet::{GENESIS, Packet};
-use crate::records::{ApprovalRecord, ApprovalState, KeyRecord, RunRecord, SessionUsage};
+use crate::records::{
+    ApprovalRecord, ApprovalState, KeyRecord, ReplayIdentity, RunRecord, SessionUsage,
+};
 use crate::rows::{approval_from_row, key_from_row, packet_from_row, run_from_row};
 use crate::time::now_us;
 pub use crate::writer::{Flush, SYNC_WINDOW};
@@ -581,16 +583,33 @@ impl Store {
         row.as_ref().map(run_from_row).transpose()
     }
 
-    /// The first succeeded, non-replayed run of `run_id` with a recorded response: what a
+    /// The first succeeded, non-replayed run of `identity` with a recorded response: what a
     /// deterministic tool replays.
-    pub async fn replay_source(&self, run_id: &str) -> Result<Option<RunRecord>, AuditError> {
-        let row = sqlx::query(
-            "SELECT * FROM runs WHERE run_id = $1 AND state = 'succeeded' AND response IS NOT NULL \
-             AND replayed_from IS NULL ORDER BY created_us LIMIT 1",
-        )
-        .bind(run_id)
-        .fetch_optional(&self.pool)
-        .await?;
+    pub async fn replay_source(
+        &self,
+        identity: &ReplayIdentity<'_>,
+    ) -> Result<Option<RunRecord>, AuditError> {
+        self.first_run_of(identity, "state = 'succeeded'").await
+    }
+
+    /// The first run of `identity` in a state `states` (an SQL condition of this module's)
+    /// with a recorded response, not itself a replay.
+    pub(crate) async fn first_run_of(
+        &self,
+        identity: &ReplayIdentity<'_>,
+        states: &str,
+    ) -> Result<Option<RunRecord>, AuditError> {
+        let person = if identity.person.is_some() { "AND person = $3" } else { "" };
+        // Put together from this module's constants only; every value is bound.
+        let sql = AssertSqlSafe(format!(
+            "SELECT * FROM runs WHERE run_id = $1 AND {states} AND response IS NOT NULL \
+             AND replayed_from IS NULL AND definition = $2 {person} ORDER BY created_us LIMIT 1"
+        ));
+        let mut query = sqlx::query(sql).bind(identity.run_id).bind(identity.definition);
+        if let Some(person) = identity.person {
+            query = query.bind(person);
+        }
+        let row = query.fetch_optional(&self.pool).await?;
         row.as_ref().map(run_from_row).transpose()
     }
 

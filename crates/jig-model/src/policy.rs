@@ -67,6 +67,26 @@ pub struct PolicyConfig {
     /// Where seed 001's plans run: the Docker engine, the Slurm cluster (docs/runtime.md).
     #[serde(default, skip_serializing_if = "PlansPolicy::is_default")]
     pub plans: PlansPolicy,
+    /// Whose recorded results a call may be answered with (docs/policy.md, "Replay").
+    #[serde(default, skip_serializing_if = "ReplayPolicy::is_default")]
+    pub replay: ReplayPolicy,
+}
+
+/// `replay`: by default a call is answered with a recorded result only of the same person's
+/// identical call; `shared` names the tools (ids or `*` globs) whose results anyone's identical
+/// call may be answered with — a batch job everyone may share instead of submitting it again.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayPolicy {
+    /// Tools whose recorded results are shared between people.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared: Vec<String>,
+}
+
+impl ReplayPolicy {
+    fn is_default(&self) -> bool {
+        self.shared.is_empty()
+    }
 }
 
 /// `plans`: the engines plan tools run on.

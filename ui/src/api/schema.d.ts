@@ -1466,6 +1466,10 @@ export interface components {
              * @description After this time (µs) an unfinished run is abandoned, whatever its owner.
              */
             deadline_us?: number | null;
+            /** @description Who asked, as principals are compared (an agent as its person): whose replays it serves. */
+            person?: string | null;
+            /** @description The tool's definition hash when it was called: a replay is served only under the same. */
+            definition?: string | null;
         };
         /**
          * @description Where a run is in its life (issue: created → queued → running → an end state).

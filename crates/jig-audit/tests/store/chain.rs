@@ -129,6 +129,8 @@ async fn a_failing_batch_is_rolled_back_alone() {
             replayed_from: None,
             owner: None,
             deadline_us: None,
+            person: None,
+            definition: None,
         };
         store.apply(vec![Op::CreateRun(Box::new(run.clone()))]).await.expect("first");
         let (a, b) = tokio::join!(

@@ -1,8 +1,8 @@
 //! Runs, idempotency keys, approvals, sessions, recovery.
 
 use jig_audit::{
-    ApprovalRecord, ApprovalState, KeyState, Op, Outcome, RunRecord, RunState, RunUpdate,
-    TokenRefusal,
+    ApprovalRecord, ApprovalState, KeyState, Op, Outcome, ReplayIdentity, RunRecord, RunState,
+    RunUpdate, TokenRefusal,
 };
 use serde_json::json;
 
@@ -30,7 +30,13 @@ fn run(request_id: &str, run_id: &str, state: RunState) -> RunRecord {
         replayed_from: None,
         owner: None,
         deadline_us: None,
+        person: Some("ada".into()),
+        definition: Some("def1".into()),
     }
+}
+
+fn identity<'a>(run_id: &'a str, person: Option<&'a str>) -> ReplayIdentity<'a> {
+    ReplayIdentity { run_id, definition: "def1", person }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -111,6 +117,8 @@ async fn recovery_spares_live_owners_and_waits_for_foreign_deadlines() {
         let owned = |request: &str, owner: String, deadline: Option<i64>| RunRecord {
             owner: Some(owner),
             deadline_us: deadline,
+            person: None,
+            definition: None,
             ..run(request, &format!("run-{request}"), RunState::Running)
         };
         store
@@ -199,7 +207,9 @@ async fn runs_change_state_and_the_first_success_is_the_replay_source() {
             .apply(vec![Op::CreateRun(Box::new(run("r1", "same", RunState::Running)))])
             .await
             .expect("create");
-        assert!(store.replay_source("same").await.expect("query").is_none());
+        assert!(
+            store.replay_source(&identity("same", Some("ada"))).await.expect("query").is_none()
+        );
         store
             .apply(vec![Op::SetRun(RunUpdate {
                 request_id: "r1".into(),
@@ -214,8 +224,19 @@ async fn runs_change_state_and_the_first_success_is_the_replay_source() {
         replay.replayed_from = Some("r1".into());
         replay.response = Some(json!({"ok": true, "data": 1}));
         store.apply(vec![Op::CreateRun(Box::new(replay))]).await.expect("replay");
-        let source = store.replay_source("same").await.expect("query").expect("found");
+        let source = store
+            .replay_source(&identity("same", Some("ada")))
+            .await
+            .expect("query")
+            .expect("found");
         assert_eq!((source.request_id.as_str(), source.duration_ms), ("r1", Some(12)));
+        // Issue #26: only the same person's run, under the same definition, is a source —
+        // unless the results are shared (no person).
+        assert!(store.replay_source(&identity("same", Some("bob"))).await.expect("q").is_none());
+        let shared = store.replay_source(&identity("same", None)).await.expect("q");
+        assert_eq!(shared.map(|s| s.request_id), Some("r1".to_owned()));
+        let changed = ReplayIdentity { definition: "def2", ..identity("same", Some("ada")) };
+        assert!(store.replay_source(&changed).await.expect("q").is_none());
         assert_eq!(store.runs(10).await.expect("runs").len(), 2);
         assert_eq!(
             store.run("r1").await.expect("by prefix").map(|r| r.state),

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use jig_audit::{
-    AuditError, Flush, KeyRecord, KeyState, NewPacket, Op, Outcome, PacketKind, RunRecord,
-    RunState, RunUpdate,
+    AuditError, Flush, KeyRecord, KeyState, NewPacket, Op, Outcome, PacketKind, ReplayIdentity,
+    RunRecord, RunState, RunUpdate,
 };
 use jig_exec::{Events, Execution, Invocation, ToolError};
 use jig_model::canonical::{params_hash, run_id};
@@ -126,6 +126,8 @@ struct Call<'e> {
     ops: Vec<Op>,
     run_id: Option<String>,
     args_hash: String,
+    /// Who asks, as principals are compared.
+    person: String,
     bytes_in: u64,
     bytes_out: u64,
     files_touched: u64,
@@ -157,6 +159,7 @@ impl<'e> Call<'e> {
             ops: Vec::new(),
             run_id: None,
             args_hash: params_hash(&request.args),
+            person: canonical_principal(&context.principal),
             bytes_in: 0,
             bytes_out: 0,
             files_touched: 0,
@@ -308,13 +311,13 @@ impl<'e> Call<'e> {
         // queued, running or succeeded run answers); anything else deterministic replays a
         // succeeded run only.
         if tool.execution.is_batch() {
-            match self.engine.store.batch_replay_source(&run_id).await {
+            match self.engine.store.batch_replay_source(&self.replay_identity(&tool)).await {
                 Ok(Some(source)) => return self.replay_run(source).await,
                 Ok(None) => {}
                 Err(error) => return self.internal(&error.to_string()).await,
             }
         } else if tool.deterministic {
-            match self.engine.store.replay_source(&run_id).await {
+            match self.engine.store.replay_source(&self.replay_identity(&tool)).await {
                 Ok(Some(source)) => return self.replay_run(source).await,
                 Ok(None) => {}
                 Err(error) => return self.internal(&error.to_string()).await,

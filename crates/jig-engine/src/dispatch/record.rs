@@ -163,6 +163,8 @@ impl Call<'_> {
             replayed_from: None,
             owner: Some(jig_audit::owner::current().to_owned()),
             deadline_us: Some(deadline_us),
+            person: Some(canonical_principal(&self.context.principal)),
+            definition: Some(tool.hash.clone()),
         }
     }
 

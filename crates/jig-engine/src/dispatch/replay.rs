@@ -71,9 +71,36 @@ impl Call<'_> {
         }
     }
 
+    /// Seed 003's idempotency key (thread, tool, arguments), narrowed to this call's replay
+    /// identity ([`Call::replay_identity`]): a key is never shared by calls that may not answer
+    /// each other — another run id (an edited input, another policy), another definition of
+    /// the tool, another person.
     pub(super) fn key(&self, tool: &ToolDef) -> String {
         let thread = self.context.thread_id.as_deref().unwrap_or(&self.session);
-        idempotency_key(thread, &tool.id, &self.args_hash)
+        let identity = self.replay_identity(tool);
+        let scope = sha256_hex(
+            json!([identity.run_id, identity.definition, identity.person]).to_string().as_bytes(),
+        );
+        format!("{}:{}", idempotency_key(thread, &tool.id, &self.args_hash), &scope[..32])
+    }
+
+    /// What a recorded run must share with this call to answer it: the run id, the tool's
+    /// definition, and the person who asks — unless the policy's `replay.shared` names the
+    /// tool.
+    pub(super) fn replay_identity<'a>(&'a self, tool: &'a ToolDef) -> ReplayIdentity<'a> {
+        let shared = self
+            .registry
+            .policy
+            .config()
+            .replay
+            .shared
+            .iter()
+            .any(|pattern| jig_policy::governance::glob_match(pattern, &tool.id));
+        ReplayIdentity {
+            run_id: self.run_id.as_deref().unwrap_or_default(),
+            definition: &tool.hash,
+            person: (!shared).then_some(self.person.as_str()),
+        }
     }
 
     /// Answer with the response recorded for an idempotency key.

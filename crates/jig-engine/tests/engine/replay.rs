@@ -115,3 +115,52 @@ async fn a_repeated_request_id_of_a_built_in_gets_its_recorded_answer() {
     );
     assert!(engine.store().verify().await.expect("verify").first_broken.is_none());
 }
+
+/// Issue #26 (and stop 24's note): the same call on the same thread was answered with a result
+/// recorded under an older definition of the tool, so someone who fixed a tool and retried got
+/// the old answer. A replay is served only under the definition that produced it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_changed_tool_definition_is_never_answered_with_the_old_result() {
+    let project = Project::new("rules:\n  - { tools: [t.count], action: allow }");
+    let engine = project.engine().await;
+    let args = json!({ "label": "fixed" });
+    let first = engine.dispatch(request("t.count", args.clone()), caller("s1", "alice")).await;
+    assert!(first.ok && !first.replayed, "{first:?}");
+    let repeat = engine.dispatch(request("t.count", args.clone()), caller("s1", "alice")).await;
+    assert!(repeat.replayed, "the same call on the same thread is answered once");
+    assert_eq!(project.executions(), 1);
+    drop(engine);
+    // The author fixes the tool: its definition changes, the call runs again.
+    let path = project.path("tools/count.tool.yaml");
+    let text = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(&path, text.replace("(counts executions)", "(counts executions, fixed)"))
+        .expect("write");
+    let engine = project.engine().await;
+    let after = engine.dispatch(request("t.count", args), caller("s1", "alice")).await;
+    assert!(after.ok && !after.replayed, "{after:?}");
+    assert_eq!(project.executions(), 2);
+}
+
+/// Another person's identical call on the same thread gets its own decision and its own run,
+/// never someone else's recorded result (docs/policy.md).
+#[tokio::test(flavor = "multi_thread")]
+async fn another_persons_identical_call_is_not_a_replay() {
+    let project = Project::new("rules:\n  - { tools: [t.count, t.cat], action: allow }");
+    let engine = project.engine().await;
+    std::fs::write(project.path("notes.txt"), "first").expect("write");
+    let mut bob = caller("s1", "bob");
+    bob.thread_id = Some("shared-thread".to_owned());
+    let mut alice = caller("s1", "alice");
+    alice.thread_id = Some("shared-thread".to_owned());
+    let args = json!({ "label": "x" });
+    assert!(!engine.dispatch(request("t.count", args.clone()), alice.clone()).await.replayed);
+    assert!(!engine.dispatch(request("t.count", args), bob.clone()).await.replayed);
+    assert_eq!(project.executions(), 2);
+    // A deterministic tool too.
+    let read = json!({ "file": "notes.txt" });
+    assert!(!engine.dispatch(request("t.cat", read.clone()), alice).await.replayed);
+    std::fs::write(project.path("notes.txt"), "second").expect("write");
+    let bobs = engine.dispatch(request("t.cat", read), bob).await;
+    assert!(!bobs.replayed, "{bobs:?}");
+    assert_eq!(bobs.data["stdout"], "second");
+}

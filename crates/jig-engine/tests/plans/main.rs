@@ -62,6 +62,15 @@ impl Project {
         Self { _dir: dir, root }
     }
 
+    /// Add `setting` (YAML, one line) to the manifest's `policy:`.
+    pub fn policy(&self, setting: &str) -> &Self {
+        let path = self.root.join("jig.yaml");
+        let mut manifest = std::fs::read_to_string(&path).expect("manifest");
+        manifest.push_str(&format!("  {setting}\n"));
+        std::fs::write(path, manifest).expect("manifest");
+        self
+    }
+
     /// Write a tool file; `{image}` in `text` becomes the test image.
     pub fn tool(&self, name: &str, text: &str) -> &Self {
         let text = text.replace("{image}", &jig_testkit::engines::podman().image);

@@ -176,6 +176,63 @@ async fn a_queued_job_is_never_submitted_twice_and_its_result_replays() {
     assert_eq!(third.data, done.data);
 }
 
+/// `who` in session and thread `place`.
+fn as_person(who: &str, place: &str) -> CallContext {
+    CallContext {
+        session_id: place.to_owned(),
+        thread_id: Some(place.to_owned()),
+        principal: who.to_owned(),
+        ..CallContext::default()
+    }
+}
+
+/// Issue #26: after the data file was edited, the identical call (same arguments, same thread)
+/// answered `replayed: true` with the old job's summary although its run id was new; and bob's
+/// identical call, in his own session and thread, was answered with alice's running job.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_never_serves_another_run_or_another_persons_job() {
+    let project = Project::new();
+    project.tool("sum", &tool("s.mine", &format!("sleep 1\n{SUMMARY}"), "")).file("d.csv", DATA);
+    let engine = project.engine().await;
+    let args = json!({"data": "d.csv"});
+    let alice = engine.dispatch(request("s.mine", args.clone()), as_person("alice", "a-1")).await;
+    let alices_job = alice.job.clone().expect("alice's job");
+    // bob asks the same while alice's job runs: he gets a job of his own.
+    let bob = engine.dispatch(request("s.mine", args.clone()), as_person("bob", "b-1")).await;
+    assert!(!bob.replayed, "{bob:?}");
+    let bobs_job = bob.job.clone().expect("bob's job");
+    assert_ne!(bobs_job.id, alices_job.id);
+    // alice's own repeat is answered with her job.
+    let again = engine.dispatch(request("s.mine", args.clone()), as_person("alice", "a-1")).await;
+    assert!(again.replayed && again.job.as_ref().is_some_and(|j| j.id == alices_job.id));
+    let first = final_response(&engine, &alice.request_id).await;
+    assert_eq!(project.artifact(&first, "summary"), "count,sum\n2,42\n");
+    assert!(final_response(&engine, &bob.request_id).await.ok);
+
+    // The input is edited: the same call, same thread, is a new run that reads the new data.
+    project.file("d.csv", "id,ms\na,7\n");
+    let edited = engine.dispatch(request("s.mine", args.clone()), as_person("alice", "a-1")).await;
+    assert!(!edited.replayed, "{edited:?}");
+    assert_ne!(edited.run_id, alice.run_id);
+    let done = final_response(&engine, &edited.request_id).await;
+    assert_eq!(project.artifact(&done, "summary"), "count,sum\n1,7\n");
+}
+
+/// Sharing is the policy's opt-in: `replay.shared` lets bob's identical call be answered with
+/// alice's job instead of submitting another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_tools_job_answers_everyones_identical_call() {
+    let project = Project::new();
+    project.policy("replay: { shared: ['s.*'] }");
+    project.tool("sum", &tool("s.shared", SUMMARY, "")).file("d.csv", DATA);
+    let engine = project.engine().await;
+    let args = json!({"data": "d.csv"});
+    let alice = engine.dispatch(request("s.shared", args.clone()), as_person("alice", "a-1")).await;
+    let bob = engine.dispatch(request("s.shared", args), as_person("bob", "b-1")).await;
+    assert!(bob.replayed, "{bob:?}");
+    assert_eq!(bob.job.map(|j| j.id), alice.job.map(|j| j.id));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_submitted_job_outlives_the_engine_that_submitted_it() {
     let project = Project::new();

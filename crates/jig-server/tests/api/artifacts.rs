@@ -74,6 +74,8 @@ fn queued(request: &str) -> RunRecord {
         replayed_from: None,
         owner: None,
         deadline_us: None,
+        person: None,
+        definition: None,
     }
 }
 
