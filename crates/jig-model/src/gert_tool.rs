@@ -247,6 +247,10 @@ pub struct Contract {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ContractField {
+    /// Where a host may resolve the value from (gert's `from`, e.g. a provider's name); Jig
+    /// takes inputs from the caller and keeps it for reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
     /// The value's type.
     #[serde(rename = "type")]
     pub field_type: FieldType,
@@ -415,6 +419,8 @@ pub enum StreamName {
     Stderr,
     /// The exit code.
     ExitCode,
+    /// Standard output parsed as JSON (gert's `from: json`, with `path`).
+    Json,
 }
 
 /// How captured text is interpreted.
@@ -439,6 +445,10 @@ pub struct Extract {
     /// A JSON pointer into output parsed as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_pointer: Option<String>,
+    /// gert's dot path (`status.phase`) into standard output parsed as JSON (`from: json`);
+    /// empty or absent: the whole document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
 }
 
 /// Schema generation per-action governance.

@@ -89,7 +89,11 @@ fn matches(rule: &GovernanceRule, tool: &ToolDef) -> bool {
         }
         ToolExecution::Toolpack(_) => false,
     });
-    effects && risk && tools && contract
+    let writes = rule.writes.as_ref().is_none_or(|wanted| match &tool.execution {
+        ToolExecution::Gert(gert) => wanted.iter().any(|tag| gert.writes.contains(tag)),
+        ToolExecution::Toolpack(_) => false,
+    });
+    effects && risk && tools && contract && writes
 }
 
 fn describe(rule: &GovernanceRule) -> String {
@@ -106,7 +110,7 @@ fn describe(rule: &GovernanceRule) -> String {
     if let Some(tools) = &rule.tools {
         parts.push(format!("tools {}", tools.join("/")));
     }
-    if rule.contract.is_some() {
+    if rule.contract.is_some() || rule.writes.is_some() {
         parts.push("its contract".to_owned());
     }
     if parts.is_empty() {

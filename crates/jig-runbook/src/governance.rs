@@ -68,5 +68,9 @@ fn matches(rule: &GovernanceRule, tool: Option<&str>, contract: &Contract) -> bo
         wanted.reads.iter().any(|t| contract.reads.contains(t))
             || wanted.writes.iter().any(|t| contract.writes.contains(t))
     });
-    risk_ok && effects_ok && tools_ok && contract_ok
+    let writes_ok = rule
+        .writes
+        .as_ref()
+        .is_none_or(|wanted| wanted.iter().any(|t| contract.writes.contains(t)));
+    risk_ok && effects_ok && tools_ok && contract_ok && writes_ok
 }

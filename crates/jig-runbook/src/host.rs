@@ -17,6 +17,11 @@ pub struct ToolInfo {
     pub contract: Contract,
     /// The outputs the tool declares (empty: unknown, anything goes).
     pub outputs: Vec<String>,
+    /// For a tool/v0 action, the inputs it takes (its contract's and its argv's): a step's
+    /// other inputs are left out of the call, as gert leaves them out (the loader warns).
+    /// `None`: the tool's schema decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepts: Option<Vec<String>>,
 }
 
 /// A step's contract, resolved (kernel-v0 §4).

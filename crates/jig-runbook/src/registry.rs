@@ -39,6 +39,13 @@ pub fn tool_info(tool: &ToolDef) -> ToolInfo {
         .and_then(|p| p.as_object())
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default();
+    let accepts = matches!(tool.execution, ToolExecution::Gert(_)).then(|| {
+        tool.input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    });
     ToolInfo {
         id: tool.id.clone(),
         contract: Contract {
@@ -56,6 +63,7 @@ pub fn tool_info(tool: &ToolDef) -> ToolInfo {
             writes,
         },
         outputs,
+        accepts,
     }
 }
 

@@ -155,11 +155,11 @@ impl Host for ReplayHost {
             Some(action) => format!("{}:{action}", call.reference),
             None => call.reference.clone(),
         };
-        let next = self
-            .responses
-            .lock()
-            .ok()
-            .and_then(|mut r| r.get_mut(&name).and_then(VecDeque::pop_front));
+        // gert falls back to the tool's name alone when no `tool:action` key was recorded.
+        let next = self.responses.lock().ok().and_then(|mut r| {
+            let key = if r.contains_key(&name) { name.clone() } else { call.reference.clone() };
+            r.get_mut(&key).and_then(VecDeque::pop_front)
+        });
         let Some(response) = next else {
             return ToolAnswer::Error {
                 code: "E_NOT_FOUND".to_owned(),

@@ -14,6 +14,7 @@ mod calls;
 mod catalog;
 mod commands;
 mod concurrency;
+mod gert_compat;
 mod launcher;
 mod plans;
 mod runbooks;

@@ -217,6 +217,15 @@ impl Checker<'_> {
         else {
             return;
         };
+        if governance.approval_timeout.is_some() {
+            out.push(self.located.at(
+                Diagnostic::warning(
+                    codes::RUNBOOK,
+                    "`approval_timeout` is not applied: approvals wait for a person's decision, and a granted one expires after the policy's `approvals.ttl_seconds`",
+                ),
+                "/meta/governance/approval_timeout",
+            ));
+        }
         for (i, rule) in governance.rules.iter().enumerate() {
             let asks =
                 rule.action == Some(jig_model::runbook::kernel::GovernanceAction::RequireApproval);
@@ -546,10 +555,21 @@ impl Checker<'_> {
             .map(|p| p.keys().map(String::as_str).collect())
             .unwrap_or_default();
         let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+        let gert = matches!(file.kind, Some(ToolFileKind::Gert(_)));
         for name in inputs.keys() {
             if closed && !properties.contains(name.as_str()) {
-                let mut diagnostic =
-                    Diagnostic::error(codes::RUNBOOK, format!("`{tool}` takes no input `{name}`"));
+                // gert passes a tool/v0 action only what its templates use and ignores the
+                // rest; Jig does the same and says so. A toolpack's schema is Jig's own format.
+                let mut diagnostic = if gert {
+                    Diagnostic::warning(
+                        codes::RUNBOOK,
+                        format!(
+                            "`{tool}` takes no input `{name}`: the call is made without it, as gert makes it"
+                        ),
+                    )
+                } else {
+                    Diagnostic::error(codes::RUNBOOK, format!("`{tool}` takes no input `{name}`"))
+                };
                 diagnostic = diagnostic.suggest_or(
                     name,
                     properties.iter().copied(),
@@ -712,9 +732,14 @@ impl Checker<'_> {
                 };
                 let gert = matches!(tools.get(tool), Some(ToolRef::File(file)) if matches!(&file.kind, Some(ToolFileKind::Gert(_))));
                 if gert && action.is_none() {
-                    let message =
-                        format!("response key `{key}` must be `tool:action`: `{tool}` has actions");
-                    out.push(located.at_key(Diagnostic::error(codes::SCENARIO, message), &pointer));
+                    // gert's replay falls back to the tool's name when no `tool:action` key
+                    // was recorded: such responses answer every action of the tool, in turn.
+                    let message = format!(
+                        "response key `{key}` answers every action of `{tool}` in turn; `{tool}:ACTION` keeps each action's responses apart"
+                    );
+                    out.push(
+                        located.at_key(Diagnostic::warning(codes::SCENARIO, message), &pointer),
+                    );
                     continue;
                 }
                 let action = action.unwrap_or_default();

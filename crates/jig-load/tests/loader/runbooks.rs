@@ -141,7 +141,10 @@ fn tool_steps_are_checked_against_the_tool_list_actions_and_inputs() {
     let messages: Vec<&str> = found.iter().map(|(m, _)| m.as_str()).collect();
     assert_eq!(
         messages,
-        ["step does not give `curl` its required input `url`", "`curl` takes no input `uri`"]
+        [
+            "step does not give `curl` its required input `url`",
+            "`curl` takes no input `uri`: the call is made without it, as gert makes it"
+        ]
     );
     assert_eq!(found[1].1.as_deref(), Some("did you mean `url`?"));
 
@@ -228,7 +231,10 @@ fn scenarios_beside_the_runbook_and_at_the_root_are_checked() {
         ("`nocolon` is not in the runbook's `tools` list", None),
         ("`ok` is in both `must_reach` and `must_not_reach`", None),
         ("`wget` is not in the runbook's `tools` list", None),
-        ("response key `curl` must be `tool:action`: `curl` has actions", None),
+        (
+            "response key `curl` answers every action of `curl` in turn; `curl:ACTION` keeps each action's responses apart",
+            None,
+        ),
         ("runbook `check` has no input `hots`", Some("did you mean `host`?")),
         ("runbook `check` has no step `prob`", Some("did you mean `probe`?")),
         ("step `probe` is not a manual step; it takes no evidence", None),

@@ -31,6 +31,9 @@ pub struct KernelRunbook {
     /// The steps.
     #[schemars(length(min = 1))]
     pub steps: Vec<KernelStep>,
+    /// Data for extensions, kept as written (gert reads it for its extensions; Jig ignores it).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extensions: Map<String, Value>,
 }
 
 /// `kernel/v0`.
@@ -106,6 +109,10 @@ pub struct KernelInput {
     /// A regex the value must match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// Where a host may resolve the value from (gert's `from`: a provider, `prompt`); Jig takes
+    /// it from whoever starts the run, else the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
 }
 
 /// `meta.governance`.
@@ -115,6 +122,10 @@ pub struct KernelGovernance {
     /// Rules, most restrictive match wins.
     #[serde(default)]
     pub rules: Vec<GovernanceRule>,
+    /// gert's wait for an approval (`30m`). Jig's approvals follow the project's policy; the
+    /// loader says so where a runbook sets it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_timeout: Option<String>,
 }
 
 /// One governance rule: match on risk, effects, tools or contract, or a `default`.
@@ -130,6 +141,10 @@ pub struct GovernanceRule {
     /// Match these tool references.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<String>>,
+    /// Match contracts that write any of these resources (gert's top-level `writes`: with
+    /// `effects`, both must match).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writes: Option<Vec<String>>,
     /// Match contracts that read or write these resources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract: Option<ContractMatch>,
@@ -386,10 +401,14 @@ pub struct KernelAssertion {
     #[serde(rename = "type")]
     pub assertion_type: AssertionType,
     /// The value under test, templated.
+    #[serde(default)]
     pub value: Value,
     /// What it is compared with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<Value>,
+    /// The regex of a `matches` assertion (gert's field; `expected` works too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
     /// Shown when it fails.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,

@@ -130,7 +130,10 @@ impl Interpreter<'_> {
                     .tool(tool, action.as_deref())
                     .map_err(|e| (StepStatus::Error, Failure::new("tool_not_found", e)))?;
                 let contract = tightened(&info.contract, tightening.as_ref())?;
-                let inputs = spread(inputs_from, inputs, &vars).map_err(template_error)?;
+                let mut inputs = spread(inputs_from, inputs, &vars).map_err(template_error)?;
+                if let Some(accepts) = &info.accepts {
+                    inputs.retain(|name, _| accepts.contains(name));
+                }
                 let call = self.call(id, key, tool, action.clone(), &info.id, inputs);
                 (Some(contract), Some(info.id), Action::Tool(Box::new(call)))
             }
@@ -409,16 +412,18 @@ fn assert(assertions: &[KernelAssertion], vars: &Value) -> Ran {
             AssertionType::NotEquals => text != wanted,
             AssertionType::Contains => text.contains(&wanted),
             AssertionType::NotContains => !text.contains(&wanted),
-            AssertionType::Matches => match regex::Regex::new(&wanted) {
-                Ok(re) => re.is_match(&text),
-                Err(e) => {
-                    return Ran::failed(
-                        StepStatus::Error,
-                        "assertion",
-                        format!("assert[{i}]: `{wanted}` is not a regex: {e}"),
-                    );
+            AssertionType::Matches => {
+                match regex::Regex::new(a.pattern.as_deref().unwrap_or(&wanted)) {
+                    Ok(re) => re.is_match(&text),
+                    Err(e) => {
+                        return Ran::failed(
+                            StepStatus::Error,
+                            "assertion",
+                            format!("assert[{i}]: `{wanted}` is not a regex: {e}"),
+                        );
+                    }
                 }
-            },
+            }
             AssertionType::Exists => !value.is_null() && !text.is_empty(),
             AssertionType::True => jig_expr::truthy(&value) && text != "false",
             AssertionType::False => !jig_expr::truthy(&value) || text == "false",

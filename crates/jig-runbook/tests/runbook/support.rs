@@ -45,6 +45,7 @@ pub fn tool(id: &str, side_effects: bool, reads: &[&str], writes: &[&str]) -> (S
                 writes: writes.iter().map(|s| (*s).to_owned()).collect(),
             },
             outputs: Vec::new(),
+            accepts: None,
         },
     )
 }

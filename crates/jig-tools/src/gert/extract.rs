@@ -19,7 +19,7 @@ pub(super) fn outputs(
 ) -> Result<Value, ToolError> {
     let stream = |from: StreamName| -> String {
         match from {
-            StreamName::Stdout => finished.stdout.clone(),
+            StreamName::Stdout | StreamName::Json => finished.stdout.clone(),
             StreamName::Stderr => finished.stderr.clone(),
             StreamName::ExitCode => finished.code.map(|c| c.to_string()).unwrap_or_default(),
         }
@@ -28,7 +28,19 @@ pub(super) fn outputs(
     if !gert.extract.is_empty() {
         for (name, rule) in &gert.extract {
             let text = stream(rule.from);
-            let value = if let Some(pointer) = &rule.json_pointer {
+            let value = if rule.from == StreamName::Json {
+                let parsed: Value = serde_json::from_str(text.trim())
+                    .map_err(|e| mismatch(name, &format!("output is not JSON ({e})")))?;
+                // gert's dot path: a missing key leaves the output unset, not an error.
+                let found =
+                    rule.path.as_deref().filter(|p| !p.is_empty()).map_or(Some(&parsed), |path| {
+                        path.split('.').try_fold(&parsed, |at, key| at.get(key))
+                    });
+                match found {
+                    Some(value) => value.clone(),
+                    None => continue,
+                }
+            } else if let Some(pointer) = &rule.json_pointer {
                 let parsed: Value = serde_json::from_str(text.trim())
                     .map_err(|e| mismatch(name, &format!("output is not JSON ({e})")))?;
                 parsed
@@ -38,8 +50,9 @@ pub(super) fn outputs(
             } else if let Some(pattern) = &rule.pattern {
                 let regex = Regex::new(pattern)
                     .map_err(|e| mismatch(name, &format!("bad pattern: {e}")))?;
+                // gert matches the trimmed stream.
                 let captures = regex
-                    .captures(&text)
+                    .captures(text.trim())
                     .ok_or_else(|| mismatch(name, &format!("`{pattern}` does not match")))?;
                 let found = captures.get(1).or_else(|| captures.get(0)).map_or("", |m| m.as_str());
                 Value::String(found.to_owned())
