@@ -177,8 +177,9 @@ pub(crate) fn blind(
             Op::CreateApproval(approval) => statements.push(
                 Statement::new(
                     "INSERT INTO approvals (id, request_hash, tool, session_id, principal, request, rule, reason, state, \
-                     token_hash, expires_us, decided_by, created_us, decided_us, consumed_us, required, approvers) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, NULL, NULL, ?, NULL, NULL, ?, '[]')",
+                     token_hash, expires_us, decided_by, created_us, decided_us, consumed_us, required, approvers, \
+                     clear_request) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, NULL, NULL, ?, NULL, NULL, ?, '[]', ?)",
                 )
                 .arg(&approval.id)
                 .arg(&approval.request_hash)
@@ -189,7 +190,8 @@ pub(crate) fn blind(
                 .arg(&approval.rule)
                 .arg(&approval.reason)
                 .arg(now)
-                .arg(i64::from(approval.required.max(1))),
+                .arg(i64::from(approval.required.max(1)))
+                .arg(approval.clear_request.as_ref().map(Value::to_string)),
             ),
             Op::SaveRunbookRun(run) => statements.push(save_runbook_run(run, now)),
             Op::CreateJob(job) => statements.push(
@@ -410,7 +412,7 @@ async fn interactive(
             let approvers = serde_json::to_string(approvers).unwrap_or_else(|_| "[]".to_owned());
             let changed = sqlx::query(
                 "UPDATE approvals SET state = $1, token_hash = $2, expires_us = $3, decided_by = $4, decided_us = $5, \
-                 approvers = $6 WHERE id = $7 AND state = 'pending'",
+                 approvers = $6, clear_request = NULL WHERE id = $7 AND state = 'pending'",
             )
             .bind(state.as_str())
             .bind(token_hash.as_deref())

@@ -11,6 +11,7 @@
 //! `BEGIN IMMEDIATE`, group commit); PostgreSQL serves teams with the same schema and code.
 
 mod apply;
+mod binding;
 pub mod blob;
 mod error;
 mod jobs;
@@ -30,6 +31,7 @@ mod store;
 pub mod time;
 mod writer;
 
+pub use binding::BindingKey;
 pub use error::AuditError;
 pub use jobs::{JobRecord, JobSummary};
 pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};

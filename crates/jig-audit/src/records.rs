@@ -234,6 +234,25 @@ pub struct ApprovalRecord {
     pub decided_us: Option<i64>,
     /// When its token was used.
     pub consumed_us: Option<i64>,
+    /// The request in clear — arguments and argv exactly as they will run — while it is
+    /// pending, for the people who may decide it; `request` is what everyone else sees. Never
+    /// serialized: [`ApprovalRecord::seen_by`] puts it where a decider reads it.
+    #[serde(skip)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub clear_request: Option<Value>,
+}
+
+impl ApprovalRecord {
+    /// The record as one viewer sees it: the request in clear for someone who may decide it
+    /// (while it is pending), else with its secrets redacted.
+    #[must_use]
+    pub fn seen_by(mut self, may_decide: bool) -> Self {
+        let clear = self.clear_request.take();
+        if may_decide && let Some(clear) = clear {
+            self.request = clear;
+        }
+        self
+    }
 }
 
 /// What a session has used.

@@ -99,5 +99,6 @@ pub(crate) fn approval_from_row(row: &AnyRow) -> Result<ApprovalRecord, AuditErr
         created_us: row.try_get("created_us")?,
         decided_us: row.try_get("decided_us")?,
         consumed_us: row.try_get("consumed_us")?,
+        clear_request: json_column(row, "clear_request")?,
     })
 }

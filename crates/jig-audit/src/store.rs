@@ -54,6 +54,8 @@ pub struct Store {
     commits: std::sync::Arc<crate::writer::Commits>,
     /// Syncs deferred commits when the last handle goes.
     _last: std::sync::Arc<crate::writer::SyncOnDrop>,
+    /// The key approvals are bound with (`crate::binding`).
+    binding: crate::binding::BindingKey,
 }
 
 /// What start-up recovery found left over from a process that died.
@@ -172,10 +174,16 @@ impl Store {
                 pool
             }
         };
+        let binding = crate::binding::load_or_create(&pool).await?;
         let commits = std::sync::Arc::new(crate::writer::Commits::default());
         let (writer, last) =
             crate::writer::spawn(pool.clone(), dialect, wal, std::sync::Arc::clone(&commits));
-        Ok(Self { pool, dialect, writer, commits, _last: last })
+        Ok(Self { pool, dialect, writer, commits, _last: last, binding })
+    }
+
+    /// The key approvals are bound with: the same for every process on this store.
+    pub fn binding_key(&self) -> &crate::binding::BindingKey {
+        &self.binding
     }
 
     /// The connection pool, for reads defined in other modules.

@@ -330,7 +330,14 @@ impl Engine {
     ) -> Option<String> {
         let def = self.get(tool)?;
         let code = crate::identity::code_identity(&def, self.workspace.root());
-        Some(crate::identity::request_hash(tool, &code, args, session, principal))
+        Some(crate::identity::request_hash(
+            self.store.binding_key(),
+            tool,
+            &code,
+            args,
+            session,
+            principal,
+        ))
     }
 
     /// Tell every subscriber that a runbook run moved.

@@ -7,23 +7,25 @@ use jig_model::ToolDef;
 use jig_model::canonical::Sha256Hash;
 use serde_json::{Value, json};
 
-/// SHA-256 of the exact request an approval is for: the tool and the code it runs
-/// ([`code_identity`]), the canonical arguments, the session and who asks.
+/// The keyed hash of the exact request an approval is for: the tool and the code it runs
+/// ([`code_identity`]), the canonical arguments in clear, the session and who asks — under the
+/// store's binding key (`jig_audit::BindingKey`), so that the record, which shows arguments
+/// with their secrets redacted, holds nothing a guessed secret could be checked against.
 pub fn request_hash(
+    key: &jig_audit::BindingKey,
     tool: &str,
     code: &Value,
     args: &Value,
     session: &str,
     principal: &str,
 ) -> String {
-    Sha256Hash::of_json(&json!({
+    key.hash(&json!({
         "tool": tool,
         "code": code,
         "args": args,
         "session": session,
         "principal": canonical_principal(principal),
     }))
-    .to_hex()
 }
 
 /// At most this much of an entry file is hashed (scripts are small; this bounds a huge one).

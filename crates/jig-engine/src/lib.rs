@@ -43,7 +43,7 @@ pub use select::{Candidate, Intent, ToolSelection};
 pub use validation::{Problem, ValidationResult};
 pub use what_if::{MAX_WHAT_IF, WhatIf, WhatIfCall, parse_draft};
 
-pub use history::{History, RunDetail};
+pub use history::{History, Reader, RunDetail};
 /// Time as the audit records it (microseconds since the epoch) and as people read it.
 pub use jig_audit::time;
 /// The record types the history hands out.

@@ -189,6 +189,8 @@ impl JigMcp {
         let Ok(Some(approval)) = self.engine.store().approval(approval_id).await else {
             return waiting;
         };
+        // Asked of someone who may decide it: the request as it will run.
+        let approval = approval.seen_by(acting.may_approve);
         if !acting.may_approve
             || !approval::can_ask(&self.engine, &context.peer, &approval, &acting.person)
         {

@@ -263,6 +263,52 @@ fn approval(id: &str, request_hash: &str) -> ApprovalRecord {
         created_us: 0,
         decided_us: None,
         consumed_us: None,
+        clear_request: Some(
+            json!({"tool": "file_write", "args": {"path": "x", "content": "ghp_clear"}}),
+        ),
+    }
+}
+
+/// Issue #26: the clear request (what the reviewer must see) lives only while the approval is
+/// pending, and only a decider is shown it; nobody reads it once decided.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clear_request_is_kept_only_while_pending_and_shown_only_to_deciders() {
+    for (store, _dir) in stores().await {
+        store
+            .apply(vec![Op::CreateApproval(Box::new(approval("c1", "req-c")))])
+            .await
+            .expect("ask");
+        let pending = store.approval("c1").await.expect("read").expect("found");
+        assert_eq!(pending.clone().seen_by(true).request["args"]["content"], "ghp_clear");
+        assert_eq!(pending.clone().seen_by(false).request["args"]["content"], "[REDACTED]");
+        assert!(serde_json::to_string(&pending).expect("json").contains("[REDACTED]"));
+        assert!(!serde_json::to_string(&pending).expect("json").contains("ghp_clear"));
+        let packet = jig_audit::NewPacket {
+            kind: jig_audit::PacketKind::ApprovalDecided,
+            session_id: None,
+            thread_id: None,
+            principal: Some("bob".into()),
+            request_id: None,
+            run_id: None,
+            tool: Some("file_write".into()),
+            args_hash: None,
+            data: json!({ "approval_id": "c1", "decision": "denied" }),
+        };
+        store
+            .apply(vec![Op::DecideApproval {
+                id: "c1".into(),
+                approve: false,
+                token_hash: None,
+                expires_us: None,
+                decided_by: Some("bob".into()),
+                approvers: Vec::new(),
+                packet: Box::new(packet),
+            }])
+            .await
+            .expect("deny");
+        let decided = store.approval("c1").await.expect("read").expect("found");
+        assert_eq!(decided.clear_request, None);
+        assert_eq!(decided.seen_by(true).request["args"]["content"], "[REDACTED]");
     }
 }
 

@@ -94,7 +94,12 @@ async fn list(
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     let approvals = match settings.history().await? {
-        Some(history) => history.approvals(!all).await?,
+        // The person at the machine reads the store itself: they see what they could decide.
+        Some(history) => {
+            let reader =
+                jig_engine::Reader { person: settings.principal.clone(), may_approve: true };
+            history.approvals(!all, &reader).await?
+        }
         None => Vec::new(),
     };
     if json {

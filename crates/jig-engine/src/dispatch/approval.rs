@@ -47,16 +47,25 @@ impl Call<'_> {
     /// The hash an approval of this call is bound to: the tool and its `code`, the arguments,
     /// the session and who asks.
     fn request_hash(&self, tool: &ToolDef, code: &Value) -> String {
-        request_hash(&tool.id, code, &self.request.args, &self.session, &self.context.principal)
+        request_hash(
+            self.engine.store.binding_key(),
+            &tool.id,
+            code,
+            &self.request.args,
+            &self.session,
+            &self.context.principal,
+        )
     }
 
-    /// What a reviewer is shown: the arguments as they will run (declared secrets aside), the
-    /// tool's definition (where, and its content hash) and the files of its code with theirs,
-    /// and, for a command, the argv exactly as it will be tokenised.
+    /// What a reviewer is shown: the arguments exactly as they will run, the tool's definition
+    /// (where, and its content hash) and the files of its code with theirs, and, for a
+    /// command, the argv exactly as it will be tokenised. This is the clear request, kept only
+    /// while the approval is pending and shown only to who may decide it; the record keeps it
+    /// with secrets redacted (by name and by value).
     fn approval_request(&self, tool: &ToolDef, code: &Value) -> Value {
         let mut request = json!({
             "tool": tool.id,
-            "args": redact_declared(&self.request.args),
+            "args": self.request.args,
             "session_id": self.session,
             "request_id": self.request.request_id,
             "definition": {
@@ -93,13 +102,15 @@ impl Call<'_> {
         self.record_decision(decision, "");
         // The entry files are read and hashed once, for the hash and for what the reviewer sees.
         let code = self.code(tool);
+        let clear = self.approval_request(tool, &code);
         self.ops.push(Op::CreateApproval(Box::new(jig_audit::ApprovalRecord {
             id: id.clone(),
             request_hash: self.request_hash(tool, &code),
             tool: tool.id.clone(),
             session_id: Some(self.session.clone()),
             principal: Some(self.context.principal.clone()),
-            request: self.approval_request(tool, &code),
+            request: redact_value(&clear),
+            clear_request: Some(clear),
             rule: decision.rule.clone(),
             reason: decision.reason.clone(),
             state: jig_audit::ApprovalState::Pending,

@@ -29,7 +29,7 @@ use jig_model::prepared::PreparedJson;
 use jig_model::runbook::kernel::GovernanceAction;
 use jig_model::{ErrorCode, ToolDef};
 use jig_policy::Decision;
-use jig_policy::redact::{redact_declared, redact_in_place, redact_text, redact_value};
+use jig_policy::redact::{redact_in_place, redact_text, redact_value};
 use serde_json::{Value, json};
 
 use crate::engine::{CallContext, Engine, Registry};

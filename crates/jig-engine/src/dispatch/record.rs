@@ -41,8 +41,11 @@ impl Call<'_> {
         let args = if self.bytes_in > limit {
             json!({ "omitted": true, "bytes": self.bytes_in, "params_hash": self.args_hash })
         } else {
-            // Exactly what was asked, declared secrets aside (seen by auditors as it ran).
-            redact_declared(&self.request.args)
+            // What was asked, with secrets redacted by name and by value: a token typed into a
+            // command line stays out of the record, its exports and every screen. (The
+            // reviewer saw it in clear while deciding; the approval is bound to it by a keyed
+            // hash.)
+            redact_value(&self.request.args)
         };
         let mut data =
             json!({ "tool": self.request.tool, "args": args, "timestamp": self.request.timestamp });

@@ -16,6 +16,15 @@ pub use jig_audit::GENESIS;
 pub use jig_audit::signed_head::{SignatureError, SignedHead, generate_key};
 pub use verify::{ChainStatus, ExpectedHead, Head, verify_missing};
 
+/// Who reads approvals, for what they may see of a pending request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reader {
+    /// The person.
+    pub person: String,
+    /// Whether they may decide approvals (an approver; the person at the machine).
+    pub may_approve: bool,
+}
+
 /// Read access to an audit store.
 #[derive(Debug, Clone)]
 pub struct History {
@@ -78,10 +87,25 @@ impl History {
         Ok(self.store.run_of_request(request_id).await?)
     }
 
-    /// Approvals, all or only those still pending, newest first.
-    pub async fn approvals(&self, pending_only: bool) -> Result<Vec<ApprovalRecord>, EngineError> {
+    /// Approvals, all or only those still pending, newest first, as `reader` sees them: a
+    /// pending request in clear for someone who may decide it (or who asked it), else with its
+    /// secrets redacted.
+    pub async fn approvals(
+        &self,
+        pending_only: bool,
+        reader: &Reader,
+    ) -> Result<Vec<ApprovalRecord>, EngineError> {
         let state = pending_only.then_some(ApprovalState::Pending);
-        Ok(self.store.approvals(state).await?)
+        let approvals = self.store.approvals(state).await?;
+        Ok(approvals
+            .into_iter()
+            .map(|approval| {
+                let reveal = reader.may_approve
+                    || approval.principal.as_deref().map(crate::identity::canonical_principal)
+                        == Some(crate::identity::canonical_principal(&reader.person));
+                approval.seen_by(reveal)
+            })
+            .collect())
     }
 
     /// Runs counted by tool and state, with their summed execution time.

@@ -144,7 +144,8 @@ async fn dispatch_validates_args_before_governance() {
     let problems = &response.errors[0].details.as_ref().expect("details")["problems"];
     assert!(problems.to_string().contains("content"), "names the missing field: {problems}");
     assert_eq!(kinds(&engine, &bad.request_id).await, ["tool.call.request", "tool.call.failed"]);
-    assert!(engine.history().approvals(false).await.expect("approvals").is_empty());
+    let anyone = jig_engine::Reader { person: "anyone".into(), may_approve: false };
+    assert!(engine.history().approvals(false, &anyone).await.expect("approvals").is_empty());
 
     let good = request("file_write", json!({ "path": "a.txt", "content": "x" }));
     let response = engine.dispatch(good.clone(), caller("s1", "alice")).await;

@@ -24,7 +24,8 @@ async fn a_write_waits_for_approval_runs_once_with_its_token_then_replays() {
         kinds(&engine, &asked.request_id).await,
         ["tool.call.request", "tool.call.decision", "tool.call.pending_approval"]
     );
-    let pending = engine.history().approvals(true).await.expect("approvals");
+    let bob = jig_engine::Reader { person: "bob".into(), may_approve: true };
+    let pending = engine.history().approvals(true, &bob).await.expect("approvals");
     assert_eq!(pending.len(), 1);
     assert_eq!(
         pending[0].request["args"]["path"], "notes/todo.txt",
@@ -238,4 +239,48 @@ async fn a_call_needing_two_approvers_runs_only_after_two_different_people_appro
         [("bob", "seconded"), ("alice", "refused"), ("carol", "approved")],
         "each approver in the chain, in order"
     );
+}
+
+/// Issue #26: `shell_exec` with `cmd: "echo ghp_…"` kept the token in the request packet (only
+/// declared secret keys were redacted), and so in the timeline, the exports and every screen.
+/// The reviewer still sees exactly what will run; the record, and everyone else, does not.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_secret_typed_into_a_command_is_shown_to_deciders_only_and_never_recorded() {
+    let project = Project::new("shell_allow: ['^echo(\\s|$)']");
+    let engine = project.engine().await;
+    let secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+    let args = json!({ "cmd": format!("echo {secret}") });
+    let asked = engine.dispatch(request("shell_exec", args.clone()), caller("s1", "alice")).await;
+    assert_eq!(code(&asked), "E_POLICY");
+    let id = approval_id(&asked);
+    // The reviewer, and alice who asked, see the command as it will run.
+    let bob = jig_engine::Reader { person: "bob".into(), may_approve: true };
+    let shown = engine.history().approvals(true, &bob).await.expect("approvals");
+    assert_eq!(shown[0].request["args"]["cmd"], format!("echo {secret}"));
+    assert_eq!(shown[0].request["argv"], json!(["echo", secret]));
+    let alice = jig_engine::Reader { person: "Alice".into(), may_approve: false };
+    let own = engine.history().approvals(true, &alice).await.expect("approvals");
+    assert_eq!(own[0].request["args"]["cmd"], format!("echo {secret}"));
+    // A viewer does not, nor does any serialized record.
+    let vic = jig_engine::Reader { person: "vic".into(), may_approve: false };
+    let hidden = engine.history().approvals(true, &vic).await.expect("approvals");
+    assert!(!serde_json::to_string(&hidden).expect("json").contains(secret));
+    // Approved, it runs exactly that command, with the token bound to the clear request.
+    let token = granted(engine.approve(&id, "bob", None).await.expect("approve"));
+    let mut with = caller("s1", "alice");
+    with.approval_token = Some(token);
+    let ran = engine.dispatch(request("shell_exec", args.clone()), with).await;
+    assert!(ran.ok, "{ran:?}");
+    // A token for the redacted form does not fit the clear request, and vice versa.
+    let redacted = json!({ "cmd": "echo [REDACTED]" });
+    let other = engine.dispatch(request("shell_exec", redacted), caller("s1", "alice")).await;
+    assert_eq!(code(&other), "E_POLICY");
+    // Nothing of the secret is in the chain, the store's approvals, or an export.
+    let packets = engine.store().packets(0, 10_000).await.expect("packets");
+    let chain = serde_json::to_string(&packets).expect("json");
+    assert!(!chain.contains(secret), "the chain holds the secret");
+    assert!(chain.contains("[REDACTED]"));
+    let all = engine.history().approvals(false, &bob).await.expect("approvals");
+    assert!(!serde_json::to_string(&all).expect("json").contains(secret));
+    assert!(engine.store().verify().await.expect("verify").first_broken.is_none());
 }

@@ -21,14 +21,19 @@ pub struct Filter {
     pub all: bool,
 }
 
-/// Approvals, newest first: the full arguments, the rule that asked, and who asked.
+/// Approvals, newest first: the rule that asked, who asked, and the request — in clear, exactly
+/// as it will run, for an approver (and for who asked it) while it is pending; with secrets
+/// redacted for everyone else and once decided.
 #[utoipa::path(get, path = "/api/approvals", operation_id = "listApprovals", tag = "approvals", params(Filter),
     responses((status = 200, body = Vec<jig_engine::ApprovalRecord>), (status = 400, body = ErrorMessage)))]
 pub async fn list(
     State(state): State<AppState>,
+    Extension(person): Extension<Person>,
     Params(filter): Params<Filter>,
 ) -> Result<Json<Vec<jig_engine::ApprovalRecord>>, ApiError> {
-    Ok(Json(state.engine.history().approvals(!filter.all).await?))
+    let reader =
+        jig_engine::Reader { may_approve: person.role >= Role::Approver, person: person.name };
+    Ok(Json(state.engine.history().approvals(!filter.all, &reader).await?))
 }
 
 /// What approving did.
