@@ -14,6 +14,7 @@ mod apply;
 mod binding;
 pub mod blob;
 mod error;
+pub mod feed;
 mod jobs;
 mod journal_ops;
 mod ops;

@@ -56,6 +56,10 @@ pub struct Store {
     _last: std::sync::Arc<crate::writer::SyncOnDrop>,
     /// The key approvals are bound with (`crate::binding`).
     binding: crate::binding::BindingKey,
+    /// What it was opened with (a PostgreSQL URL, for the feed's own connection).
+    target: std::sync::Arc<str>,
+    /// The SQLite file, for the feed to watch.
+    file: Option<PathBuf>,
 }
 
 /// What start-up recovery found left over from a process that died.
@@ -108,6 +112,7 @@ impl Store {
     pub async fn open(target: &str) -> Result<Self, AuditError> {
         sqlx::any::install_default_drivers();
         let (dialect, url, file) = parse_target(target);
+        let db_file = file.clone();
         // SQLite's log is `<file>-wal`.
         let wal = file.as_ref().map(|file| {
             let mut wal = file.clone().into_os_string();
@@ -178,7 +183,36 @@ impl Store {
         let commits = std::sync::Arc::new(crate::writer::Commits::default());
         let (writer, last) =
             crate::writer::spawn(pool.clone(), dialect, wal, std::sync::Arc::clone(&commits));
-        Ok(Self { pool, dialect, writer, commits, _last: last, binding })
+        Ok(Self {
+            pool,
+            dialect,
+            writer,
+            commits,
+            _last: last,
+            binding,
+            target: std::sync::Arc::from(target),
+            file: db_file,
+        })
+    }
+
+    /// A feed of what other processes append from now on ([`crate::feed`]).
+    pub async fn feed(&self) -> Result<crate::feed::Feed, AuditError> {
+        crate::feed::Feed::start(self).await
+    }
+
+    /// Whether this process's writer appended packet `seq`.
+    pub(crate) fn appended_here(&self, seq: i64) -> bool {
+        self.commits.own(seq)
+    }
+
+    /// What the store was opened with, as a connection URL.
+    pub(crate) fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// The SQLite file.
+    pub(crate) fn file(&self) -> Option<PathBuf> {
+        self.file.clone()
     }
 
     /// The key approvals are bound with: the same for every process on this store.

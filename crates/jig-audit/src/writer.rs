@@ -44,6 +44,36 @@ pub(crate) struct Commits {
     /// claimed, an approval decided, a journal key already taken) and cost a round trip per
     /// statement.
     pub reading: AtomicU64,
+    /// The packets this store's writer appended, as ranges of seqs (first, last), oldest
+    /// first: a feed of the store's changes (`crate::feed`) skips them, since this process
+    /// announced them itself.
+    pub own: std::sync::Mutex<std::collections::VecDeque<(i64, i64)>>,
+}
+
+impl Commits {
+    /// Remember that this writer appended `first..=last`.
+    fn appended(&self, first: i64, last: i64) {
+        if last < first {
+            return;
+        }
+        if let Ok(mut own) = self.own.lock() {
+            own.push_back((first, last));
+            // A feed that never reads would let this grow: keep the newest.
+            while own.len() > 65_536 {
+                own.pop_front();
+            }
+        }
+    }
+
+    /// Whether `seq` was appended by this writer; ranges wholly before `seq` are dropped
+    /// (a feed reads in order).
+    pub(crate) fn own(&self, seq: i64) -> bool {
+        let Ok(mut own) = self.own.lock() else { return false };
+        while own.front().is_some_and(|(_, last)| *last < seq) {
+            own.pop_front();
+        }
+        own.front().is_some_and(|(first, last)| (*first..=*last).contains(&seq))
+    }
 }
 
 /// How a caller learns what its operations did.
@@ -246,7 +276,8 @@ async fn commit_group(
     let known = known_head.take();
     if batches.iter().all(|ops| ops.iter().all(is_optimistic)) {
         match commit_blind(conn, dialect, batches, known).await {
-            Ok((results, head)) => {
+            Ok((results, start, head)) => {
+                commits.appended(start + 1, head.0);
                 if dialect == Dialect::Sqlite {
                     *known_head = Some(head);
                 }
@@ -263,8 +294,11 @@ async fn commit_group(
             }
         }
     }
-    let (results, head) = commit_general(conn, dialect, batches).await?;
+    let (results, start, head) = commit_general(conn, dialect, batches).await?;
     commits.reading.fetch_add(1, Ordering::Relaxed);
+    if let Some(head) = &head {
+        commits.appended(start + 1, head.0);
+    }
     if dialect == Dialect::Sqlite {
         *known_head = head;
     }
@@ -279,7 +313,7 @@ async fn commit_blind(
     dialect: Dialect,
     batches: &[&[Op]],
     known: Option<(i64, String)>,
-) -> Result<(Results, (i64, String)), AuditError> {
+) -> Result<(Results, i64, (i64, String)), AuditError> {
     let (mut statements, mut head) = match known {
         Some(head) => {
             // Fails (chain_head's CHECK allows only the row with id 1) when the head moved.
@@ -299,19 +333,28 @@ async fn commit_blind(
     for ops in batches {
         results.push(Ok(blind(&mut statements, ops, &mut head, now)));
     }
-    finish(&mut statements, start, &head);
+    finish(&mut statements, dialect, start, &head);
     statement::run(conn, dialect, &statements).await?;
-    Ok((results, head))
+    Ok((results, start, head))
 }
 
-/// Move the head (when packets were appended since `start`) and commit.
-fn finish(statements: &mut Vec<Statement>, start: i64, head: &(i64, String)) {
+/// Move the head (when packets were appended since `start`) and commit. On PostgreSQL the
+/// commit also notifies the store's listeners (`crate::feed`): a notification names the new
+/// head and is delivered when, and only if, the transaction commits.
+fn finish(statements: &mut Vec<Statement>, dialect: Dialect, start: i64, head: &(i64, String)) {
     if head.0 != start {
         statements.push(
             Statement::new("UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1")
                 .arg(head.0)
                 .arg(head.1.clone()),
         );
+        if dialect == Dialect::Postgres {
+            statements.push(
+                Statement::new("SELECT pg_notify(?, ?)")
+                    .arg(crate::feed::CHANNEL)
+                    .arg(head.0.to_string()),
+            );
+        }
     }
     statements.push(Statement::new("COMMIT"));
 }
@@ -349,10 +392,10 @@ async fn commit_general(
     conn: &mut AnyConnection,
     dialect: Dialect,
     batches: &[&[Op]],
-) -> Result<(Results, Option<(i64, String)>), AuditError> {
+) -> Result<(Results, i64, Option<(i64, String)>), AuditError> {
     let mut head = begin(conn, dialect).await?;
+    let start = head.0;
     let outcome = async {
-        let start = head.0;
         let mut results = Vec::with_capacity(batches.len());
         if let [ops] = batches {
             match apply_batch(conn, dialect, ops, &mut head).await {
@@ -381,16 +424,16 @@ async fn commit_general(
             }
         }
         let mut statements = Vec::new();
-        finish(&mut statements, start, &head);
+        finish(&mut statements, dialect, start, &head);
         statement::run(conn, dialect, &statements).await?;
         Ok(Ok((results, head)))
     }
     .await;
     match outcome {
-        Ok(Ok((results, head))) => Ok((results, Some(head))),
+        Ok(Ok((results, head))) => Ok((results, start, Some(head))),
         Ok(Err(alone)) => {
             conn.execute(AssertSqlSafe("ROLLBACK".to_owned())).await?;
-            Ok((vec![Err(alone)], None))
+            Ok((vec![Err(alone)], start, None))
         }
         Err(error) => {
             // Never hand the connection back inside a transaction.

@@ -2,6 +2,7 @@
 #![allow(clippy::disallowed_methods, reason = "the tests start processes to kill them")]
 
 mod chain;
+mod feed;
 mod runbooks;
 mod state;
 
