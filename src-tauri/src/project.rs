@@ -169,6 +169,7 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
         .await
         .map_err(|e| describe(&e))?;
     engine.watch_jobs();
+    engine.follow_store();
     let watch = engine.watch().map_err(|e| describe(&e))?;
     let name = root
         .file_name()

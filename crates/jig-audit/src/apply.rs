@@ -15,7 +15,7 @@ use sqlx::{AnyConnection, Row};
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome, TokenRefusal};
 use crate::packet::{Body, NewPacket};
-use crate::records::{ApprovalState, RunRecord};
+use crate::records::{ApprovalState, RunRecord, RunState};
 use crate::rows::{approval_from_row, key_from_row};
 use crate::statement::{self, Arg, Statement};
 use crate::store::Dialect;
@@ -139,7 +139,8 @@ pub(crate) fn blind(
                 Statement::new(
                     "UPDATE runs SET state = COALESCE(?, state), rule = COALESCE(?, rule), \
                      duration_ms = COALESCE(?, duration_ms), response = COALESCE(?, response), \
-                     error = COALESCE(?, error), replayed_from = COALESCE(?, replayed_from), updated_us = ? \
+                     error = COALESCE(?, error), replayed_from = COALESCE(?, replayed_from), \
+                     resumes = COALESCE(?, resumes), updated_us = ? \
                      WHERE request_id = ?",
                 )
                 .arg(update.state.map(|s| s.as_str()))
@@ -148,6 +149,7 @@ pub(crate) fn blind(
                 .arg(update.response.as_ref().map(Value::to_string))
                 .arg(update.error.as_deref())
                 .arg(update.replayed_from.as_deref())
+                .arg(update.resumes.as_deref())
                 .arg(now)
                 .arg(&update.request_id),
             ),
@@ -178,8 +180,8 @@ pub(crate) fn blind(
                 Statement::new(
                     "INSERT INTO approvals (id, request_hash, tool, session_id, principal, request, rule, reason, state, \
                      token_hash, expires_us, decided_by, created_us, decided_us, consumed_us, required, approvers, \
-                     clear_request) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, NULL, NULL, ?, NULL, NULL, ?, '[]', ?)",
+                     clear_request, request_id) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, NULL, ?, NULL, NULL, ?, '[]', ?, ?)",
                 )
                 .arg(&approval.id)
                 .arg(&approval.request_hash)
@@ -189,9 +191,11 @@ pub(crate) fn blind(
                 .arg(approval.request.to_string())
                 .arg(&approval.rule)
                 .arg(&approval.reason)
+                .arg(approval.expires_us)
                 .arg(now)
                 .arg(i64::from(approval.required.max(1)))
-                .arg(approval.clear_request.as_ref().map(Value::to_string)),
+                .arg(approval.clear_request.as_ref().map(Value::to_string))
+                .arg(approval.request_id.as_deref()),
             ),
             Op::SaveRunbookRun(run) => statements.push(save_runbook_run(run, now)),
             Op::CreateJob(job) => statements.push(
@@ -211,6 +215,7 @@ pub(crate) fn blind(
             // `apply_batch` never passes these here.
             Op::ClaimKey { .. }
             | Op::DecideApproval { .. }
+            | Op::CloseApproval { .. }
             | Op::SecondApproval { .. }
             | Op::ConsumeApproval { .. }
             | Op::ConsumeApprovedRequest { .. }
@@ -406,6 +411,7 @@ async fn interactive(
             expires_us,
             decided_by,
             approvers,
+            reason,
             packet,
         } => {
             let state = if *approve { ApprovalState::Approved } else { ApprovalState::Denied };
@@ -424,8 +430,40 @@ async fn interactive(
             .execute(&mut *conn)
             .await?
             .rows_affected();
+            if changed == 1 {
+                let who = decided_by.as_deref().unwrap_or("a reviewer");
+                let (run_state, error) = if *approve {
+                    (RunState::Approved, format!("approved by {who}; runs when its caller runs it"))
+                } else {
+                    let why = reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
+                    (RunState::Denied, format!("E_POLICY: denied by {who}{why}"))
+                };
+                end_waiting_run(conn, id, run_state, &error, now).await?;
+            }
             append_if(changed == 1, packet.as_ref(), conn, dialect, head, now).await?;
             Ok(Outcome::Decided(changed == 1))
+        }
+        Op::CloseApproval { id, withdrawn, packet } => {
+            let (state, run_state, error) = if *withdrawn {
+                (ApprovalState::Withdrawn, RunState::Withdrawn, "withdrawn by its caller")
+            } else {
+                (ApprovalState::Expired, RunState::Expired, "E_POLICY: nobody decided in time")
+            };
+            let changed = sqlx::query(
+                "UPDATE approvals SET state = $1, decided_us = $2, clear_request = NULL \
+                 WHERE id = $3 AND state = 'pending'",
+            )
+            .bind(state.as_str())
+            .bind(now)
+            .bind(id)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+            if changed == 1 {
+                end_waiting_run(conn, id, run_state, error, now).await?;
+            }
+            append_if(changed == 1, packet.as_ref(), conn, dialect, head, now).await?;
+            Ok(Outcome::Closed(changed == 1))
         }
         Op::SecondApproval { id, before, after, packet } => {
             let before = serde_json::to_string(before).unwrap_or_else(|_| "[]".to_owned());
@@ -443,15 +481,15 @@ async fn interactive(
             append_if(changed == 1, packet.as_ref(), conn, dialect, head, now).await?;
             Ok(Outcome::Decided(changed == 1))
         }
-        Op::ConsumeApproval { token_hash, request_hash } => {
+        Op::ConsumeApproval { token_hash, request_hash, by_request } => {
             let row = sqlx::query("SELECT * FROM approvals WHERE token_hash = $1")
                 .bind(token_hash)
                 .fetch_optional(&mut *conn)
                 .await?;
             let Some(row) = row else { return Ok(Outcome::TokenRefused(TokenRefusal::Unknown)) };
-            consume(conn, approval_from_row(&row)?, token_hash, request_hash, now).await
+            consume(conn, approval_from_row(&row)?, token_hash, request_hash, by_request, now).await
         }
-        Op::ConsumeApprovedRequest { request_hash } => {
+        Op::ConsumeApprovedRequest { request_hash, by_request } => {
             let row = sqlx::query(
                 "SELECT * FROM approvals WHERE request_hash = $1 AND state = 'approved' \
                  ORDER BY created_us DESC LIMIT 1",
@@ -465,7 +503,7 @@ async fn interactive(
             let Some(token_hash) = token_hash else {
                 return Ok(Outcome::TokenRefused(TokenRefusal::NotInChain));
             };
-            consume(conn, approval, &token_hash, request_hash, now).await
+            consume(conn, approval, &token_hash, request_hash, by_request, now).await
         }
         Op::MoveJobRun { update, packet } => {
             let finishing = update.state.is_some_and(crate::RunState::is_final);
@@ -525,6 +563,7 @@ async fn consume(
     approval: crate::records::ApprovalRecord,
     token_hash: &str,
     request_hash: &str,
+    by_request: &str,
     now: i64,
 ) -> Result<Outcome, AuditError> {
     let refusal = match approval.state {
@@ -536,7 +575,10 @@ async fn consume(
             Some(TokenRefusal::Mismatch)
         }
         ApprovalState::Approved => None,
-        ApprovalState::Pending | ApprovalState::Denied => Some(TokenRefusal::Unknown),
+        ApprovalState::Pending
+        | ApprovalState::Denied
+        | ApprovalState::Expired
+        | ApprovalState::Withdrawn => Some(TokenRefusal::Unknown),
     };
     if let Some(refusal) = refusal {
         return Ok(Outcome::TokenRefused(refusal));
@@ -550,11 +592,45 @@ async fn consume(
         .execute(&mut *conn)
         .await?
         .rows_affected();
-    Ok(if used == 1 {
-        Outcome::Consumed(approval.id)
-    } else {
-        Outcome::TokenRefused(TokenRefusal::Used)
-    })
+    if used != 1 {
+        return Ok(Outcome::TokenRefused(TokenRefusal::Used));
+    }
+    // The waiting run now follows the run that executes it.
+    if let Some(waiting) = approval.request_id.as_deref().filter(|w| *w != by_request) {
+        sqlx::query(
+            "UPDATE runs SET state = 'running', resumed_as = $1, updated_us = $2 \
+             WHERE request_id = $3 AND state IN ('pending_approval', 'approved')",
+        )
+        .bind(by_request)
+        .bind(now)
+        .bind(waiting)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(Outcome::Consumed { approval: approval.id, waiting: approval.request_id })
+}
+
+/// End the run waiting for approval `id` as `state`, with `error` saying why — only while it
+/// still waits (pending, or approved and not yet run).
+async fn end_waiting_run(
+    conn: &mut AnyConnection,
+    id: &str,
+    state: RunState,
+    error: &str,
+    now: i64,
+) -> Result<(), AuditError> {
+    sqlx::query(
+        "UPDATE runs SET state = $1, error = $2, updated_us = $3 \
+         WHERE request_id = (SELECT request_id FROM approvals WHERE id = $4) \
+         AND state IN ('pending_approval', 'approved')",
+    )
+    .bind(state.as_str())
+    .bind(error)
+    .bind(now)
+    .bind(id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }
 
 /// Whether the chain holds an intact `approval.decided` packet approving `id` with this token

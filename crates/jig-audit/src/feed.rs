@@ -72,7 +72,7 @@ impl Feed {
         let wake = Arc::new(Notify::new());
         let source = match (store.dialect(), store.file()) {
             (Dialect::Sqlite, Some(file)) => {
-                watch(file, Arc::clone(&wake)).map(Source::Watcher).unwrap_or_else(|error| {
+                watch(&file, Arc::clone(&wake)).map(Source::Watcher).unwrap_or_else(|error| {
                     tracing::warn!(%error, "cannot watch the store's files; reading every second");
                     Source::None
                 })
@@ -122,7 +122,7 @@ impl Feed {
 }
 
 /// Wake on any change to the database file or its write-ahead log.
-fn watch(file: PathBuf, wake: Arc<Notify>) -> notify::Result<notify::RecommendedWatcher> {
+fn watch(file: &std::path::Path, wake: Arc<Notify>) -> notify::Result<notify::RecommendedWatcher> {
     use notify::Watcher;
     let dir = file.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
     let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

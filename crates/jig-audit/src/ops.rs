@@ -64,8 +64,21 @@ pub enum Op {
         decided_by: Option<String>,
         /// Everyone who approved, in order (empty on a denial).
         approvers: Vec<String>,
+        /// Why (a denial's reason, shown to who asked), when given.
+        reason: Option<String>,
         /// The decision's packet, appended only if this decision is the one recorded (a
         /// decision that lost a race leaves nothing in the chain).
+        packet: Box<NewPacket>,
+    },
+    /// End a pending approval undecided: expired (`withdrawn: false`) or withdrawn by its
+    /// caller. Only if it is still pending; its waiting run ends the same way, and `packet` is
+    /// appended only then.
+    CloseApproval {
+        /// The approval.
+        id: String,
+        /// Withdrawn by its caller (`false`: expired).
+        withdrawn: bool,
+        /// The packet saying so.
         packet: Box<NewPacket>,
     },
     /// One more person approves an approval several must give, before the last: `after`
@@ -112,6 +125,8 @@ pub enum Op {
         token_hash: String,
         /// SHA-256 of the request it is presented with.
         request_hash: String,
+        /// The request using it: the waiting run is `resumed_as` it.
+        by_request: String,
     },
     /// Use the approval a person gave to exactly this request (tool, arguments, session,
     /// principal), without its token: the retry of a caller that cannot carry one (an MCP
@@ -119,6 +134,8 @@ pub enum Op {
     ConsumeApprovedRequest {
         /// SHA-256 of the request.
         request_hash: String,
+        /// The request using it: the waiting run is `resumed_as` it.
+        by_request: String,
     },
     /// Record a job a call handed to a scheduler.
     CreateJob(Box<crate::JobRecord>),
@@ -151,6 +168,8 @@ pub struct RunUpdate {
     pub error: Option<String>,
     /// The request whose result was replayed.
     pub replayed_from: Option<String>,
+    /// The call waiting for approval this run executes.
+    pub resumes: Option<String>,
 }
 
 /// What one operation did.
@@ -169,8 +188,15 @@ pub enum Outcome {
     KeyTaken(KeyRecord),
     /// An approval was decided (`false`: it was not pending).
     Decided(bool),
-    /// A token was accepted for this request; the approval's id.
-    Consumed(String),
+    /// A token was accepted for this request.
+    Consumed {
+        /// The approval.
+        approval: String,
+        /// The request that waited for it, when known (its run now follows this one).
+        waiting: Option<String>,
+    },
+    /// A pending approval was ended undecided (`false`: it was not pending).
+    Closed(bool),
     /// A token was refused.
     TokenRefused(TokenRefusal),
     /// A run was abandoned (`false`: it had finished meanwhile; nothing was written).

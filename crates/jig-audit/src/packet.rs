@@ -86,6 +86,30 @@ impl PacketKind {
             Self::RunbookOutcome => "runbook.outcome",
         }
     }
+
+    /// Every kind.
+    pub const ALL: [Self; 15] = [
+        Self::SelectRequest,
+        Self::SelectResult,
+        Self::CallRequest,
+        Self::CallDecision,
+        Self::CallPendingApproval,
+        Self::CallResult,
+        Self::CallFailed,
+        Self::CallSubmitted,
+        Self::CallState,
+        Self::ApprovalDecided,
+        Self::RunbookRun,
+        Self::RunbookStep,
+        Self::RunbookFlow,
+        Self::RunbookPerson,
+        Self::RunbookOutcome,
+    ];
+
+    /// The kind with this wire name.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == text)
+    }
 }
 
 /// A packet to append. Its data must already be redacted.

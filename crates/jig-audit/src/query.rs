@@ -52,7 +52,7 @@ pub struct RunPage {
 /// Columns of a listed run: all but the response.
 const LISTED: &str = "request_id, run_id, tool, version, session_id, thread_id, principal, \
     params_hash, policy_hash, deterministic, state, rule, created_us, updated_us, duration_ms, \
-    CAST(NULL AS TEXT) AS response, error, replayed_from, owner, deadline_us, person, definition";
+    CAST(NULL AS TEXT) AS response, error, replayed_from, owner, deadline_us, person, definition, resumed_as, resumes";
 
 /// Arguments bound in order, each named by its `$n`.
 #[derive(Default)]

@@ -54,6 +54,13 @@ string_enum! {
         PendingApproval = "pending_approval",
         /// Stopped on request.
         Cancelled = "cancelled",
+        /// Was waiting for a person, who approved: waits for its caller to run it (the run
+        /// that does is `resumed_as`, and this run then takes that run's state).
+        Approved = "approved",
+        /// Was waiting for a person; nobody decided within the approval's time.
+        Expired = "expired",
+        /// Was waiting for a person; its caller withdrew it.
+        Withdrawn = "withdrawn",
     }
 }
 
@@ -62,7 +69,14 @@ impl RunState {
     pub fn is_final(self) -> bool {
         matches!(
             self,
-            Self::Succeeded | Self::Failed | Self::Denied | Self::Cancelled | Self::PendingApproval
+            Self::Succeeded
+                | Self::Failed
+                | Self::Denied
+                | Self::Cancelled
+                | Self::PendingApproval
+                | Self::Approved
+                | Self::Expired
+                | Self::Withdrawn
         )
     }
 }
@@ -90,6 +104,10 @@ string_enum! {
         Denied = "denied",
         /// Approved, and its token was used.
         Consumed = "consumed",
+        /// Nobody decided before it expired.
+        Expired = "expired",
+        /// Its caller withdrew it before anyone decided.
+        Withdrawn = "withdrawn",
     }
 }
 
@@ -146,6 +164,12 @@ pub struct RunRecord {
     /// The tool's definition hash when it was called: a replay is served only under the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub definition: Option<String>,
+    /// A call that waited for approval: the request that ran it once approved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumed_as: Option<String>,
+    /// The call that waited for approval this run executed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumes: Option<String>,
 }
 
 /// What a recorded run must share with a call to answer it as a replay (seeds 001 and 003):
@@ -182,6 +206,9 @@ impl RunRecord {
         if let Some(replayed_from) = &update.replayed_from {
             self.replayed_from = Some(replayed_from.clone());
         }
+        if let Some(resumes) = &update.resumes {
+            self.resumes = Some(resumes.clone());
+        }
     }
 }
 
@@ -204,8 +231,12 @@ pub struct KeyRecord {
 pub struct ApprovalRecord {
     /// Its id (shown to people, used on `approve`/`deny`).
     pub id: String,
-    /// SHA-256 of the exact request (tool, canonical arguments, session) it is for.
+    /// The keyed hash of the exact request (tool, its code, canonical arguments, session,
+    /// principal) it is for.
     pub request_hash: String,
+    /// The request that waits for it (its run ends in what happens to the approval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
     /// The tool.
     pub tool: String,
     /// The session of the request.

@@ -61,6 +61,8 @@ pub(crate) fn run_from_row(row: &AnyRow) -> Result<RunRecord, AuditError> {
         deadline_us: row.try_get("deadline_us")?,
         person: row.try_get("person")?,
         definition: row.try_get("definition")?,
+        resumed_as: row.try_get("resumed_as")?,
+        resumes: row.try_get("resumes")?,
     })
 }
 
@@ -100,5 +102,6 @@ pub(crate) fn approval_from_row(row: &AnyRow) -> Result<ApprovalRecord, AuditErr
         decided_us: row.try_get("decided_us")?,
         consumed_us: row.try_get("consumed_us")?,
         clear_request: json_column(row, "clear_request")?,
+        request_id: row.try_get("request_id")?,
     })
 }

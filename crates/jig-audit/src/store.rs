@@ -712,6 +712,32 @@ impl Store {
         row.as_ref().map(approval_from_row).transpose()
     }
 
+    /// The approval the call `request_id` waits (or waited) for.
+    pub async fn approval_waited_for(
+        &self,
+        request_id: &str,
+    ) -> Result<Option<ApprovalRecord>, AuditError> {
+        let row = sqlx::query(
+            "SELECT * FROM approvals WHERE request_id = $1 ORDER BY created_us DESC LIMIT 1",
+        )
+        .bind(request_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(approval_from_row).transpose()
+    }
+
+    /// Pending approvals whose time was over at `now`.
+    pub async fn approvals_expired(&self, now: i64) -> Result<Vec<ApprovalRecord>, AuditError> {
+        let rows = sqlx::query(
+            "SELECT * FROM approvals WHERE state = 'pending' AND expires_us IS NOT NULL \
+             AND expires_us <= $1 ORDER BY created_us LIMIT 500",
+        )
+        .bind(now)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(approval_from_row).collect()
+    }
+
     /// What a session has used.
     pub async fn usage(&self, session_id: &str) -> Result<SessionUsage, AuditError> {
         let row = sqlx::query("SELECT calls, bytes, wall_ms FROM sessions WHERE id = $1")

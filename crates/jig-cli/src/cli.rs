@@ -359,15 +359,19 @@ pub enum ApprovalsCommand {
         #[arg(long)]
         all: bool,
     },
-    /// Approve a pending call; prints its one-time token on stdout
+    /// Approve a pending call: it runs where it waits (or at its caller's next identical
+    /// call); prints its one-time token on stdout only when the call is your own
     Approve {
         /// The approval id (a unique prefix is enough)
         id: String,
     },
-    /// Deny a pending call
+    /// Deny a pending call, saying why (shown to who asked, kept in the audit)
     Deny {
         /// The approval id (a unique prefix is enough)
         id: String,
+        /// Why: shown to who asked
+        #[arg(long)]
+        reason: Option<String>,
     },
 }
 

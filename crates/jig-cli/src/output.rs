@@ -29,6 +29,14 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Who acts: the person at this machine (or whom they named with `--as`, where allowed).
+    pub fn actor(&self) -> jig_app::Actor {
+        jig_app::Actor {
+            asserted_by: self.asserted_by.clone(),
+            ..jig_app::Actor::owner(self.principal.clone())
+        }
+    }
+
     /// Merge flags and environment.
     pub fn from_args(args: &GlobalArgs) -> Self {
         let project = args.project.clone().unwrap_or_else(|| PathBuf::from("."));

@@ -1,9 +1,14 @@
 //! Calls that answer at once: a surface starts a call and follows it on the event bus (its
 //! progress, its output, then its `ToolResponse`), as the browser and the desktop do.
 //!
-//! A call that waits for approval is kept here, exactly as it was asked, so that approving it
-//! ([`Engine::approve_and_run`]) runs that very request in the name of who asked, with the
-//! one-time token. Kept requests live in memory: after a restart the caller asks again.
+//! A call that waits for approval is kept here, exactly as it was asked, in the process that
+//! started it. When its approval is granted — by a person on this process, another `jig serve`
+//! instance, the CLI or an MCP client, which this process hears through the store
+//! ([`crate::follow`]) — this process runs that very request, in the name of who asked; the
+//! approval is used by the request itself (`CallContext::retry_approved`), so no token travels
+//! and the approver never holds one for someone else's call. Exactly once: using an approval
+//! is conditional in the store. When this process is gone, the approval stays granted and the
+//! caller's next identical call uses it. A denial or expiry drops the kept request.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -44,24 +49,18 @@ impl Engine {
         tokio::spawn(async move {
             let principal = context.principal.clone();
             let response = engine.dispatch(request.clone(), context.clone()).await;
-            let approval_id = response
-                .errors
-                .first()
-                .and_then(|e| e.details.as_ref())
-                .and_then(|d| d.get("approval_id"))
-                .and_then(|id| id.as_str())
-                .map(str::to_owned);
-            if let Some(approval_id) = approval_id {
-                engine.parked.park(approval_id, request, context);
+            if let Some(approval_id) = response.pending_approval() {
+                engine.parked.park(approval_id.to_owned(), request, context);
             }
             engine.events.publish_to(&principal, Event::Response(Box::new(response)));
         });
         request_id
     }
 
-    /// Approve a pending call as `principal` and, once it is granted and the engine kept the
-    /// request ([`Engine::start`]), run it now with the token in the name of who asked.
-    /// Returns what the approval did and the new request id of the run.
+    /// Approve a pending call as `principal`. Once granted, a request this process kept is run
+    /// now in the name of who asked; one kept elsewhere runs there (or at its caller's next
+    /// identical call). Returns what the approval did and, when it runs here, the request
+    /// that runs it.
     pub async fn approve_and_run(
         self: &Arc<Self>,
         id: &str,
@@ -70,26 +69,54 @@ impl Engine {
         let approval = self.pending_approval(id).await?;
         let approval_id = approval.id.clone();
         let approved = self.approve_pending(approval, principal, None).await?;
-        let Approval::Granted(token) = &approved else { return Ok((approved, None)) };
-        let token = token.clone();
-        let parked = self.parked.take(&approval_id).map(|(mut request, mut context)| {
-            request.request_id = new_id();
-            context.approval_token = Some(token.clone());
-            context.cancel = jig_exec::Cancel::new();
-            (request, context)
-        });
-        let resumed = parked.as_ref().map(|(request, _)| request.request_id.clone());
-        // Tell subscribers which request now carries the call before it starts: a quick call's
-        // response must not arrive before the news of the request it answers.
-        self.events.publish(Event::Approval(ApprovalEvent {
-            approval_id,
-            verdict: "approved".to_owned(),
-            by: principal.to_owned(),
-            resumed_as: resumed.clone(),
-        }));
-        if let Some((request, context)) = parked {
-            self.start(request, context);
-        }
+        let resumed = match &approved {
+            Approval::Granted(_) => {
+                let resumed = self.on_approval_decided(&approval_id, "approved", principal);
+                // Not kept here: the news alone (the process holding it runs it).
+                if resumed.is_none() {
+                    self.decided(&approval_id, "approved", principal, None);
+                }
+                resumed
+            }
+            Approval::Seconded { .. } => None,
+        };
         Ok((approved, resumed))
+    }
+
+    /// What this process does when approval `id` was decided, here or by another process: run
+    /// the request it kept for it (approved), or forget it (denied, expired, withdrawn).
+    /// Returns the request that now runs the call, when it runs here.
+    pub(crate) fn on_approval_decided(
+        self: &Arc<Self>,
+        id: &str,
+        verdict: &str,
+        by: &str,
+    ) -> Option<String> {
+        match verdict {
+            "approved" => {
+                let (mut request, mut context) = self.parked.take(id)?;
+                request.request_id = new_id();
+                context.approval_token = None;
+                context.retry_approved = true;
+                context.cancel = jig_exec::Cancel::new();
+                let resumed = request.request_id.clone();
+                // Tell subscribers which request now carries the call before it starts: a quick
+                // call's response must not arrive before the news of the request it answers.
+                self.events.publish(Event::Approval(ApprovalEvent {
+                    approval_id: id.to_owned(),
+                    verdict: "approved".to_owned(),
+                    by: by.to_owned(),
+                    reason: None,
+                    resumed_as: Some(resumed.clone()),
+                }));
+                self.start(request, context);
+                Some(resumed)
+            }
+            "denied" | "expired" | "withdrawn" => {
+                self.parked.take(id);
+                None
+            }
+            _ => None,
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use jig_audit::{ApprovalRecord, ApprovalState, NewPacket, Op, Outcome, PacketKind, Store};
+use jig_audit::{Op, Store};
 use jig_exec::Executors;
 use jig_load::{LoadOptions, Loader, Snapshot};
 use jig_model::envelope::{Heartbeat, ToolResponse};
@@ -14,12 +14,11 @@ use jig_model::{SideEffect, ToolDef};
 use jig_policy::Policy;
 use jig_policy::budget::{Remaining, SessionUsage};
 use jig_policy::sandbox::Workspace;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::emit::MetricsExecutor;
 use crate::error::EngineError;
 use crate::events::{Event, EventBus};
-use crate::identity::{canonical_principal, new_token, sha256_hex};
 use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::validation::{ValidationResult, Validators};
 
@@ -319,27 +318,6 @@ impl Engine {
         Some(ValidationResult { valid: errors.is_empty(), errors })
     }
 
-    /// The hash an approval of calling `tool` with `args` in `session` by `principal` is bound
-    /// to (the tool's definition and code as they are now included); `None` for an unknown tool.
-    pub fn approval_hash(
-        &self,
-        tool: &str,
-        args: &Value,
-        session: &str,
-        principal: &str,
-    ) -> Option<String> {
-        let def = self.get(tool)?;
-        let code = crate::identity::code_identity(&def, self.workspace.root());
-        Some(crate::identity::request_hash(
-            self.store.binding_key(),
-            tool,
-            &code,
-            args,
-            session,
-            principal,
-        ))
-    }
-
     /// Tell every subscriber that a runbook run moved.
     pub fn announce_runbook(&self, event: crate::events::RunbookEvent) {
         self.events.publish(Event::Runbook(event));
@@ -367,189 +345,6 @@ impl Engine {
         Ok((usage, jig_policy::budget::remaining(&budgets, &usage)))
     }
 
-    /// Approve a pending call. Once everyone it needs has approved (one person, unless a
-    /// runbook's `min_approvers` asks for more, each a different person), the one-time token,
-    /// valid for that exact request until the policy's `approvals.ttl_seconds` pass; only its
-    /// hash is stored. `asserted_by` is who named `principal` when it was not known (`--as`).
-    pub async fn approve(
-        &self,
-        id: &str,
-        principal: &str,
-        asserted_by: Option<&str>,
-    ) -> Result<Approval, EngineError> {
-        let approval = self.pending_approval(id).await?;
-        self.approve_pending(approval, principal, asserted_by).await
-    }
-
-    /// Approve `approval`, already read and pending.
-    pub(crate) async fn approve_pending(
-        &self,
-        approval: ApprovalRecord,
-        principal: &str,
-        asserted_by: Option<&str>,
-    ) -> Result<Approval, EngineError> {
-        let policy = self.policy();
-        if !policy.config().approvals.self_approval
-            && approval.principal.as_deref().map(canonical_principal)
-                == Some(canonical_principal(principal))
-        {
-            self.record_decision(&approval, principal, "refused", "self-approval is forbidden")
-                .await?;
-            return Err(EngineError::SelfApproval { principal: principal.to_owned() });
-        }
-        // Several approvals are several people: one counts once, however they are spelt.
-        let me = canonical_principal(principal);
-        if approval.approvers.iter().any(|a| canonical_principal(a) == me) {
-            return Err(EngineError::ApprovedAlready {
-                id: approval.id,
-                principal: principal.to_owned(),
-            });
-        }
-        let mut approvers = approval.approvers.clone();
-        approvers.push(principal.to_owned());
-        let required = approval.required.max(1);
-        if u32::try_from(approvers.len()).unwrap_or(u32::MAX) < required {
-            return self.second(approval, principal, asserted_by, approvers).await;
-        }
-        let token = new_token();
-        let ttl_us = i64::try_from(policy.config().approvals.ttl_seconds)
-            .unwrap_or(i64::MAX / 2_000_000)
-            * 1_000_000;
-        let expires_us = jig_audit::time::now_us().saturating_add(ttl_us);
-        let token_hash = sha256_hex(token.as_bytes());
-        let mut packet = decision_packet(
-            &approval,
-            principal,
-            "approved",
-            &format!("valid until {}", jig_audit::time::rfc3339(expires_us)),
-        );
-        // The chain holds what the token is bound to, so a forged approvals row (state, token
-        // hash) has no packet to match and is refused when the token is used.
-        packet.data["token_hash"] = json!(token_hash);
-        packet.data["request_hash"] = json!(approval.request_hash);
-        if let Some(asserted_by) = asserted_by {
-            packet.data["asserted_by"] = json!(asserted_by);
-        }
-        let outcomes = self
-            .store
-            .apply(vec![Op::DecideApproval {
-                id: approval.id.clone(),
-                approve: true,
-                token_hash: Some(token_hash),
-                expires_us: Some(expires_us),
-                decided_by: Some(principal.to_owned()),
-                approvers,
-                packet: Box::new(packet),
-            }])
-            .await?;
-        match outcomes.first() {
-            Some(Outcome::Decided(true)) => Ok(Approval::Granted(token)),
-            _ => {
-                Err(EngineError::AlreadyDecided { id: approval.id, state: ApprovalState::Approved })
-            }
-        }
-    }
-
-    /// Record one approval of several, before the last: the approval stays pending.
-    async fn second(
-        &self,
-        approval: ApprovalRecord,
-        principal: &str,
-        asserted_by: Option<&str>,
-        approvers: Vec<String>,
-    ) -> Result<Approval, EngineError> {
-        let required = approval.required.max(1);
-        let reason = format!("{} of {required} approvals", approvers.len());
-        let mut packet = decision_packet(&approval, principal, "seconded", &reason);
-        packet.data["approvers"] = json!(approvers);
-        packet.data["required"] = json!(required);
-        if let Some(asserted_by) = asserted_by {
-            packet.data["asserted_by"] = json!(asserted_by);
-        }
-        let outcomes = self
-            .store
-            .apply(vec![Op::SecondApproval {
-                id: approval.id.clone(),
-                before: approval.approvers.clone(),
-                after: approvers.clone(),
-                packet: Box::new(packet),
-            }])
-            .await?;
-        if !matches!(outcomes.first(), Some(Outcome::Decided(true))) {
-            // Decided, or another person approved at the same moment: read it again.
-            return Err(EngineError::ApprovalMoved { id: approval.id });
-        }
-        self.events.publish(crate::events::Event::Approval(crate::events::ApprovalEvent {
-            approval_id: approval.id,
-            verdict: "seconded".to_owned(),
-            by: principal.to_owned(),
-            resumed_as: None,
-        }));
-        Ok(Approval::Seconded { approvers, required })
-    }
-
-    /// Deny a pending call; a request kept to run when approved ([`Engine::start`]) is dropped.
-    pub async fn deny(
-        &self,
-        id: &str,
-        principal: &str,
-        asserted_by: Option<&str>,
-    ) -> Result<(), EngineError> {
-        let approval = self.pending_approval(id).await?;
-        let mut packet = decision_packet(&approval, principal, "denied", "denied by a reviewer");
-        if let Some(asserted_by) = asserted_by {
-            packet.data["asserted_by"] = json!(asserted_by);
-        }
-        let outcomes = self
-            .store
-            .apply(vec![Op::DecideApproval {
-                id: approval.id.clone(),
-                approve: false,
-                token_hash: None,
-                expires_us: None,
-                decided_by: Some(principal.to_owned()),
-                approvers: Vec::new(),
-                packet: Box::new(packet),
-            }])
-            .await?;
-        if !matches!(outcomes.first(), Some(Outcome::Decided(true))) {
-            return Err(EngineError::AlreadyDecided {
-                id: approval.id,
-                state: ApprovalState::Denied,
-            });
-        }
-        self.parked.forget(&approval.id);
-        self.events.publish(crate::events::Event::Approval(crate::events::ApprovalEvent {
-            approval_id: approval.id,
-            verdict: "denied".to_owned(),
-            by: principal.to_owned(),
-            resumed_as: None,
-        }));
-        Ok(())
-    }
-
-    pub(crate) async fn pending_approval(&self, id: &str) -> Result<ApprovalRecord, EngineError> {
-        let approval =
-            self.store.approval(id).await?.ok_or_else(|| EngineError::NoApproval(id.to_owned()))?;
-        if approval.state != ApprovalState::Pending {
-            return Err(EngineError::AlreadyDecided { id: approval.id, state: approval.state });
-        }
-        Ok(approval)
-    }
-
-    async fn record_decision(
-        &self,
-        approval: &ApprovalRecord,
-        principal: &str,
-        verdict: &str,
-        reason: &str,
-    ) -> Result<(), EngineError> {
-        self.store
-            .apply(vec![Op::Append(decision_packet(approval, principal, verdict, reason))])
-            .await?;
-        Ok(())
-    }
-
     pub(crate) fn enter(&self, session: &str) {
         if let Ok(mut map) = self.in_flight.lock() {
             *map.entry(session.to_owned()).or_default() += 1;
@@ -565,25 +360,6 @@ impl Engine {
                 map.remove(session);
             }
         }
-    }
-}
-
-fn decision_packet(
-    approval: &ApprovalRecord,
-    principal: &str,
-    verdict: &str,
-    reason: &str,
-) -> NewPacket {
-    NewPacket {
-        kind: PacketKind::ApprovalDecided,
-        session_id: approval.session_id.clone(),
-        thread_id: None,
-        principal: Some(principal.to_owned()),
-        request_id: None,
-        run_id: None,
-        tool: Some(approval.tool.clone()),
-        args_hash: None,
-        data: json!({ "approval_id": approval.id, "verdict": verdict, "reason": reason, "requested_by": approval.principal }),
     }
 }
 

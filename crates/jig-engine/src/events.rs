@@ -24,6 +24,8 @@ pub enum Event {
     Registry(RegistryEvent),
     /// A call started with [`crate::Engine::start`] finished: its response.
     Response(Box<jig_model::envelope::ToolResponse>),
+    /// A call asks for a person's approval.
+    ApprovalAsked(ApprovalAsk),
     /// A pending call was approved or denied.
     Approval(ApprovalEvent),
     /// A runbook run moved: a step ran, a person acted, it finished.
@@ -44,6 +46,22 @@ pub struct RunbookEvent {
     pub status: String,
 }
 
+/// A call asks for a person's approval. Everyone may see that one was asked (what it asks is
+/// read through the API, which shows the request in clear only to who may decide it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename = "ApprovalRequested")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ApprovalAsk {
+    /// The approval.
+    pub approval_id: String,
+    /// The tool.
+    pub tool: String,
+    /// Who asked.
+    pub asked_by: String,
+    /// The rule that asks.
+    pub rule: String,
+}
+
 /// An approval was decided.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename = "ApprovalDecided")]
@@ -51,10 +69,14 @@ pub struct RunbookEvent {
 pub struct ApprovalEvent {
     /// The approval.
     pub approval_id: String,
-    /// `approved`, `denied`, or `seconded` (one approval of several, the call still waits).
+    /// `approved`, `denied`, `seconded` (one approval of several, the call still waits),
+    /// `expired` or `withdrawn`.
     pub verdict: String,
     /// Who decided.
     pub by: String,
+    /// Why, when a denial gave a reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// The request that now runs the approved call, when the engine kept it to run.
     pub resumed_as: Option<String>,
 }

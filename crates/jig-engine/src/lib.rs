@@ -5,6 +5,7 @@
 //! store; [`Engine::dispatch`] runs one call through the whole pipeline; [`Engine::select`]
 //! picks a tool for an intent; [`Engine::approve`] and [`Engine::deny`] decide pending calls.
 
+mod approvals;
 mod artifacts;
 mod background;
 mod cancel;
@@ -14,6 +15,7 @@ mod emit;
 mod engine;
 mod error;
 mod events;
+mod follow;
 pub mod history;
 mod identity;
 mod job_log;

@@ -2,16 +2,11 @@
 //!
 //! The person sees exactly what will run (the tool, the arguments as the engine recorded them
 //! for the reviewer, a command's argv, the rule and why) and answers approve or deny; the answer
-//! goes through [`Engine::approve`] or [`Engine::deny`] in that person's name, bound to that
+//! goes through the application layer's approve or deny in that person's name, bound to that
 //! exact request, and the call is then dispatched again to consume the approval. Where the
 //! client cannot be asked (no elicitation, the policy turns it off, or the person may not
 //! approve their own agent's call), the call answers with the approval's id instead and a
 //! retry with the same arguments runs once someone approved it elsewhere.
-//!
-//! [`Engine::approve`]: jig_engine::Engine::approve
-//! [`Engine::deny`]: jig_engine::Engine::deny
-
-use std::sync::Arc;
 
 use jig_engine::{ApprovalRecord, Engine};
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
@@ -51,10 +46,10 @@ pub fn can_ask(
 
 /// Ask the person at `peer` about `approval`, and record their answer as `person`.
 pub async fn ask(
-    engine: &Arc<Engine>,
+    app: &jig_app::App,
     peer: &Peer<RoleServer>,
     approval: &ApprovalRecord,
-    person: &str,
+    person: &jig_app::Actor,
 ) -> Answer {
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
@@ -68,20 +63,19 @@ pub async fn ask(
     let decision = answer.content.as_ref().and_then(|c| c.get("decision")).and_then(Value::as_str);
     match (answer.action, decision) {
         (ElicitationAction::Accept, Some("approve")) => {
-            match engine.approve(&approval.id, person, None).await {
-                Ok(jig_engine::Approval::Granted(_)) => Answer::Approved,
-                Ok(jig_engine::Approval::Seconded { approvers, required }) => {
-                    Answer::Undecided(format!(
-                        "approved by {} of the {required} people this call needs; it runs once the others approve (`jig approvals list`, the workbench), when it is called again",
-                        approvers.len()
-                    ))
-                }
+            match app.approve(person, &approval.id).await {
+                Ok(done) if done.granted => Answer::Approved,
+                Ok(done) => Answer::Undecided(format!(
+                    "approved by {} of the {} people this call needs; it runs once the others approve (`jig approvals list`, the workbench), when it is called again",
+                    done.approvers.len(),
+                    done.required
+                )),
                 Err(error) => Answer::Undecided(error.to_string()),
             }
         }
         (ElicitationAction::Accept, _) | (ElicitationAction::Decline, _) => {
-            match engine.deny(&approval.id, person, None).await {
-                Ok(()) => Answer::Denied,
+            match app.deny(person, &approval.id, Some("declined at the MCP client")).await {
+                Ok(_) => Answer::Denied,
                 Err(error) => Answer::Undecided(error.to_string()),
             }
         }

@@ -27,6 +27,8 @@ use crate::transport::Acting;
 #[derive(Debug, Clone)]
 pub struct JigMcp {
     engine: Arc<Engine>,
+    /// The application layer over the engine: calls' contexts, approvals.
+    app: jig_app::App,
     /// Who acts when the transport does not say (stdio: the OS user).
     person: Acting,
     /// The Jig session of this MCP connection (budgets, approvals and idempotency are per
@@ -49,7 +51,8 @@ impl JigMcp {
     /// A server for `engine`, acting as `person` unless a request's transport names someone.
     pub fn new(engine: Arc<Engine>, person: Acting) -> Self {
         let session = format!("mcp-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
-        Self { engine, person, session, state: Arc::default() }
+        let app = jig_app::App::new(Arc::clone(&engine));
+        Self { engine, app, person, session, state: Arc::default() }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, SessionState> {
@@ -72,15 +75,14 @@ impl JigMcp {
         jig_engine::agent_principal(&acting.person, &client)
     }
 
+    /// The context of a call this connection makes for `principal` (the agent acting for its
+    /// person), as the application layer builds every call's: a retry of a call someone
+    /// approved uses the approval.
     fn context(&self, principal: String) -> CallContext {
-        CallContext {
-            session_id: self.session.clone(),
-            principal,
-            timeout: None,
-            prepared_results: false,
-            retry_approved: true,
-            ..CallContext::default()
-        }
+        let actor = jig_app::Actor::owner(principal);
+        let spec =
+            jig_app::CallSpec { session: self.session.clone(), ..jig_app::CallSpec::default() };
+        self.app.context(&actor, &spec)
     }
 
     /// Tell the client when the registry changes, for as long as it is connected.
@@ -196,7 +198,14 @@ impl JigMcp {
         {
             return waiting;
         }
-        match approval::ask(&self.engine, &context.peer, &approval, &acting.person).await {
+        let person = jig_app::Actor {
+            principal: acting.person.clone(),
+            asserted_by: None,
+            may_run: acting.may_run,
+            may_approve: acting.may_approve,
+            admin: false,
+        };
+        match approval::ask(&self.app, &context.peer, &approval, &person).await {
             // Run again: approved, it consumes the approval; denied, it is refused on record.
             Answer::Approved | Answer::Denied => again().await,
             Answer::Undecided(why) => {

@@ -77,10 +77,7 @@ pub fn approval_id(error: &ResponseError) -> Option<&str> {
 
 /// The approval `response` waits for.
 pub fn pending_approval(response: &ToolResponse) -> Option<&str> {
-    if response.ok {
-        return None;
-    }
-    response.errors.iter().find_map(approval_id)
+    response.pending_approval()
 }
 
 fn text(data: &Value) -> String {

@@ -90,6 +90,17 @@ pub struct ToolResponse {
     pub job: Option<SubmittedJob>,
 }
 
+impl ToolResponse {
+    /// The approval this response says the call waits for (`E_POLICY` with
+    /// `details.approval_id`), if it does.
+    pub fn pending_approval(&self) -> Option<&str> {
+        if self.ok {
+            return None;
+        }
+        self.errors.iter().find_map(|error| error.details.as_ref()?.get("approval_id")?.as_str())
+    }
+}
+
 /// A call's job on a scheduler, as a response reports it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -63,6 +63,16 @@ impl From<EngineError> for ApiError {
     }
 }
 
+impl From<jig_app::AppError> for ApiError {
+    fn from(error: jig_app::AppError) -> Self {
+        match error {
+            jig_app::AppError::Engine(error) => error.into(),
+            jig_app::AppError::Runbook(error) => error.into(),
+            other => Self::new(status_of(other.code()), other.code(), other.to_string()),
+        }
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         (self.status, Json(self.message)).into_response()

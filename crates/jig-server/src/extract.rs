@@ -29,6 +29,30 @@ where
     }
 }
 
+/// A JSON body that may be left out: an empty body is `None` (an older client's deny, say).
+#[derive(Debug)]
+pub struct MaybeBody<T>(pub Option<T>);
+
+impl<S, T> FromRequest<S> for MaybeBody<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = axum::body::Bytes::from_request(request, state).await.map_err(|rejection| {
+            ApiError::bad_request(format!("request body: {}", rejection.body_text()))
+        })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Self(None));
+        }
+        serde_json::from_slice(&bytes)
+            .map(|value| Self(Some(value)))
+            .map_err(|error| ApiError::bad_request(format!("request body: {error}")))
+    }
+}
+
 /// Query parameters.
 #[derive(Debug)]
 pub struct Params<T>(pub T);

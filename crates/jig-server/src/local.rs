@@ -54,7 +54,7 @@ impl Local {
         // No `Host` or `Origin` checks: these requests never cross a network.
         let access =
             Access { users: Arc::new(Users::single(person, &token)), guard: Guard::default() };
-        let state = AppState { engine: Arc::clone(&engine), access, project };
+        let state = AppState::new(Arc::clone(&engine), access, project);
         Self { router: router(state), token, engine, viewer }
     }
 

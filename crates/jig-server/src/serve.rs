@@ -35,7 +35,7 @@ impl Bound {
             hosts.push(addr.to_string());
         }
         let access = Access { users: Arc::new(users), guard: Guard::loopback(addr.port(), &hosts) };
-        Ok(Self { listener, state: AppState { engine, access, project }, addr })
+        Ok(Self { listener, state: AppState::new(engine, access, project), addr })
     }
 
     /// Serve the workbench, its API and the MCP endpoint until `shutdown` resolves.

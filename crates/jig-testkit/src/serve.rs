@@ -73,6 +73,46 @@ impl Drop for Serve {
     }
 }
 
+/// The server's event stream (`/api/events`), as one person's browser receives it.
+pub struct Events {
+    socket: tungstenite::WebSocket<TcpStream>,
+}
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Events")
+    }
+}
+
+impl Events {
+    /// The first event `wanted` accepts, within `within`; panics naming what did arrive.
+    pub fn next_matching(&mut self, within: Duration, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = std::time::Instant::now() + within;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            assert!(!left.is_zero(), "no matching event within {within:?}; got {seen:#?}");
+            self.socket.get_ref().set_read_timeout(Some(left)).expect("timeout");
+            match self.socket.read() {
+                Ok(tungstenite::Message::Text(text)) => {
+                    let event: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+                    if wanted(&event) {
+                        return event;
+                    }
+                    seen.push(event);
+                }
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(error) => panic!("the event stream ended: {error}; got {seen:#?}"),
+            }
+        }
+    }
+}
+
 /// An HTTP/1.1 answer.
 #[derive(Debug, Clone)]
 pub struct Answer {
@@ -106,6 +146,23 @@ pub struct Client {
 }
 
 impl Client {
+    /// The event stream as this client's person receives it.
+    pub fn events(&self) -> Events {
+        let stream = TcpStream::connect(&self.addr).expect("connect");
+        let mut request = tungstenite::client::IntoClientRequest::into_client_request(format!(
+            "ws://{}/api/events",
+            self.addr
+        ))
+        .expect("request");
+        if let Some(token) = &self.token {
+            request
+                .headers_mut()
+                .insert("Authorization", format!("Bearer {token}").parse().expect("header"));
+        }
+        let (socket, _) = tungstenite::client(request, stream).expect("WebSocket handshake");
+        Events { socket }
+    }
+
     /// `GET path`: the status and the body as JSON.
     pub fn get(&self, path: &str) -> (u16, Value) {
         let answer = self.request("GET", path, &[], None);

@@ -81,6 +81,8 @@ function staleAfter(event: unknown): string[] {
       return ["problems"];
     case "ApprovalDecided":
       return ["approvals", "runs", "runbook-run"];
+    case "ApprovalRequested":
+      return ["approvals", "runs"];
     case "RunbookRunChanged":
       return ["runbook-runs", "runbook-run", "approvals", "runs"];
     case "RunStateChanged":

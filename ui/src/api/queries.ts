@@ -49,10 +49,20 @@ export function useDecide() {
   const api = useApi();
   const queries = useQueryClient();
   return useMutation({
-    mutationFn: async ({ id, verdict }: { id: string; verdict: "approve" | "deny" }) => {
+    mutationFn: async ({
+      id,
+      verdict,
+      reason,
+    }: {
+      id: string;
+      verdict: "approve" | "deny";
+      reason?: string;
+    }) => {
       const path = { params: { path: { id } } };
       if (verdict === "approve") return unwrap(await api.POST("/api/approvals/{id}/approve", path));
-      unwrap(await api.POST("/api/approvals/{id}/deny", path));
+      unwrap(
+        await api.POST("/api/approvals/{id}/deny", { ...path, body: { reason: reason ?? null } }),
+      );
       return null;
     },
     onSettled: () => queries.invalidateQueries({ queryKey: ["approvals"] }),

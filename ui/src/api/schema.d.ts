@@ -11,7 +11,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Approvals, newest first: the full arguments, the rule that asked, and who asked. */
+        /**
+         * Approvals, newest first: the rule that asked, who asked, and the request — in clear, exactly
+         *     as it will run, for an approver (and for who asked it) while it is pending; with secrets
+         *     redacted for everyone else and once decided.
+         */
         get: operations["listApprovals"];
         put?: never;
         post?: never;
@@ -50,7 +54,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deny as the person behind the token. */
+        /** Deny as the person behind the token, with a reason shown to who asked. */
         post: operations["deny"];
         delete?: never;
         options?: never;
@@ -167,7 +171,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Where a call is. */
+        /**
+         * Where a call is, and what happened to it: `pending_approval` only while it waits, then
+         *     `denied`, `expired`, `withdrawn`, `approved` until it runs, or the state of the run the
+         *     approval let run (`succeeded`, `failed`, …).
+         */
         get: operations["readCall"];
         put?: never;
         post?: never;
@@ -188,7 +196,8 @@ export interface paths {
         put?: never;
         /**
          * Stop a running call you made (an admin: anyone's), or the job it handed to a scheduler;
-         *     it ends as cancelled, with its record.
+         *     it ends as cancelled, with its record. A call waiting for approval is withdrawn (wherever
+         *     it was asked): the approval and the call end withdrawn.
          */
         post: operations["cancelCall"];
         delete?: never;
@@ -701,14 +710,33 @@ export interface components {
             /** @enum {string} */
             action: "follow";
         };
+        /**
+         * @description A call asks for a person's approval. Everyone may see that one was asked (what it asks is
+         *     read through the API, which shows the request in clear only to who may decide it).
+         */
+        ApprovalAsk: {
+            /** @description The approval. */
+            approval_id: string;
+            /** @description The tool. */
+            tool: string;
+            /** @description Who asked. */
+            asked_by: string;
+            /** @description The rule that asks. */
+            rule: string;
+        };
         /** @description An approval was decided. */
         ApprovalEvent: {
             /** @description The approval. */
             approval_id: string;
-            /** @description `approved`, `denied`, or `seconded` (one approval of several, the call still waits). */
+            /**
+             * @description `approved`, `denied`, `seconded` (one approval of several, the call still waits),
+             *     `expired` or `withdrawn`.
+             */
             verdict: string;
             /** @description Who decided. */
             by: string;
+            /** @description Why, when a denial gave a reason. */
+            reason?: string | null;
             /** @description The request that now runs the approved call, when the engine kept it to run. */
             resumed_as?: string | null;
         };
@@ -716,8 +744,13 @@ export interface components {
         ApprovalRecord: {
             /** @description Its id (shown to people, used on `approve`/`deny`). */
             id: string;
-            /** @description SHA-256 of the exact request (tool, canonical arguments, session) it is for. */
+            /**
+             * @description The keyed hash of the exact request (tool, its code, canonical arguments, session,
+             *     principal) it is for.
+             */
             request_hash: string;
+            /** @description The request that waits for it (its run ends in what happens to the approval). */
+            request_id?: string | null;
             /** @description The tool. */
             tool: string;
             /** @description The session of the request. */
@@ -766,12 +799,12 @@ export interface components {
          * @description The state of an approval.
          * @enum {string}
          */
-        ApprovalState: "pending" | "approved" | "denied" | "consumed";
+        ApprovalState: "pending" | "approved" | "denied" | "consumed" | "expired" | "withdrawn";
         /** @description What approving did. */
         Approved: {
             /**
-             * @description The one-time token for exactly that request (for a caller who runs it themselves),
-             *     once granted; absent while more people must approve.
+             * @description The one-time token, only when you asked the call yourself (self-approval); anyone
+             *     else's approved call runs where it waits, or at its caller's next identical call.
              */
             token?: string | null;
             /** @description Who has approved so far, while more must (empty once granted). */
@@ -781,7 +814,7 @@ export interface components {
              * @description How many people must approve (a runbook's `min_approvers`; 1 otherwise).
              */
             required: number;
-            /** @description The request now running the approved call, when it was started here. */
+            /** @description The request now running the approved call, when it waits in this server. */
             resumed_as?: string | null;
             /** @description The runbook run that walked on, when the call was a runbook step's. */
             runbook_run?: string | null;
@@ -806,6 +839,13 @@ export interface components {
             /** @description `running` while it runs here; then the run's state (`succeeded`, `failed`, …). */
             state: string;
             response?: components["schemas"]["ToolResponse"] | null;
+            /**
+             * @description For a call that waited for approval and was approved: the request that ran it (its
+             *     state and response are this call's now).
+             */
+            resumed_as?: string | null;
+            /** @description What went wrong, or why it ended as it did (`denied by bob: …`). */
+            error?: string | null;
         };
         /** @description Whether a cancel reached a running call. */
         Cancelled: {
@@ -882,6 +922,11 @@ export interface components {
             /** @description Why, for people. */
             reason: string;
         };
+        /** @description Why a reviewer denies. */
+        DenyRequest: {
+            /** @description Shown to who asked, and kept in the chain. */
+            reason?: string | null;
+        };
         /** @description One problem, located as precisely as the loader can. */
         Diagnostic: {
             /** @description Stable identifier, e.g. `tool.id.pattern` or `yaml.duplicate_key`. */
@@ -944,7 +989,7 @@ export interface components {
             request_id?: string | null;
         };
         /** @description Something a subscriber may want to see. */
-        Event: components["schemas"]["EventMessage"] | components["schemas"]["Heartbeat"] | components["schemas"]["RegistryEvent"] | components["schemas"]["ToolResponse"] | components["schemas"]["ApprovalEvent"] | components["schemas"]["RunbookEvent"];
+        Event: components["schemas"]["EventMessage"] | components["schemas"]["Heartbeat"] | components["schemas"]["RegistryEvent"] | components["schemas"]["ToolResponse"] | components["schemas"]["ApprovalAsk"] | components["schemas"]["ApprovalEvent"] | components["schemas"]["RunbookEvent"];
         /** @description An event about a running request: progress, a chunk of output, a state change. */
         EventMessage: {
             /**
@@ -1470,12 +1515,16 @@ export interface components {
             person?: string | null;
             /** @description The tool's definition hash when it was called: a replay is served only under the same. */
             definition?: string | null;
+            /** @description A call that waited for approval: the request that ran it once approved. */
+            resumed_as?: string | null;
+            /** @description The call that waited for approval this run executed. */
+            resumes?: string | null;
         };
         /**
          * @description Where a run is in its life (issue: created → queued → running → an end state).
          * @enum {string}
          */
-        RunState: "created" | "queued" | "running" | "succeeded" | "failed" | "denied" | "pending_approval" | "cancelled";
+        RunState: "created" | "queued" | "running" | "succeeded" | "failed" | "denied" | "pending_approval" | "cancelled" | "approved" | "expired" | "withdrawn";
         /**
          * @description Final status of a runbook run.
          * @enum {string}
@@ -1896,7 +1945,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DenyRequest"];
+            };
+        };
         responses: {
             204: {
                 headers: {

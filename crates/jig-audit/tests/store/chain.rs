@@ -131,6 +131,8 @@ async fn a_failing_batch_is_rolled_back_alone() {
             deadline_us: None,
             person: None,
             definition: None,
+            resumed_as: None,
+            resumes: None,
         };
         store.apply(vec![Op::CreateRun(Box::new(run.clone()))]).await.expect("first");
         let (a, b) = tokio::join!(

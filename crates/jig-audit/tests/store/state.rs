@@ -32,6 +32,8 @@ fn run(request_id: &str, run_id: &str, state: RunState) -> RunRecord {
         deadline_us: None,
         person: Some("ada".into()),
         definition: Some("def1".into()),
+        resumed_as: None,
+        resumes: None,
     }
 }
 
@@ -119,6 +121,8 @@ async fn recovery_spares_live_owners_and_waits_for_foreign_deadlines() {
             deadline_us: deadline,
             person: None,
             definition: None,
+            resumed_as: None,
+            resumes: None,
             ..run(request, &format!("run-{request}"), RunState::Running)
         };
         store
@@ -266,6 +270,7 @@ fn approval(id: &str, request_hash: &str) -> ApprovalRecord {
         clear_request: Some(
             json!({"tool": "file_write", "args": {"path": "x", "content": "ghp_clear"}}),
         ),
+        request_id: None,
     }
 }
 
@@ -302,6 +307,7 @@ async fn the_clear_request_is_kept_only_while_pending_and_shown_only_to_deciders
                 expires_us: None,
                 decided_by: Some("bob".into()),
                 approvers: Vec::new(),
+                reason: Some("not today".into()),
                 packet: Box::new(packet),
             }])
             .await
@@ -332,6 +338,7 @@ async fn approval_tokens_are_one_time_bound_and_expiring() {
             expires_us: Some(expires),
             decided_by: Some("bob".into()),
             approvers: vec!["bob".into()],
+            reason: None,
             packet: Box::new(jig_audit::NewPacket {
                 kind: jig_audit::PacketKind::ApprovalDecided,
                 session_id: None,
@@ -368,6 +375,7 @@ async fn approval_tokens_are_one_time_bound_and_expiring() {
         let consume = |token: &str, request: &str| Op::ConsumeApproval {
             token_hash: token.into(),
             request_hash: request.into(),
+            by_request: "r-consumer".into(),
         };
         let refused = |t: TokenRefusal| Outcome::TokenRefused(t);
         assert_eq!(
@@ -399,7 +407,7 @@ async fn approval_tokens_are_one_time_bound_and_expiring() {
         );
         assert_eq!(
             store.apply(vec![consume("tok1", "req-1")]).await.expect("apply"),
-            [Outcome::Consumed("a1".into())]
+            [Outcome::Consumed { approval: "a1".into(), waiting: None }]
         );
         assert_eq!(
             store.apply(vec![consume("tok1", "req-1")]).await.expect("apply"),

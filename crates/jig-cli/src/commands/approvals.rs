@@ -22,23 +22,34 @@ pub async fn run(
                 eprintln!("error[E_POLICY]: {message}");
                 return Ok(Code::Usage);
             }
-            match engine.approve(id, &settings.principal, settings.asserted_by.as_deref()).await {
-                Ok(jig_engine::Approval::Seconded { approvers, required }) => {
+            let app = jig_app::App::new(engine);
+            match app.approve(&settings.actor(), id).await {
+                Ok(done) if !done.granted => {
                     eprintln!(
-                        "recorded {}'s approval of {id}: {} of {required} ({}); it is granted when the others approve",
+                        "recorded {}'s approval of {id}: {} of {} ({}); it is granted when the others approve",
                         settings.principal,
-                        approvers.len(),
-                        approvers.join(", ")
+                        done.approvers.len(),
+                        done.required,
+                        done.approvers.join(", ")
                     );
                     Ok(Code::Ok)
                 }
-                Ok(jig_engine::Approval::Granted(token)) => {
-                    writeln!(out, "{token}")?;
-                    eprintln!(
-                        "approved {id} as {}; pass the token once: jig call … --approve <token>",
-                        settings.principal
-                    );
-                    runbook_moves(&engine, id, Some(token)).await;
+                Ok(done) => {
+                    match &done.token {
+                        // Your own call: the token is yours to pass.
+                        Some(token) => {
+                            writeln!(out, "{token}")?;
+                            eprintln!(
+                                "approved {id} as {}; pass the token once (jig call … --approve <token>), or call again",
+                                settings.principal
+                            );
+                        }
+                        None => eprintln!(
+                            "approved {id} as {}; the call runs where it waits, or at its caller's next identical call",
+                            settings.principal
+                        ),
+                    }
+                    report_run(done.runbook_run.as_ref());
                     Ok(Code::Ok)
                 }
                 Err(error) => {
@@ -47,16 +58,17 @@ pub async fn run(
                 }
             }
         }
-        ApprovalsCommand::Deny { id } => {
+        ApprovalsCommand::Deny { id, reason } => {
             let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
             if let Err(message) = settings.check_identity(&engine) {
                 eprintln!("error[E_POLICY]: {message}");
                 return Ok(Code::Usage);
             }
-            match engine.deny(id, &settings.principal, settings.asserted_by.as_deref()).await {
-                Ok(()) => {
+            let app = jig_app::App::new(engine);
+            match app.deny(&settings.actor(), id, reason.as_deref()).await {
+                Ok(done) => {
                     eprintln!("denied {id} as {}", settings.principal);
-                    runbook_moves(&engine, id, None).await;
+                    report_run(done.runbook_run.as_ref());
                     Ok(Code::Ok)
                 }
                 Err(error) => {
@@ -68,22 +80,13 @@ pub async fn run(
     }
 }
 
-/// A runbook step waiting on the decided approval walks on now; say where its run stands.
-async fn runbook_moves(
-    engine: &std::sync::Arc<jig_engine::Engine>,
-    id: &str,
-    token: Option<String>,
-) {
-    let runbooks = jig_runbook::Runbooks::new(std::sync::Arc::clone(engine));
-    match runbooks.approval_decided(id, token).await {
-        Ok(Some(run)) => {
-            let status = serde_json::to_value(run.progress.status).unwrap_or_default();
-            eprintln!("runbook run {} walked on: {}", run.id, status.as_str().unwrap_or_default());
-        }
-        Ok(None) => {}
-        Err(error) => {
-            eprintln!("error[{}]: the runbook run did not walk on: {error}", error.code())
-        }
+/// Say where a runbook run waiting on the decision stands now.
+fn report_run(run: Option<&jig_app::Walked>) {
+    if let Some(run) = run {
+        eprintln!(
+            "runbook run {} walked on: {} (`jig runbook show {}`)",
+            run.id, run.status, run.id
+        );
     }
 }
 

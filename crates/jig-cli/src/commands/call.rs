@@ -2,9 +2,7 @@
 
 use std::io::Write;
 
-use jig_engine::{
-    CallContext, EngineError, ToolRequest, ToolResponse, decode_request, parse_json_strict,
-};
+use jig_engine::{EngineError, ToolRequest, ToolResponse, decode_request, parse_json_strict};
 use jig_model::ErrorCode;
 use jig_model::envelope::ResponseError;
 use serde_json::Value;
@@ -36,21 +34,22 @@ pub async fn run(
         eprintln!("error[E_POLICY]: {message}");
         return Ok(Code::Usage);
     }
-    let context = CallContext {
-        session_id: request.session_id.clone().unwrap_or_else(|| Settings::session(None)),
-        thread_id: args.thread.clone(),
-        principal: settings.principal.clone(),
-        asserted_by: settings.asserted_by.clone(),
-        approval_token: args.approve.clone(),
-        required_approval: None,
-        required_approvers: 1,
-        commit_with: None,
-        cancel: jig_engine::Cancel::new(),
-        timeout: None,
+    let app = jig_app::App::new(std::sync::Arc::clone(&engine));
+    let spec = jig_app::CallSpec {
+        tool: request.tool.clone(),
+        args: request.args.clone(),
+        request_id: Some(request.request_id.clone()),
+        session: request.session_id.clone().unwrap_or_else(|| Settings::session(None)),
+        thread: args.thread.clone(),
+        // An empty token is none: a script passing what `jig approvals approve` printed for
+        // someone else's call (nothing) simply calls again, which uses the approval.
+        approval_token: args.approve.clone().filter(|token| !token.trim().is_empty()),
         // A large result is printed as the built-in wrote it, never parsed into a value.
         prepared_results: true,
-        retry_approved: false,
+        timestamp: request.timestamp,
+        ..jig_app::CallSpec::default()
     };
+    let context = app.context(&settings.actor(), &spec);
     // Ctrl-C (SIGINT) or SIGTERM stops the tool through the engine; the (cancelled) response
     // is still recorded and printed. (SIGKILL cannot be caught: the tool's sandbox dies with
     // Jig, and the next start marks the run incomplete.)
@@ -60,7 +59,13 @@ pub async fn run(
         cancel.cancel();
     });
     let progress = crate::progress::show(&engine, &request.request_id);
-    let (response, prepared) = engine.dispatch_prepared(request, context).await;
+    let (response, prepared) = match app.call(&settings.actor(), &spec, Some(context)).await {
+        Ok(answer) => answer,
+        Err(error) => {
+            eprintln!("error[{}]: {error}", error.code());
+            return Ok(Code::Failed);
+        }
+    };
     interrupt.abort();
     if let Some(progress) = progress {
         progress.abort();

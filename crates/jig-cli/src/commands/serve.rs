@@ -27,6 +27,7 @@ pub async fn run(
     };
     let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
     engine.watch_jobs();
+    engine.follow_store();
     if let Err(message) = settings.check_identity(&engine) {
         eprintln!("error[E_POLICY]: {message}");
         return Ok(Code::Usage);

@@ -383,9 +383,12 @@ fn the_reviewer_sees_the_command_that_will_run() {
     let text = String::from_utf8_lossy(&listed.stdout);
     assert!(text.contains("--grep=password=hunter2 --format=%H"), "{text}");
     assert!(text.contains("\"argv\""), "the tokenised argv is shown: {text}");
+    // The record, its exports and everyone else's screens keep it redacted (issue #26): the
+    // reviewer above saw it in clear.
     let audit = jig(root, &["audit", "export"]);
     let audit = String::from_utf8_lossy(&audit.stdout);
-    assert!(audit.contains("--grep=password=hunter2 --format=%H"), "{audit}");
+    assert!(!audit.contains("hunter2"), "{audit}");
+    assert!(audit.contains("--grep=password=[REDACTED]"), "{audit}");
 }
 
 /// A project where writes need a reviewer other than the one who asked.
@@ -418,7 +421,9 @@ fn raw_sql(root: &Path, statements: &[&str]) {
     });
 }
 
-/// Class 10: principals compare canonically, and a token is bound to who asked.
+/// Class 10: principals compare canonically, and an approval is bound to who asked. Issue #27:
+/// the approver is handed no token for someone else's call; the caller's next identical call
+/// runs it, once.
 #[test]
 fn identity_is_compared_canonically_and_tokens_are_bound_to_who_asked() {
     let dir = reviewed_project();
@@ -428,24 +433,43 @@ fn identity_is_compared_canonically_and_tokens_are_bound_to_who_asked() {
     assert_ne!(self_approved.status.code(), Some(0), "Alice approved alice's request");
     let approved = jig(root, &["--as", "bob", "approvals", "approve", &approval]);
     assert_eq!(approved.status.code(), Some(0), "{}", stderr(&approved));
-    let token = String::from_utf8_lossy(&approved.stdout).trim().to_owned();
+    assert_eq!(String::from_utf8_lossy(&approved.stdout), "", "no token for alice's call");
+    // Someone else asking the same is not answered from alice's approval.
+    let other =
+        stdout_json(&jig(root, &["--as", "mallory", "call", "file_write", "--args", WRITE]));
+    assert_eq!(other["ok"], false, "{other:#}");
+    assert!(other["errors"][0]["details"]["approval_id"].is_string(), "{other:#}");
+    assert!(!root.join("out.txt").exists());
+    // alice's next identical call runs it, once.
+    let ran = stdout_json(&jig(root, &["--as", "alice", "call", "file_write", "--args", WRITE]));
+    assert_eq!(ran["ok"], true, "{ran:#}");
+    assert_eq!(ran["replayed"], false, "{ran:#}");
+    let again = stdout_json(&jig(root, &["--as", "alice", "call", "file_write", "--args", WRITE]));
+    assert_eq!(again["replayed"], true, "{again:#}");
+
+    // Where one may approve one's own call, the token is one's own, and nobody else's.
+    std::fs::write(
+        root.join("jig.yaml"),
+        "name: target\npolicy:\n  approvals: { allow_as: true, self_approval: true }\n",
+    )
+    .expect("write");
+    let args = r#"{"path": "mine.txt", "content": "x"}"#;
+    let asked = stdout_json(&jig(root, &["--as", "alice", "call", "file_write", "--args", args]));
+    let id = asked["errors"][0]["details"]["approval_id"].as_str().expect("asked").to_owned();
+    let own = jig(root, &["--as", "alice", "approvals", "approve", &id]);
+    let token = String::from_utf8_lossy(&own.stdout).trim().to_owned();
+    assert_eq!(token.len(), 64, "{}", stderr(&own));
     let stolen = stdout_json(&jig(
         root,
-        &["--as", "mallory", "call", "file_write", "--args", WRITE, "--approve", &token],
+        &["--as", "mallory", "call", "file_write", "--args", args, "--approve", &token],
     ));
     assert_eq!(stolen["ok"], false, "{stolen:#}");
-    assert!(!root.join("out.txt").exists());
+    assert!(!root.join("mine.txt").exists());
     let ran = stdout_json(&jig(
         root,
-        &["--as", "alice", "call", "file_write", "--args", WRITE, "--approve", &token],
+        &["--as", "alice", "call", "file_write", "--args", args, "--approve", &token],
     ));
     assert_eq!(ran["ok"], true, "{ran:#}");
-    // The same request by someone else is not answered from alice's record: it needs its own
-    // decision.
-    let repeat =
-        stdout_json(&jig(root, &["--as", "mallory", "call", "file_write", "--args", WRITE]));
-    assert_eq!(repeat["ok"], false, "{repeat:#}");
-    assert!(repeat["errors"][0]["details"]["approval_id"].is_string(), "{repeat:#}");
 }
 
 /// Class 4: a person approves the tool as it is when they approve. The reviewer sees the
@@ -486,20 +510,24 @@ fn an_approval_does_not_outlive_a_change_to_the_tool_or_its_script() {
     assert_eq!(request["definition"]["file"], "tools/greet.tool.yaml", "{listed:#}");
     assert_eq!(request["code_files"][0]["path"], "greet.sh", "{listed:#}");
     let approved = jig(root, &["--as", "bob", "approvals", "approve", approval]);
-    let token = String::from_utf8_lossy(&approved.stdout).trim().to_owned();
+    assert_eq!(approved.status.code(), Some(0), "{}", stderr(&approved));
+    // alice calls again: the approval fits only the tool and code as approved; a changed one
+    // runs nothing and asks anew.
     let run = |root: &Path| {
-        stdout_json(&jig(
-            root,
-            &["--as", "alice", "call", "acme.greet", "--args", args, "--approve", &token],
-        ))
+        stdout_json(&jig(root, &["--as", "alice", "call", "acme.greet", "--args", args]))
+    };
+    let asks_anew = |response: &serde_json::Value| {
+        assert_eq!(response["ok"], false, "{response:#}");
+        let asked = response["errors"][0]["details"]["approval_id"].as_str();
+        assert!(asked.is_some_and(|id| id != approval), "{response:#}");
     };
     // The definition changed after the approval: another command line.
     std::fs::write(root.join("tools/greet.tool.yaml"), definition("[echo, pwned]")).expect("write");
-    refused_by(&run(root), "approval.token");
+    asks_anew(&run(root));
     std::fs::write(root.join("tools/greet.tool.yaml"), definition(approved_cmd)).expect("write");
     // The script changed after the approval.
     std::fs::write(&script, "#!/bin/sh\necho pwned\n").expect("write");
-    refused_by(&run(root), "approval.token");
+    asks_anew(&run(root));
     std::fs::write(&script, "#!/bin/sh\necho \"hello $1\"\n").expect("write");
     // As approved: it runs, once.
     let ran = run(root);

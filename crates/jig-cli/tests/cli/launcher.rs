@@ -91,10 +91,10 @@ fn a_tools_path_does_not_choose_the_sandbox_launcher() {
     );
     let root = dir.path();
     let response = call(root, "vendor.fast");
+    assert!(!root.join("PLANTED-BWRAP-RAN").exists(), "the planted launcher ran: {response:#}");
     assert_eq!(response["ok"], true, "{response:#}");
     // The tool still gets its variable, inside the sandbox.
     assert_eq!(response["data"]["stdout"], "vendor/bin:/usr/bin:/bin\n", "{response:#}");
-    assert!(!root.join("PLANTED-BWRAP-RAN").exists(), "the planted launcher ran");
 }
 
 /// The loader refuses what reaches for the program loader, in a tool's env and a plan's.

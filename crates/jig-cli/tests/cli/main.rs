@@ -18,6 +18,7 @@ mod gert_compat;
 mod launcher;
 mod plans;
 mod runbooks;
+mod teams;
 mod truncation;
 
 /// Run `jig` with `args` in `dir`.

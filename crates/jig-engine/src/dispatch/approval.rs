@@ -15,19 +15,35 @@ impl Call<'_> {
         self.ops.push(Op::ConsumeApproval {
             token_hash: sha256_hex(token.as_bytes()),
             request_hash: bound_to,
+            by_request: self.request.request_id.clone(),
         });
         let outcomes = match self.commit().await {
             Ok(outcomes) => outcomes,
             Err(error) => return Err(Box::new(self.internal(&error.to_string()).await)),
         };
         match outcomes.last() {
-            Some(Outcome::Consumed(id)) => Ok(id.clone()),
+            Some(Outcome::Consumed { approval, waiting }) => {
+                self.resuming(waiting.clone());
+                Ok(approval.clone())
+            }
             Some(Outcome::TokenRefused(refusal)) => {
                 let decision = Decision::deny("approval.token", refusal.describe());
                 Err(Box::new(self.deny(tool, &decision).await))
             }
             _ => Err(Box::new(self.internal("unexpected answer to an approval token").await)),
         }
+    }
+
+    /// This call runs the call `waiting` waited for approval: its run records that, and the
+    /// waiting run takes this one's end state ([`Call::finish`]).
+    fn resuming(&mut self, waiting: Option<String>) {
+        let Some(waiting) = waiting.filter(|w| *w != self.request.request_id) else { return };
+        self.ops.push(Op::SetRun(RunUpdate {
+            request_id: self.request.request_id.clone(),
+            resumes: Some(waiting.clone()),
+            ..RunUpdate::default()
+        }));
+        self.resumes = Some(waiting);
     }
 
     /// Whether the run of `request_id` was asked for by this call's principal.
@@ -103,6 +119,10 @@ impl Call<'_> {
         // The entry files are read and hashed once, for the hash and for what the reviewer sees.
         let code = self.code(tool);
         let clear = self.approval_request(tool, &code);
+        // Nobody deciding within the policy's time ends it expired (`Engine::expire_approvals`).
+        let ttl_us = i64::try_from(self.registry.policy.config().approvals.ttl_seconds)
+            .unwrap_or(i64::MAX / 2_000_000)
+            .saturating_mul(1_000_000);
         self.ops.push(Op::CreateApproval(Box::new(jig_audit::ApprovalRecord {
             id: id.clone(),
             request_hash: self.request_hash(tool, &code),
@@ -114,13 +134,14 @@ impl Call<'_> {
             rule: decision.rule.clone(),
             reason: decision.reason.clone(),
             state: jig_audit::ApprovalState::Pending,
-            expires_us: None,
+            expires_us: Some(jig_audit::time::now_us().saturating_add(ttl_us)),
             decided_by: None,
             required: self.context.required_approvers.max(1),
             approvers: Vec::new(),
             created_us: 0,
             decided_us: None,
             consumed_us: None,
+            request_id: Some(self.request.request_id.clone()),
         })));
         self.wait_for(tool, decision, id).await
     }
@@ -139,6 +160,14 @@ impl Call<'_> {
             ..RunUpdate::default()
         }));
         self.publish_state(RunState::PendingApproval);
+        self.engine.events.publish(crate::events::Event::ApprovalAsked(
+            crate::events::ApprovalAsk {
+                approval_id: id.clone(),
+                tool: tool.id.clone(),
+                asked_by: self.context.principal.clone(),
+                rule: decision.rule.clone(),
+            },
+        ));
         let error = ResponseError {
             code: ErrorCode::Policy,
             message: format!("`{}` needs approval: {}", tool.id, decision.reason),
@@ -189,14 +218,22 @@ impl Call<'_> {
             }
             // Used already: this is a new request for the same thing, which asks again.
             jig_audit::ApprovalState::Consumed => Ok(None),
+            // Ended undecided: a new request asks again.
+            jig_audit::ApprovalState::Expired | jig_audit::ApprovalState::Withdrawn => Ok(None),
             jig_audit::ApprovalState::Approved => {
-                self.ops.push(Op::ConsumeApprovedRequest { request_hash: hash });
+                self.ops.push(Op::ConsumeApprovedRequest {
+                    request_hash: hash,
+                    by_request: self.request.request_id.clone(),
+                });
                 let outcomes = match self.commit().await {
                     Ok(outcomes) => outcomes,
                     Err(error) => return Err(Box::new(self.internal(&error.to_string()).await)),
                 };
                 match outcomes.last() {
-                    Some(Outcome::Consumed(id)) => Ok(Some(id.clone())),
+                    Some(Outcome::Consumed { approval, waiting }) => {
+                        self.resuming(waiting.clone());
+                        Ok(Some(approval.clone()))
+                    }
                     Some(Outcome::TokenRefused(refusal)) => {
                         let denial = Decision::deny("approval.token", refusal.describe());
                         Err(Box::new(self.deny(tool, &denial).await))

@@ -128,6 +128,8 @@ struct Call<'e> {
     args_hash: String,
     /// Who asks, as principals are compared.
     person: String,
+    /// The call that waited for approval this one runs: it ends as this one does.
+    resumes: Option<String>,
     bytes_in: u64,
     bytes_out: u64,
     files_touched: u64,
@@ -160,6 +162,7 @@ impl<'e> Call<'e> {
             run_id: None,
             args_hash: params_hash(&request.args),
             person: canonical_principal(&context.principal),
+            resumes: None,
             bytes_in: 0,
             bytes_out: 0,
             files_touched: 0,
@@ -473,7 +476,8 @@ impl<'e> Call<'e> {
             error: response.errors.first().map(|e| format!("{}: {}", e.code, e.message)),
             ..RunUpdate::default()
         }));
-        self.settle_and_count(claimed, stored);
+        self.settle_and_count(claimed, stored.clone());
+        self.end_waiting(state, &stored, response.duration_ms);
         self.publish_state(state);
         match self.commit_answer(&response).await {
             Ok(_) => response,

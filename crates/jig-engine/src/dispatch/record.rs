@@ -168,7 +168,22 @@ impl Call<'_> {
             deadline_us: Some(deadline_us),
             person: Some(canonical_principal(&self.context.principal)),
             definition: Some(tool.hash.clone()),
+            resumed_as: None,
+            resumes: None,
         }
+    }
+
+    /// The call this one resumed (it waited for approval) ends as this one did: what happened
+    /// to it is this run's state, response and time (DESIGN.md §7).
+    pub(super) fn end_waiting(&mut self, state: RunState, stored: &Value, duration_ms: u64) {
+        let Some(waiting) = self.resumes.clone() else { return };
+        self.ops.push(Op::SetRun(RunUpdate {
+            request_id: waiting,
+            state: Some(state),
+            duration_ms: Some(i64::try_from(duration_ms).unwrap_or(i64::MAX)),
+            response: Some(stored.clone()),
+            ..RunUpdate::default()
+        }));
     }
 
     pub(super) fn response(

@@ -171,14 +171,14 @@ async fn a_denied_call_stays_denied_and_decisions_are_final() {
         )
         .await;
     let id = approval_id(&asked);
-    engine.deny(&id, "bob", None).await.expect("deny");
+    engine.deny(&id, "bob", Some("not this one"), None).await.expect("deny");
     assert_eq!(engine.approval(&id).await.state, ApprovalState::Denied);
     assert!(matches!(
         engine.approve(&id, "carol", None).await,
         Err(EngineError::AlreadyDecided { .. })
     ));
     assert!(matches!(
-        engine.deny(&id, "carol", None).await,
+        engine.deny(&id, "carol", None, None).await,
         Err(EngineError::AlreadyDecided { .. })
     ));
     assert!(matches!(engine.approve("nope", "carol", None).await, Err(EngineError::NoApproval(_))));

@@ -207,6 +207,8 @@ impl Host for EngineHost {
             required_approvers: call.approvers_required,
             commit_with: Some(hook),
             timeout: call.timeout_ms.map(std::time::Duration::from_millis),
+            // A step a person approved (anywhere) runs with that approval when walked again.
+            retry_approved: true,
             ..CallContext::default()
         };
         let response = self.engine.dispatch(request, context).await;

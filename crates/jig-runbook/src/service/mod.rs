@@ -16,7 +16,7 @@ pub use record::Recorded;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use jig_audit::{NewPacket, Op, PacketKind, RunbookRunRecord};
+use jig_audit::{ApprovalState, NewPacket, Op, PacketKind, RunbookRunRecord};
 use jig_engine::{Engine, RunbookEvent, canonical_principal};
 use jig_model::ErrorCode;
 use serde::{Deserialize, Serialize};
@@ -346,7 +346,7 @@ impl Runbooks {
                 (keys::decision(key, approval_id), decision)
             }
             (Action::Deny, Some(Need::Approval { approval_id, .. })) => {
-                self.engine.deny(approval_id, principal, None).await?;
+                self.engine.deny(approval_id, principal, None, None).await?;
                 let decision =
                     Entry::Decision { approval_id: approval_id.clone(), approved: false, by };
                 (keys::decision(key, approval_id), decision)
@@ -509,16 +509,22 @@ impl Runbooks {
         Ok(host.journal(journal_key, value, Some(packet)).await.map_err(RunbookError::Host)?)
     }
 
-    /// An approval decided outside the run (the Approvals view, `jig approve`): the run whose
-    /// step waits on it walks on — with the token when approved, to its denial when denied.
-    /// `None` when the approval is no runbook step's.
+    /// An approval decided outside the run (the Approvals view, `jig approve`, another
+    /// instance): the run whose step waits on it walks on — its call using the approval when
+    /// approved, to its denial when denied or ended. `None` when the approval is no runbook
+    /// step's, or is not decided yet.
     pub async fn approval_decided(
         &self,
         approval_id: &str,
-        token: Option<String>,
     ) -> Result<Option<RunView>, ServiceError> {
         let Some(approval) = self.engine.store().approval(approval_id).await? else {
             return Ok(None);
+        };
+        let approved = match approval.state {
+            ApprovalState::Approved | ApprovalState::Consumed => true,
+            ApprovalState::Denied | ApprovalState::Expired | ApprovalState::Withdrawn => false,
+            // Still pending (one approval of several): nothing moves yet.
+            ApprovalState::Pending => return Ok(None),
         };
         let Some(run_id) = approval.session_id else { return Ok(None) };
         let Some(run) = self.engine.store().runbook_run(&run_id).await? else { return Ok(None) };
@@ -527,7 +533,6 @@ impl Runbooks {
             matches!(&w.need, Need::Approval { approval_id: waiting, .. } if *waiting == approval.id)
         });
         let Some(waiting) = waiting else { return Ok(None) };
-        let approved = token.is_some();
         let entry = Entry::Decision {
             approval_id: approval.id.clone(),
             approved,
@@ -536,8 +541,8 @@ impl Runbooks {
         let action = if approved { Action::Approve } else { Action::Deny };
         let journal_key = keys::decision(&waiting.key, &approval.id);
         self.record_person(&run, &waiting.key, &journal_key, &entry, &action).await?;
-        let tokens = token.map(|t| HashMap::from([(waiting.key.clone(), t)])).unwrap_or_default();
-        self.walk(&run.id, tokens).await.map(Some)
+        // The step's call uses the approval itself when it runs again (no token travels).
+        self.walk(&run.id, HashMap::new()).await.map(Some)
     }
 
     /// A go-ahead that is governance's approval may not come from who started the run when

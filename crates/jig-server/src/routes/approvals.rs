@@ -6,10 +6,10 @@ use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::auth::{Person, Role};
+use crate::auth::Person;
 use crate::error::ApiError;
-use crate::extract::Params;
-use crate::state::AppState;
+use crate::extract::{MaybeBody, Params};
+use crate::state::{AppState, actor};
 use jig_model::envelope::ErrorMessage;
 
 /// Which approvals.
@@ -31,22 +31,20 @@ pub async fn list(
     Extension(person): Extension<Person>,
     Params(filter): Params<Filter>,
 ) -> Result<Json<Vec<jig_engine::ApprovalRecord>>, ApiError> {
-    let reader =
-        jig_engine::Reader { may_approve: person.role >= Role::Approver, person: person.name };
-    Ok(Json(state.engine.history().approvals(!filter.all, &reader).await?))
+    Ok(Json(state.app.approvals(&actor(&person), !filter.all).await?))
 }
 
 /// What approving did.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Approved {
-    /// The one-time token for exactly that request (for a caller who runs it themselves),
-    /// once granted; absent while more people must approve.
+    /// The one-time token, only when you asked the call yourself (self-approval); anyone
+    /// else's approved call runs where it waits, or at its caller's next identical call.
     pub token: Option<String>,
     /// Who has approved so far, while more must (empty once granted).
     pub approvers: Vec<String>,
     /// How many people must approve (a runbook's `min_approvers`; 1 otherwise).
     pub required: u32,
-    /// The request now running the approved call, when it was started here.
+    /// The request now running the approved call, when it waits in this server.
     pub resumed_as: Option<String>,
     /// The runbook run that walked on, when the call was a runbook step's.
     pub runbook_run: Option<String>,
@@ -63,35 +61,37 @@ pub async fn approve(
     Extension(person): Extension<Person>,
     Path(id): Path<String>,
 ) -> Result<Json<Approved>, ApiError> {
-    person.require(Role::Approver)?;
-    let (approval, resumed_as) = state.engine.approve_and_run(&id, &person.name).await?;
-    let (token, approvers, required) = match approval {
-        jig_engine::Approval::Granted(token) => (Some(token), Vec::new(), 1),
-        jig_engine::Approval::Seconded { approvers, required } => (None, approvers, required),
-    };
-    // A runbook step waiting on this approval walks on now, not when someone next looks.
-    let run = match &token {
-        Some(token) => {
-            let runbooks = jig_runbook::Runbooks::new(state.engine.clone());
-            runbooks.approval_decided(&id, Some(token.clone())).await?
-        }
-        None => None,
-    };
-    Ok(Json(Approved { token, approvers, required, resumed_as, runbook_run: run.map(|r| r.id) }))
+    let done = state.app.approve(&actor(&person), &id).await?;
+    Ok(Json(Approved {
+        token: done.token,
+        approvers: done.approvers,
+        required: done.required,
+        resumed_as: done.resumed_as,
+        runbook_run: done.runbook_run.map(|run| run.id),
+    }))
 }
 
-/// Deny as the person behind the token.
+/// Why a reviewer denies.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DenyRequest {
+    /// Shown to who asked, and kept in the chain.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Deny as the person behind the token, with a reason shown to who asked.
 #[utoipa::path(post, path = "/api/approvals/{id}/deny", operation_id = "deny", tag = "approvals",
-    params(("id" = String, Path)),
+    params(("id" = String, Path)), request_body(content = DenyRequest, content_type = "application/json"),
     responses((status = 204), (status = 403, body = ErrorMessage), (status = 404, body = ErrorMessage),
         (status = 409, body = ErrorMessage)))]
 pub async fn deny(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
     Path(id): Path<String>,
+    MaybeBody(body): MaybeBody<DenyRequest>,
 ) -> Result<axum::http::StatusCode, ApiError> {
-    person.require(Role::Approver)?;
-    state.engine.deny(&id, &person.name, None).await?;
-    jig_runbook::Runbooks::new(state.engine.clone()).approval_decided(&id, None).await?;
+    let reason = body.and_then(|request| request.reason);
+    state.app.deny(&actor(&person), &id, reason.as_deref()).await?;
     Ok(axum::http::StatusCode::NO_CONTENT)
 }

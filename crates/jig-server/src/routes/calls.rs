@@ -4,16 +4,15 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
-use jig_engine::CallContext;
-use jig_model::envelope::ToolRequest;
+use jig_app::CallSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::auth::{Person, Role};
+use crate::auth::Person;
 use crate::error::ApiError;
 use crate::extract::Body;
-use crate::state::AppState;
+use crate::state::{AppState, actor};
 use jig_model::envelope::ErrorMessage;
 
 /// A call to start.
@@ -53,34 +52,16 @@ pub async fn start(
     Extension(person): Extension<Person>,
     Body(call): Body<CallRequest>,
 ) -> Result<(StatusCode, Json<Started>), ApiError> {
-    person.require(Role::Runner)?;
-    if state.engine.get(&call.tool).is_none() {
-        return Err(ApiError::not_found(format!("no tool `{}`", call.tool)));
-    }
-    let session = call.session.unwrap_or_else(|| "web".to_owned());
-    let request = ToolRequest {
-        kind: Default::default(),
+    let spec = CallSpec {
         tool: call.tool,
         args: call.args.unwrap_or_else(|| Value::Object(Default::default())),
-        request_id: uuid::Uuid::new_v4().to_string(),
-        session_id: Some(session.clone()),
-        timestamp: Some(jig_engine::time::now_us() / 1_000_000),
-    };
-    let context = CallContext {
-        session_id: session,
-        thread_id: call.thread,
-        principal: person.name,
-        asserted_by: None,
+        session: call.session.unwrap_or_else(|| "web".to_owned()),
+        thread: call.thread,
         approval_token: call.approval_token,
-        required_approval: None,
-        required_approvers: 1,
-        commit_with: None,
-        cancel: jig_engine::Cancel::new(),
-        timeout: None,
-        prepared_results: false,
-        retry_approved: false,
+        timestamp: Some(jig_engine::time::now_us() / 1_000_000),
+        ..CallSpec::default()
     };
-    let request_id = state.engine.start(request, context);
+    let request_id = state.app.start(&actor(&person), &spec)?;
     Ok((StatusCode::ACCEPTED, Json(Started { request_id })))
 }
 
@@ -94,9 +75,16 @@ pub struct CallState {
     /// The response as recorded (redacted), once there is one.
     #[schema(value_type = Option<jig_model::envelope::ToolResponse>)]
     pub response: Option<Value>,
+    /// For a call that waited for approval and was approved: the request that ran it (its
+    /// state and response are this call's now).
+    pub resumed_as: Option<String>,
+    /// What went wrong, or why it ended as it did (`denied by bob: …`).
+    pub error: Option<String>,
 }
 
-/// Where a call is.
+/// Where a call is, and what happened to it: `pending_approval` only while it waits, then
+/// `denied`, `expired`, `withdrawn`, `approved` until it runs, or the state of the run the
+/// approval let run (`succeeded`, `failed`, …).
 #[utoipa::path(get, path = "/api/calls/{request_id}", operation_id = "readCall", tag = "calls",
     params(("request_id" = String, Path)),
     responses((status = 200, body = CallState), (status = 404, body = ErrorMessage)))]
@@ -109,12 +97,15 @@ pub async fn read(
     if run.is_none() && !running {
         return Err(ApiError::not_found(format!("no call `{request_id}`")));
     }
-    let (recorded, response) = run.map_or((None, None), |run| (Some(run.state), run.response));
+    let (recorded, response, resumed_as, error) = match run {
+        Some(run) => (Some(run.state), run.response, run.resumed_as, run.error),
+        None => (None, None, None, None),
+    };
     let state = match recorded {
         Some(recorded) if !running => recorded.to_string(),
         _ => "running".to_owned(),
     };
-    Ok(Json(CallState { request_id, state, response }))
+    Ok(Json(CallState { request_id, state, response, resumed_as, error }))
 }
 
 /// Whether a cancel reached a running call.
@@ -125,7 +116,8 @@ pub struct Cancelled {
 }
 
 /// Stop a running call you made (an admin: anyone's), or the job it handed to a scheduler;
-/// it ends as cancelled, with its record.
+/// it ends as cancelled, with its record. A call waiting for approval is withdrawn (wherever
+/// it was asked): the approval and the call end withdrawn.
 #[utoipa::path(post, path = "/api/calls/{request_id}/cancel", operation_id = "cancelCall", tag = "calls",
     params(("request_id" = String, Path)),
     responses((status = 200, body = Cancelled), (status = 403, body = ErrorMessage)))]
@@ -134,12 +126,6 @@ pub async fn cancel(
     Extension(person): Extension<Person>,
     Path(request_id): Path<String>,
 ) -> Result<Json<Cancelled>, ApiError> {
-    person.require(Role::Runner)?;
-    // An admin may stop anyone's call; anyone else only their own.
-    let by = (person.role < Role::Admin).then_some(person.name.as_str());
-    let mut cancelled = state.engine.cancel(&request_id, by)?;
-    if !cancelled {
-        cancelled = state.engine.cancel_job(&request_id, by).await?;
-    }
+    let cancelled = state.app.cancel(&actor(&person), &request_id).await?;
     Ok(Json(Cancelled { cancelled }))
 }

@@ -76,6 +76,8 @@ fn queued(request: &str) -> RunRecord {
         deadline_us: None,
         person: None,
         definition: None,
+        resumed_as: None,
+        resumes: None,
     }
 }
 

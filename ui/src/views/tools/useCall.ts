@@ -107,6 +107,10 @@ export function follow(current: CallView, event: Message): CallView {
         requestId: event.resumed_as,
         message: `approved by ${event.by ?? "a reviewer"}`,
       };
+    // Approved (or one approval of several) without the request that runs it yet: the
+    // process holding the call (this one, or another instance) starts it and says so.
+    if (event.verdict === "approved" || event.verdict === "seconded")
+      return { ...current, message: `${event.verdict} by ${event.by ?? "a reviewer"}` };
     return {
       ...current,
       phase: "done",

@@ -1,0 +1,116 @@
+//! Calls: the one place a call's context is put together from who acts and what they ask.
+
+use jig_engine::{CallContext, ToolRequest, ToolResponse};
+use jig_model::prepared::PreparedJson;
+use serde_json::Value;
+
+use crate::{Actor, App, AppError};
+
+/// A call as a surface received it.
+#[derive(Debug, Clone, Default)]
+pub struct CallSpec {
+    /// The tool.
+    pub tool: String,
+    /// Its arguments.
+    pub args: Value,
+    /// The request id, when the caller chose one (seed 003's fallback idempotency key).
+    pub request_id: Option<String>,
+    /// The session (budgets and approvals are per session).
+    pub session: String,
+    /// The thread (idempotency keys are per thread).
+    pub thread: Option<String>,
+    /// A one-time approval token for exactly this request.
+    pub approval_token: Option<String>,
+    /// A limit tighter than the tool's own.
+    pub timeout: Option<std::time::Duration>,
+    /// The caller forwards a large result as the built-in wrote it.
+    pub prepared_results: bool,
+    /// When the call was made (seconds since the epoch), if the caller says.
+    pub timestamp: Option<i64>,
+}
+
+impl App {
+    /// The engine's view of `spec` made by `actor`. Every call a person or an agent makes runs
+    /// with this context: a call that a person already approved for exactly this request runs
+    /// without a token (its caller simply calls again), and one still pending is not asked
+    /// again.
+    pub fn context(&self, actor: &Actor, spec: &CallSpec) -> CallContext {
+        CallContext {
+            session_id: spec.session.clone(),
+            thread_id: spec.thread.clone(),
+            principal: actor.principal.clone(),
+            asserted_by: actor.asserted_by.clone(),
+            approval_token: spec.approval_token.clone(),
+            timeout: spec.timeout,
+            prepared_results: spec.prepared_results,
+            retry_approved: true,
+            ..CallContext::default()
+        }
+    }
+
+    /// The request `spec` is.
+    fn request(spec: &CallSpec) -> ToolRequest {
+        ToolRequest {
+            kind: Default::default(),
+            tool: spec.tool.clone(),
+            args: spec.args.clone(),
+            request_id: spec.request_id.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+            session_id: Some(spec.session.clone()),
+            timestamp: spec.timestamp,
+        }
+    }
+
+    /// Run `spec` to its answer (and, when asked, a large result as its producer wrote it).
+    pub async fn call(
+        &self,
+        actor: &Actor,
+        spec: &CallSpec,
+        context: Option<CallContext>,
+    ) -> Result<(ToolResponse, Option<PreparedJson>), AppError> {
+        self.may_run(actor)?;
+        let context = context.unwrap_or_else(|| self.context(actor, spec));
+        Ok(self.engine.dispatch_prepared(Self::request(spec), context).await)
+    }
+
+    /// Start `spec` and answer with its request id at once; its events and response follow on
+    /// the engine's bus, and, if it waits for approval, it runs here once approved.
+    pub fn start(&self, actor: &Actor, spec: &CallSpec) -> Result<String, AppError> {
+        self.may_run(actor)?;
+        if self.engine.get(&spec.tool).is_none() {
+            return Err(AppError::NotFound(format!("no tool `{}`", spec.tool)));
+        }
+        Ok(self.engine.start(Self::request(spec), self.context(actor, spec)))
+    }
+
+    /// Stop a call: one running here, the job it handed to a scheduler, or — while it waits for
+    /// approval, wherever it was asked — withdraw the approval it waits for. Only one's own
+    /// call, unless an administrator. `true` when something was stopped.
+    pub async fn cancel(&self, actor: &Actor, request_id: &str) -> Result<bool, AppError> {
+        self.may_run(actor)?;
+        let by = (!actor.admin).then_some(actor.principal.as_str());
+        if self.engine.cancel(request_id, by)? {
+            return Ok(true);
+        }
+        if self.engine.cancel_job(request_id, by).await? {
+            return Ok(true);
+        }
+        if let Some(run) = self.engine.history().call(request_id).await? {
+            if !actor.admin && !actor.asked(run.principal.as_deref()) {
+                return Err(AppError::Forbidden(format!(
+                    "`{request_id}` is {}'s call; only they or an administrator may stop it",
+                    run.principal.unwrap_or_default()
+                )));
+            }
+            return Ok(self.engine.withdraw(request_id, &actor.principal).await?);
+        }
+        Ok(false)
+    }
+
+    fn may_run(&self, actor: &Actor) -> Result<(), AppError> {
+        if actor.may_run {
+            Ok(())
+        } else {
+            Err(AppError::Forbidden(format!("`{}` may not run tools here", actor.principal)))
+        }
+    }
+}
