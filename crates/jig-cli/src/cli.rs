@@ -258,6 +258,10 @@ pub struct ServeArgs {
     /// Listen on a non-loopback address (anyone who can reach it and holds a token can act)
     #[arg(long)]
     pub allow_remote: bool,
+    /// The URL people open when a proxy stands in front (`https://jig.acme.example`): its
+    /// host is accepted as `Host` and its origin as `Origin` (repeatable)
+    #[arg(long = "public-url", value_name = "URL")]
+    pub public_url: Vec<String>,
 }
 
 /// `jig call`.

@@ -335,8 +335,9 @@ fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, Read> {
     Ok(bytes)
 }
 
-/// At most the first `max` bytes of the regular file at `path` (opened as [`read_regular`]
-/// opens), and whether there was more: for a log a job wrote, which may be any size.
+/// At most the first `max` bytes of the regular file at `path` (opened as declared outputs are:
+/// without following a link or blocking), and whether there was more: for a log a job wrote,
+/// which may be any size.
 pub fn read_head(path: &Path, max: u64) -> std::io::Result<(Vec<u8>, bool)> {
     use rustix::fs::{Mode, OFlags};
     use std::io::Read as _;

@@ -172,16 +172,50 @@ pub struct Guard {
     /// `Host` values accepted (`127.0.0.1:PORT`, `localhost:PORT`); `None` accepts any (the
     /// desktop app, whose requests never cross a network).
     pub hosts: Option<Vec<String>>,
+    /// `Origin` values accepted besides `http://HOST` of each host (a public URL's own
+    /// origin, `https://jig.acme.example`, behind a proxy that ends TLS).
+    pub origins: Vec<String>,
+}
+
+/// The name people reach a server by, behind a proxy: its `Host`, and its origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublicName {
+    /// `jig.acme.example` (with `:port` when not the scheme's default).
+    pub host: String,
+    /// `https://jig.acme.example`.
+    pub origin: String,
+}
+
+impl PublicName {
+    /// The name of `url` (`http` or `https`, nothing after the authority but `/`).
+    pub fn parse(url: &str) -> Result<Self, String> {
+        let (scheme, rest) = url
+            .split_once("://")
+            .filter(|(scheme, _)| matches!(*scheme, "http" | "https"))
+            .ok_or_else(|| format!("`{url}` is not an http:// or https:// URL"))?;
+        let host = rest.strip_suffix('/').unwrap_or(rest);
+        if host.is_empty() || host.contains(['/', '?', '#', '@', ' ']) {
+            return Err(format!(
+                "`{url}` must be a scheme and a host, like https://jig.acme.example"
+            ));
+        }
+        let host = host.to_ascii_lowercase();
+        Ok(Self { origin: format!("{scheme}://{host}"), host })
+    }
 }
 
 impl Guard {
-    /// Accept the loopback names of `port`, and `extra` hosts (a remote address served with
-    /// `--allow-remote`).
-    pub fn loopback(port: u16, extra: &[String]) -> Self {
+    /// Accept the loopback names of `port`, `extra` hosts (a remote address served with
+    /// `--allow-remote`), and the public names people use behind a proxy.
+    pub fn loopback(port: u16, extra: &[String], public: &[PublicName]) -> Self {
         let mut hosts =
             vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")];
         hosts.extend(extra.iter().cloned());
-        Self { hosts: Some(hosts) }
+        hosts.extend(public.iter().map(|name| name.host.clone()));
+        Self {
+            hosts: Some(hosts),
+            origins: public.iter().map(|name| name.origin.clone()).collect(),
+        }
     }
 
     /// Refuse a `Host` that is not this server's (a DNS-rebinding page).
@@ -213,7 +247,9 @@ impl Guard {
             return Ok(());
         };
         let origin = origin.to_str().unwrap_or_default();
-        if hosts.iter().any(|h| origin.eq_ignore_ascii_case(&format!("http://{h}"))) {
+        if hosts.iter().any(|h| origin.eq_ignore_ascii_case(&format!("http://{h}")))
+            || self.origins.iter().any(|o| origin.eq_ignore_ascii_case(o))
+        {
             Ok(())
         } else {
             Err(ApiError::forbidden(format!("Origin `{origin}` is not this server's page")))

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::auth::{Access, Guard, Users};
+use crate::auth::{Access, Guard, PublicName, Users};
 use crate::{AppState, router};
 
 /// A bound server, ready to run.
@@ -19,22 +19,23 @@ pub struct Bound {
 }
 
 impl Bound {
-    /// Bind `addr` for `engine`; `users` hold the tokens; `extra_hosts` are further `Host`
-    /// values to accept (a remote address).
+    /// Bind `addr` for `engine`; `users` hold the tokens; `public` are the names people reach
+    /// it by behind a proxy (their `Host` and origin are accepted too).
     pub async fn bind(
         addr: SocketAddr,
         engine: Arc<jig_engine::Engine>,
         users: Users,
         project: String,
-        extra_hosts: &[String],
+        public: &[PublicName],
     ) -> std::io::Result<Self> {
         let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
-        let mut hosts: Vec<String> = extra_hosts.to_vec();
+        let mut hosts: Vec<String> = Vec::new();
         if !addr.ip().is_loopback() {
             hosts.push(addr.to_string());
         }
-        let access = Access { users: Arc::new(users), guard: Guard::loopback(addr.port(), &hosts) };
+        let guard = Guard::loopback(addr.port(), &hosts, public);
+        let access = Access { users: Arc::new(users), guard };
         Ok(Self { listener, state: AppState::new(engine, access, project), addr })
     }
 

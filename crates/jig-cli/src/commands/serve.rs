@@ -38,7 +38,17 @@ pub async fn run(
         .root()
         .file_name()
         .map_or_else(|| "project".to_owned(), |name| name.to_string_lossy().into_owned());
-    let bound = Bound::bind(args.addr, engine, users, project, &[]).await?;
+    let mut public = Vec::new();
+    for url in &args.public_url {
+        match jig_server::auth::PublicName::parse(url) {
+            Ok(name) => public.push(name),
+            Err(message) => {
+                eprintln!("error[E_VALIDATION_FAIL]: --public-url {message}");
+                return Ok(Code::Usage);
+            }
+        }
+    }
+    let bound = Bound::bind(args.addr, engine, users, project, &public).await?;
     if !bound.addr.ip().is_loopback() {
         eprintln!(
             "warning: serving on {}, reachable from other machines; only the tokens stand between them and this project",

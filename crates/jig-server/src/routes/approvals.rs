@@ -83,8 +83,8 @@ pub struct DenyRequest {
 /// Deny as the person behind the token, with a reason shown to who asked.
 #[utoipa::path(post, path = "/api/approvals/{id}/deny", operation_id = "deny", tag = "approvals",
     params(("id" = String, Path)), request_body(content = DenyRequest, content_type = "application/json"),
-    responses((status = 204), (status = 403, body = ErrorMessage), (status = 404, body = ErrorMessage),
-        (status = 409, body = ErrorMessage)))]
+    responses((status = 204), (status = 400, body = ErrorMessage), (status = 403, body = ErrorMessage),
+        (status = 404, body = ErrorMessage), (status = 409, body = ErrorMessage)))]
 pub async fn deny(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
