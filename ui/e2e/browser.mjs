@@ -25,7 +25,10 @@ export async function person(browser, colorScheme = "light") {
   const problems = [];
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    // The page it came from is kept: a test that leaves Jig (a provider's login page) tells
+    // Jig's problems from another site's.
+    if (message.type() === "error")
+      problems.push(`console: ${message.text()} @ ${message.location().url}`);
   });
   return { context, page, problems };
 }

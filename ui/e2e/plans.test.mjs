@@ -18,7 +18,7 @@ test("a batch job is approved, shown queued on Slurm, and followed to its output
     .getByLabel("Arguments (JSON)")
     .fill(JSON.stringify({ samples: "data/latency-2026-11.csv" }));
   await alice.page.getByRole("status", { name: "Preview" }).getByText("needs approval").waitFor();
-  await alice.page.getByRole("button", { name: "Run" }).click();
+  await alice.page.getByRole("button", { name: "Run", exact: true }).click();
   await alice.page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
 
   const bob = await suite.signIn("bob");

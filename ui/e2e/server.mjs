@@ -22,11 +22,16 @@ export const people = {
   ada: { role: "admin", token: "ada-token-0123456789abcdef0123456" },
 };
 
-/** Start `jig serve`; resolves once it printed its URL. */
-export async function startServer() {
+/**
+ * Start `jig serve`; resolves once it printed its URL. Options: `configure(project)` edits the
+ * scratch copy before it starts; `global` adds options before `serve` (`--db URL`: several
+ * instances, each on its own checkout, on one team's store); `env` adds variables.
+ */
+export async function startServer({ configure, global = [], env = {} } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), "jig-e2e-"));
   const project = join(scratch, "acme");
   cpSync(join(repo, "toolpacks/examples"), project, { recursive: true });
+  configure?.(project);
   const users = join(scratch, "users.yaml");
   writeFileSync(
     users,
@@ -42,8 +47,8 @@ export async function startServer() {
   if (process.env.JIG_TEST_SLURM_CONF) engines.SLURM_CONF = process.env.JIG_TEST_SLURM_CONF;
   const child = spawn(
     jigBinary(),
-    ["--project", project, "serve", "--addr", "127.0.0.1:0", "--users", users],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...engines } },
+    ["--project", project, ...global, "serve", "--addr", "127.0.0.1:0", "--users", users],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...engines, ...env } },
   );
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));

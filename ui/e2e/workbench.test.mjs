@@ -49,7 +49,7 @@ test("a runner finds a tool by search, fills its $ref/oneOf form, previews and r
         window.__sawProgress = true;
     }).observe(document.body, { childList: true, subtree: true });
   });
-  await page.getByRole("button", { name: "Run" }).click();
+  await page.getByRole("button", { name: "Run", exact: true }).click();
   const call = page.getByRole("region", { name: "Call" });
   await call.getByRole("heading", { name: "Succeeded" }).waitFor();
   assert.equal(await page.evaluate(() => window.__sawProgress), true, "the progress bar showed");
@@ -94,7 +94,7 @@ test("an approval round trip between two people: alice asks, bob approves, alice
   const preview = alice.page.getByRole("status", { name: "Preview" });
   await preview.getByText("needs approval").waitFor();
   await preview.getByText(/Someone else must approve/).waitFor();
-  await alice.page.getByRole("button", { name: "Run" }).click();
+  await alice.page.getByRole("button", { name: "Run", exact: true }).click();
   await alice.page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
 
   const bob = await signIn("bob");
@@ -149,7 +149,10 @@ test("a viewer can look but not run", async () => {
     .getByRole("note")
     .getByText(/may look but not run/)
     .waitFor();
-  assert.equal(await vera.page.getByRole("button", { name: "Run" }).isDisabled(), true);
+  assert.equal(
+    await vera.page.getByRole("button", { name: "Run", exact: true }).isDisabled(),
+    true,
+  );
   const refused = await suite.server.api("vera", "POST", "/api/calls", {
     tool: "acme.slugify",
     args: { title: "x" },
@@ -166,7 +169,10 @@ test("a denied call shows the rule that denies it", async () => {
   const preview = alice.page.getByRole("status", { name: "Preview" });
   await preview.getByText("deny").waitFor();
   await preview.getByText("sec.shell.allowlist").waitFor();
-  assert.equal(await alice.page.getByRole("button", { name: "Run" }).isDisabled(), true);
+  assert.equal(
+    await alice.page.getByRole("button", { name: "Run", exact: true }).isDisabled(),
+    true,
+  );
   await look(alice.page, "tool-denied");
   await alice.context.close();
 });

@@ -7,6 +7,7 @@ import { places } from "./lib/places";
 import { href, parseRoute, useRoute } from "./lib/route";
 import { useShortcuts } from "./lib/shortcuts";
 import { useTheme } from "./lib/theme";
+import { WhoMenu } from "./views/people/WhoMenu";
 import { ProjectMenu } from "./views/project/ProjectMenu";
 
 /** Each view, in a chunk of its own loaded when first shown. */
@@ -19,6 +20,7 @@ const views = {
   problems: lazyView(() => import("./views/problems/ProblemsView")),
   policy: lazyView(() => import("./views/policy/PolicyView")),
   metrics: lazyView(() => import("./views/metrics/MetricsView")),
+  tokens: lazyView(() => import("./views/people/TokensView")),
 };
 
 /**
@@ -53,7 +55,8 @@ export function App() {
   });
 
   useEffect(() => {
-    const label = places.find((p) => p.id === place)?.label ?? "Jig";
+    const label =
+      place === "tokens" ? "Personal tokens" : (places.find((p) => p.id === place)?.label ?? "Jig");
     document.title = `${label} · Jig`;
   }, [place]);
 
@@ -88,7 +91,7 @@ export function App() {
           <Icon name={theme === "light" ? "sun" : "moon"} />
           <span className="muted">{theme}</span>
         </button>
-        <Who />
+        <WhoMenu />
       </header>
       {changing && (
         <div className="route-progress" role="progressbar" aria-label="Opening the view">
@@ -131,6 +134,8 @@ function View({ place, rest }: { place: string; rest: string[] }) {
       return <views.policy />;
     case "metrics":
       return <views.metrics />;
+    case "tokens":
+      return <views.tokens />;
     default:
       return <views.tools selected={rest[0]} />;
   }
@@ -180,19 +185,6 @@ function ProjectName() {
           live updates paused: reconnecting
         </span>
       )}
-    </span>
-  );
-}
-
-function Who() {
-  const session = useSession();
-  const person = session.data?.person;
-  if (!person) return null;
-  return (
-    <span className="who" aria-label={`Signed in as ${person.name}, ${person.role}`}>
-      <Icon name="user" />
-      <strong>{person.name}</strong>
-      <span className="badge">{person.role}</span>
     </span>
   );
 }

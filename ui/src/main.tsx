@@ -3,6 +3,7 @@ import { createRoot } from "react-dom/client";
 import { BackendProvider } from "./api/context";
 import { App, preloadOpeningView } from "./App";
 import { detectPlatform } from "./platform";
+import { SignInGate } from "./views/people/SignIn";
 import { ProjectGate } from "./views/project/Welcome";
 import "./styles/app.css";
 
@@ -13,7 +14,9 @@ if (root) {
       <StrictMode>
         <BackendProvider platform={platform}>
           <ProjectGate>
-            <App />
+            <SignInGate>
+              <App />
+            </SignInGate>
           </ProjectGate>
         </BackendProvider>
       </StrictMode>,

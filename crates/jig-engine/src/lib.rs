@@ -35,7 +35,7 @@ pub use error::EngineError;
 pub use events::{
     ApprovalEvent, Audience, Event, EventBus, RegistryEvent, RunbookEvent, Subscription, Viewer,
 };
-pub use identity::{agent_principal, canonical_principal, idempotency_key};
+pub use identity::{agent_principal, canonical_principal, idempotency_key, new_id};
 pub use job_log::JobLog;
 pub use metrics::{LatencySummary, MetricsSnapshot};
 pub use os_user::os_user;

@@ -10,6 +10,7 @@
 //! Hostile input is refused cheaply: size caps before reading, depth and alias budgets while
 //! parsing, `$ref` confined to the package root. [`watch`] reloads on file changes.
 
+mod auth_check;
 mod buffer;
 mod loader;
 mod located;

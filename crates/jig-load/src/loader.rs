@@ -352,10 +352,9 @@ impl Loader {
         let policy = root_manifest.and_then(|m| m.policy.clone());
         let mut snapshot =
             Snapshot::new(layout.root.clone(), packages, tools, runbooks, diagnostics, policy);
-        snapshot.extensions = root_manifest
-            .and_then(|m| m.config.as_ref())
-            .map(|c| c.extensions.clone())
-            .unwrap_or_default();
+        let config = root_manifest.and_then(|m| m.config.as_ref());
+        snapshot.extensions = config.map(|c| c.extensions.clone()).unwrap_or_default();
+        snapshot.auth = config.and_then(|c| c.auth.clone()).filter(crate::auth_check::usable);
         Ok(Arc::new(snapshot))
     }
 }

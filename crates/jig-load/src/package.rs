@@ -264,6 +264,9 @@ impl Builder<'_> {
         if let Some(policy) = &manifest.policy {
             self.diagnostics.extend(crate::policy_check::check(policy, &located));
         }
+        if let Some(auth) = manifest.config.as_ref().and_then(|c| c.auth.as_ref()) {
+            self.diagnostics.extend(crate::auth_check::check(auth, &located));
+        }
         let root = manifest_path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let tools_dir = self.package_dir(&root, manifest.tools_dir(), &located, "/paths/tools");
         let runbooks_dir =

@@ -88,6 +88,8 @@ pub struct Snapshot {
     pub(crate) policy: Option<PolicyConfig>,
     /// The root manifest's `config.extensions`: extension name → the tool that runs it.
     pub(crate) extensions: BTreeMap<String, String>,
+    /// The root manifest's `config.auth`: how people sign in to `jig serve`.
+    pub(crate) auth: Option<jig_model::manifest::AuthConfig>,
 }
 
 impl Snapshot {
@@ -120,7 +122,13 @@ impl Snapshot {
             registry_hash,
             policy,
             extensions: BTreeMap::new(),
+            auth: None,
         }
+    }
+
+    /// How people sign in to `jig serve` (the root manifest's `config.auth`).
+    pub fn auth(&self) -> Option<&jig_model::manifest::AuthConfig> {
+        self.auth.as_ref()
     }
 
     /// The registry tool that runs kernel/v0 extension `name` (the manifest's

@@ -219,6 +219,8 @@ pub mod codes {
     pub const EXPORT_NOT_FOUND: &str = "package.export_not_found";
     /// A `policy:` entry that cannot be enforced (a bad regex, an unknown rule id).
     pub const POLICY: &str = "policy.invalid";
+    /// A `config.auth` that cannot sign anyone in safely (a provider not on https).
+    pub const AUTH: &str = "auth.invalid";
     /// A tool reference that resolves to nothing.
     pub const RESOLVE_TOOL: &str = "resolve.tool";
     /// A runbook reference that resolves to nothing.
@@ -242,7 +244,7 @@ pub mod codes {
     pub const RUNBOOK_PARALLEL: &str = "runbook.parallel_conflict";
 
     /// Every code, in the order of this module.
-    pub const ALL: [&str; 58] = [
+    pub const ALL: [&str; 59] = [
         FILE_IO,
         FILE_TOO_LARGE,
         FILE_ENCODING,
@@ -291,6 +293,7 @@ pub mod codes {
         PACKAGE_PATH,
         EXPORT_NOT_FOUND,
         POLICY,
+        AUTH,
         RESOLVE_TOOL,
         RESOLVE_RUNBOOK,
         RESOLVE_PACKAGE,

@@ -81,6 +81,101 @@ pub struct RuntimeConfig {
     /// audited like any tool step.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extensions: BTreeMap<String, String>,
+    /// How people sign in to `jig serve` (docs/teams.md, "Single sign-on").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthConfig>,
+}
+
+/// `config.auth`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuthConfig {
+    /// Single sign-on with an OpenID Connect provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oidc: Option<OidcConfig>,
+    /// How long a browser stays signed in, in hours (default 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 720))]
+    pub session_hours: Option<u32>,
+}
+
+/// `config.auth.oidc`: authorization code with PKCE against one provider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OidcConfig {
+    /// The issuer (its discovery document is `ISSUER/.well-known/openid-configuration`).
+    pub issuer: String,
+    /// Jig's client id at the provider.
+    pub client_id: String,
+    /// The environment variable holding the client's secret (a confidential client); without
+    /// one Jig is a public client (PKCE alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(r"^[A-Z][A-Z0-9_]*$"))]
+    pub client_secret_env: Option<String>,
+    /// The claim naming a person in the audit: `email` (the default), `preferred_username`,
+    /// or `sub`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_claim: Option<NameClaim>,
+    /// Scopes asked for besides `openid` (default `email`, `profile`, `groups`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
+    /// Which claim's values give which role.
+    #[serde(default)]
+    pub roles: RoleMapping,
+}
+
+/// The claim naming a person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NameClaim {
+    /// `email` (verified).
+    #[default]
+    Email,
+    /// `preferred_username`.
+    PreferredUsername,
+    /// `sub`, the provider's stable id.
+    Sub,
+}
+
+/// `roles`: a person's role is the highest whose values their claim holds.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoleMapping {
+    /// The claim holding group names (default `groups`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<String>,
+    /// Values giving `admin`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub admin: Vec<String>,
+    /// Values giving `approver`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approver: Vec<String>,
+    /// Values giving `runner`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runner: Vec<String>,
+    /// Values giving `viewer`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub viewer: Vec<String>,
+    /// The role of someone signed in whose claim holds none of these (default: none — they
+    /// are refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<RoleName>,
+}
+
+/// A role, as configuration names it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleName {
+    /// Reads.
+    Viewer,
+    /// Also runs.
+    Runner,
+    /// Also approves.
+    Approver,
+    /// Everything.
+    Admin,
 }
 
 /// `config.audit`.

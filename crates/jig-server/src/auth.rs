@@ -155,6 +155,11 @@ impl Users {
     pub fn find(&self, token: &str) -> Option<&Person> {
         self.by_hash.get(&hash(token))
     }
+
+    /// The role of the person named `name` in this file, if they are in it.
+    pub fn role_of(&self, name: &str) -> Option<Role> {
+        self.by_hash.values().find(|p| p.name == name).map(|p| p.role)
+    }
 }
 
 fn hash(token: &str) -> String {
@@ -264,29 +269,75 @@ pub struct Access {
     pub users: Arc<Users>,
     /// Allowed hosts and origins.
     pub guard: Guard,
+    /// Signed-in browsers and personal tokens, in the store (`jig serve`; not the desktop app,
+    /// whose one person is the OS user).
+    pub people: Option<crate::people::People>,
 }
 
-/// The token of a request: bearer header, then cookie.
+/// How a request's person was recognised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Via {
+    /// A token of the `--users` file (a bearer header, or the cookie of `/?token=`), or the
+    /// desktop app's own.
+    UsersToken,
+    /// A personal API token (`jig_pat_…`).
+    PersonalToken,
+    /// A browser signed in with the project's OpenID provider.
+    SignIn,
+}
+
+impl Access {
+    /// Who `headers` say acts, and how they were recognised: a bearer token (of `--users`, or
+    /// a personal token), else a signed-in browser's session, else the `?token=` cookie.
+    pub async fn person(&self, headers: &HeaderMap) -> Option<(Person, Via)> {
+        if let Some(bearer) = bearer(headers) {
+            if let Some(person) = self.users.find(&bearer) {
+                return Some((person.clone(), Via::UsersToken));
+            }
+            let people = self.people.as_ref()?;
+            return Some((people.by_token(&bearer, &self.users).await?, Via::PersonalToken));
+        }
+        if let Some(people) = &self.people
+            && let Some(person) = people.by_session(headers).await
+        {
+            return Some((person, Via::SignIn));
+        }
+        let person = cookie_token(headers).and_then(|token| self.users.find(&token).cloned())?;
+        Some((person, Via::UsersToken))
+    }
+}
+
+/// The token of a request: bearer header, then cookie (a session cookie, or the `?token=` one).
 pub fn token_of(headers: &HeaderMap) -> Option<String> {
-    if let Some(bearer) = headers
+    bearer(headers)
+        .or_else(|| cookie_value(headers, crate::people::SESSION_COOKIE))
+        .or_else(|| cookie_token(headers))
+}
+
+/// The `Authorization: Bearer` token.
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    headers
         .get(header::AUTHORIZATION)
         .and_then(|h| h.to_str().ok())
         .and_then(|h| h.strip_prefix("Bearer "))
-    {
-        return Some(bearer.trim().to_owned());
-    }
-    cookie_token(headers)
+        .map(|token| token.trim().to_owned())
 }
 
 /// The token in the request's cookie, decoded ([`encode_cookie`]).
 pub fn cookie_token(headers: &HeaderMap) -> Option<String> {
+    cookie_value(headers, COOKIE)
+}
+
+/// The value of cookie `name`, decoded ([`encode_cookie`]).
+pub fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|h| h.to_str().ok())
         .flat_map(|h| h.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(cookie, _)| *cookie == name)
         .and_then(|(_, value)| decode_cookie(value))
 }
 
@@ -332,16 +383,16 @@ pub async fn require_person(
     if let Err(error) = access.guard.check(request.headers()) {
         return error.into_response();
     }
-    let person = token_of(request.headers()).and_then(|t| access.users.find(&t).cloned());
-    let Some(person) = person else {
+    let Some((person, via)) = access.person(request.headers()).await else {
         return ApiError::new(
             StatusCode::UNAUTHORIZED,
             jig_model::ErrorCode::Policy,
-            "a token is required: open the URL `jig serve` printed, or send `Authorization: Bearer TOKEN`",
+            "sign in, open the URL `jig serve` printed, or send `Authorization: Bearer TOKEN`",
         )
         .into_response();
     };
     request.extensions_mut().insert(person);
+    request.extensions_mut().insert(via);
     next.run(request).await
 }
 

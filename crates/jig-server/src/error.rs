@@ -63,6 +63,12 @@ impl From<EngineError> for ApiError {
     }
 }
 
+impl From<jig_audit::AuditError> for ApiError {
+    fn from(error: jig_audit::AuditError) -> Self {
+        EngineError::from(error).into()
+    }
+}
+
 impl From<jig_app::AppError> for ApiError {
     fn from(error: jig_app::AppError) -> Self {
         match error {

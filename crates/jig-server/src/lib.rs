@@ -12,9 +12,11 @@ mod extract;
 pub mod local;
 pub mod mcp;
 mod pages;
+pub mod people;
 pub mod routes;
 pub mod serve;
 mod signin;
+mod sso;
 mod state;
 
 use axum::Router;
@@ -27,7 +29,7 @@ pub use state::AppState;
 
 use routes::{
     approvals, artifacts, audit, calls, events, export, jobs, presets, project, prometheus,
-    runbooks, series, tools,
+    runbooks, series, tokens, tools,
 };
 
 #[derive(OpenApi)]
@@ -36,6 +38,7 @@ use routes::{
     tags(
         (name = "tools", description = "The registry and previews"),
         (name = "calls", description = "Starting, reading and cancelling calls"),
+        (name = "tokens", description = "Personal API tokens for scripts and agents"),
         (name = "approvals", description = "Pending calls and decisions"),
         (name = "audit", description = "The record"),
         (name = "runbooks", description = "Runbooks, their step graphs, and runs people step through"),
@@ -60,6 +63,8 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(approvals::list))
         .routes(routes!(approvals::approve))
         .routes(routes!(approvals::deny))
+        .routes(routes!(tokens::list, tokens::make))
+        .routes(routes!(tokens::revoke))
         .routes(routes!(runbooks::list))
         .routes(routes!(runbooks::show))
         .routes(routes!(runbooks::runs, runbooks::start))

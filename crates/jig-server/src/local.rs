@@ -52,8 +52,11 @@ impl Local {
         let token = new_token();
         let viewer = crate::routes::events::viewer_of(&person);
         // No `Host` or `Origin` checks: these requests never cross a network.
-        let access =
-            Access { users: Arc::new(Users::single(person, &token)), guard: Guard::default() };
+        let access = Access {
+            users: Arc::new(Users::single(person, &token)),
+            guard: Guard::default(),
+            people: None,
+        };
         let state = AppState::new(Arc::clone(&engine), access, project);
         Self { router: router(state), token, engine, viewer }
     }

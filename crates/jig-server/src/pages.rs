@@ -29,6 +29,10 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/", get(crate::signin::index))
         .route("/signin", post(crate::signin::confirmed))
+        .route("/auth/status", get(crate::sso::status))
+        .route("/auth/login", get(crate::sso::login))
+        .route("/auth/callback", get(crate::sso::callback))
+        .route("/auth/logout", post(crate::sso::logout))
         .route("/{*path}", get(asset))
 }
 

@@ -35,7 +35,8 @@ impl Bound {
             hosts.push(addr.to_string());
         }
         let guard = Guard::loopback(addr.port(), &hosts, public);
-        let access = Access { users: Arc::new(users), guard };
+        let people = Some(crate::people::People::new(Arc::clone(&engine)));
+        let access = Access { users: Arc::new(users), guard, people };
         Ok(Self { listener, state: AppState::new(engine, access, project), addr })
     }
 

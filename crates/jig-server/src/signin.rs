@@ -105,7 +105,7 @@ fn confirm(current: &Person, other: &Person, token: &str) -> Response {
 }
 
 /// A small page of this server's own, allowed to post its form back here only.
-fn page(status: StatusCode, title: &str, body: &str) -> Response {
+pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width\"><title>{title} · Jig</title></head>\
@@ -132,7 +132,7 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
 }
 
 /// `text` safe inside HTML text and attribute values.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -13,6 +13,8 @@ pub struct AppState {
     pub engine: Arc<Engine>,
     /// The application layer over it (everything a person does).
     pub app: jig_app::App,
+    /// The sign-in provider's metadata, as last discovered.
+    pub sso: Arc<crate::sso::Discovery>,
     /// Tokens, people, and allowed hosts.
     pub access: Access,
     /// The project's name, for the UI's title.
@@ -22,7 +24,13 @@ pub struct AppState {
 impl AppState {
     /// The state for `engine`.
     pub fn new(engine: Arc<Engine>, access: Access, project: String) -> Self {
-        Self { app: jig_app::App::new(Arc::clone(&engine)), engine, access, project }
+        Self {
+            app: jig_app::App::new(Arc::clone(&engine)),
+            engine,
+            access,
+            project,
+            sso: Arc::default(),
+        }
     }
 }
 

@@ -1,21 +1,9 @@
 // A small W3C WebDriver client for the desktop app: tauri-driver in front of WebKitWebDriver.
 // Only the handful of commands the desktop suite needs; each throws with the driver's message.
 import { execFileSync, spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "../ports.mjs";
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
-
-/** A port nothing listens on. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Start tauri-driver with `env`; resolves once it answers. */
 export async function startDriver(env) {

@@ -7,9 +7,10 @@ import {
   useState,
   type ReactNode,
 } from "react";
-import { QueryClient, QueryClientProvider, useQueryClient } from "@tanstack/react-query";
+import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Platform } from "../platform";
 import { apiClient, type Api } from "./client";
+import { sessionQuery, signedOut } from "./session";
 import { EventHub } from "./events";
 
 interface Backend {
@@ -52,21 +53,30 @@ export function BackendProvider({
   );
 }
 
-/** Subscribes once to the platform's stream, fans events out, and refreshes what they change. */
+/**
+ * Subscribes to the platform's stream once the server has said who is here (not to a browser
+ * it does not know: the socket would only be refused), fans events out, and refreshes what
+ * they change.
+ */
 function EventBridge({ backend }: { backend: Backend }) {
   const queries = useQueryClient();
+  const session = useQuery(sessionQuery(backend.api));
+  const known = !session.isPending && !signedOut(session.error);
   useEffect(
     () =>
-      backend.platform.subscribe(
-        (event) => {
-          backend.events.dispatch(event);
-          for (const key of staleAfter(event)) void queries.invalidateQueries({ queryKey: [key] });
-        },
-        (connected) => {
-          backend.events.setConnected(connected);
-        },
-      ),
-    [backend, queries],
+      known
+        ? backend.platform.subscribe(
+            (event) => {
+              backend.events.dispatch(event);
+              for (const key of staleAfter(event))
+                void queries.invalidateQueries({ queryKey: [key] });
+            },
+            (connected) => {
+              backend.events.setConnected(connected);
+            },
+          )
+        : undefined,
+    [backend, queries, known],
   );
   return null;
 }

@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { unwrap, type RunPage, type RunView, type StepAction } from "./client";
 import { useApi } from "./context";
+import { sessionQuery } from "./session";
 
 /** Filters of the audit timeline, as the API takes them. */
 export interface RunFilters {
@@ -16,8 +17,7 @@ export interface RunFilters {
 export function useSession() {
   const api = useApi();
   return useQuery({
-    queryKey: ["session"],
-    queryFn: async () => unwrap(await api.GET("/api/session")),
+    ...sessionQuery(api),
   });
 }
 

@@ -560,6 +560,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your tokens, newest first (revoked ones too; never the tokens themselves). */
+        get: operations["listTokens"];
+        put?: never;
+        /** Make a token. */
+        post: operations["makeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of your tokens: it stops working at once, on every instance. */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tools": {
         parameters: {
             query?: never;
@@ -709,6 +744,32 @@ export interface components {
         } | {
             /** @enum {string} */
             action: "follow";
+        };
+        /** @description A personal API token. */
+        ApiToken: {
+            /** @description Its id (shown; the token itself never is, after it is made). */
+            id: string;
+            /** @description Whose it is. */
+            owner: string;
+            /** @description What its owner calls it. */
+            name: string;
+            /** @description What it may do (`viewer`, `runner`, `approver`, `admin`): at most its owner's role. */
+            role: string;
+            /**
+             * Format: int64
+             * @description When it was made (µs).
+             */
+            created_us: number;
+            /**
+             * Format: int64
+             * @description When it was last used (µs).
+             */
+            last_used_us?: number | null;
+            /**
+             * Format: int64
+             * @description When its owner revoked it.
+             */
+            revoked_us?: number | null;
         };
         /**
          * @description A call asks for a person's approval. Everyone may see that one was asked (what it asks is
@@ -1152,6 +1213,17 @@ export interface components {
             /** @description 99th percentile (ms). */
             p99: (number | null)[];
         };
+        /** @description A token just made: the only time it is shown. */
+        MadeToken: {
+            /** @description Its id. */
+            id: string;
+            /** @description The token: `Authorization: Bearer …`. Not shown again. */
+            token: string;
+            /** @description What it may do. */
+            role: string;
+            /** @description Its name. */
+            name: string;
+        };
         /** @description Seed 003's metrics, named as it names them. */
         MetricsSnapshot: {
             /** @description `tools.select.latency_ms`. */
@@ -1250,6 +1322,16 @@ export interface components {
         } | {
             /** @enum {string} */
             need: "paused";
+        };
+        /** @description A token to make. */
+        NewToken: {
+            /** @description What you call it (`ci`, `claude-code on my laptop`). */
+            name: string;
+            /**
+             * @description What it may do (`viewer`, `runner`, `approver`, `admin`): at most your role; yours when
+             *     left out.
+             */
+            role?: string | null;
         };
         /** @description One step. */
         Node: {
@@ -1648,6 +1730,18 @@ export interface components {
             registry_hash: string;
             /** @description How many tools it has. */
             tools: number;
+            /**
+             * @description How you were recognised (a signed-in browser may sign out; personal tokens are made
+             *     signed in).
+             */
+            via: components["schemas"]["Via"];
+            /** @description Whether this server signs people in with an OpenID provider. */
+            sign_in: boolean;
+            /**
+             * @description Whether this server makes personal API tokens (`jig serve` does; the desktop app, whose
+             *     one person is you, does not).
+             */
+            tokens: boolean;
         };
         /**
          * @description How bad a diagnostic is. Any `error` makes the load fail (fail-closed).
@@ -1777,6 +1871,11 @@ export interface components {
             /** @description Why. */
             reason: string;
         };
+        /**
+         * @description How a request's person was recognised.
+         * @enum {string}
+         */
+        Via: "users_token" | "personal_token" | "sign_in";
         /** @description A step the run waits at. */
         Waiting: {
             /** @description The step instance. */
@@ -2922,6 +3021,107 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Session"];
+                };
+            };
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiToken"][];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    makeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewToken"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MadeToken"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
         };

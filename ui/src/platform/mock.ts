@@ -4,6 +4,8 @@ import type { EventListener, Platform } from "./platform";
 export interface MockPlatform extends Platform {
   /** Deliver an event to every subscriber. */
   emit(event: unknown): void;
+  /** How many subscribers there are now (the UI subscribes once it knows who is here). */
+  listening(): number;
   /** Every request made, in order. */
   readonly requests: Request[];
   /** Every download asked for: (path, name). */
@@ -37,6 +39,7 @@ export function mockPlatform(
       return Promise.resolve(true);
     },
     ready: () => undefined,
+    listening: () => listeners.size,
     emit: (event) => {
       for (const listener of listeners) listener(event);
     },

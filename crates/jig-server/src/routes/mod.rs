@@ -13,4 +13,5 @@ pub mod project;
 pub mod prometheus;
 pub mod runbooks;
 pub mod series;
+pub mod tokens;
 pub mod tools;

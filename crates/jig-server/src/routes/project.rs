@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::auth::Person;
+use crate::auth::{Person, Via};
 use crate::error::ApiError;
 use crate::extract::Body;
 use crate::state::AppState;
@@ -24,6 +24,14 @@ pub struct Session {
     pub registry_hash: String,
     /// How many tools it has.
     pub tools: usize,
+    /// How you were recognised (a signed-in browser may sign out; personal tokens are made
+    /// signed in).
+    pub via: Via,
+    /// Whether this server signs people in with an OpenID provider.
+    pub sign_in: bool,
+    /// Whether this server makes personal API tokens (`jig serve` does; the desktop app, whose
+    /// one person is you, does not).
+    pub tokens: bool,
 }
 
 /// Who you are.
@@ -31,10 +39,15 @@ pub struct Session {
 pub async fn session(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
+    Extension(via): Extension<Via>,
 ) -> Json<Session> {
     let snapshot = state.engine.snapshot();
     Json(Session {
         person,
+        via,
+        sign_in: state.access.people.is_some()
+            && snapshot.auth().is_some_and(|auth| auth.oidc.is_some()),
+        tokens: state.access.people.is_some(),
         project: state.project.clone(),
         registry_hash: snapshot.registry_hash().to_owned(),
         tools: state.engine.list(None, None).len(),

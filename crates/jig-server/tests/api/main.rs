@@ -8,4 +8,5 @@ mod local;
 mod openapi;
 mod records;
 mod runbooks;
+mod sso;
 mod support;

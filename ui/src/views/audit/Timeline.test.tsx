@@ -27,6 +27,7 @@ function run(i: number) {
 function pages(total: number, seen: string[]) {
   return (request: Request) => {
     const url = new URL(request.url);
+    if (!url.pathname.startsWith("/api/audit/runs")) return json({}, 404);
     seen.push(pathOf(request));
     const after = Number(url.searchParams.get("after") ?? "0");
     const limit = Number(url.searchParams.get("limit") ?? "100");

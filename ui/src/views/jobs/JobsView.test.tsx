@@ -45,6 +45,9 @@ describe("JobsView", () => {
     expect(screen.getByText("1 open · 1 collected")).toBeTruthy();
 
     state = "succeeded";
+    await waitFor(() => {
+      expect(platform.listening()).toBe(1);
+    });
     platform.emit({
       type: "EventMessage",
       event: "RunStateChanged",
