@@ -42,3 +42,5 @@ for (const [name, value] of [
 ] as const) {
   Object.defineProperty(HTMLElement.prototype, name, { configurable: true, get: () => value });
 }
+// jsdom does not scroll.
+Element.prototype.scrollIntoView = function scrollIntoView() {};

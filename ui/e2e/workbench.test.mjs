@@ -84,6 +84,8 @@ test("a preset is saved beside the tool and loads back into the form", async () 
 });
 
 test("an approval round trip between two people: alice asks, bob approves, alice's call runs", async () => {
+  // Bob is at work elsewhere in the workbench when alice asks: he is told.
+  const bob = await signIn("bob");
   const alice = await signIn("alice");
   await alice.page.goto(`${suite.server.url}/#/tools/file_write`);
   await alice.page.getByRole("heading", { name: "file_write" }).waitFor();
@@ -97,13 +99,18 @@ test("an approval round trip between two people: alice asks, bob approves, alice
   await alice.page.getByRole("button", { name: "Run", exact: true }).click();
   await alice.page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
 
-  const bob = await signIn("bob");
-  await bob.page.goto(`${suite.server.url}/#/approvals`);
+  const notices = bob.page.getByRole("region", { name: "Notifications" });
+  await notices.getByText("alice asks to run file_write").waitFor();
+  await look(bob.page, "notice-waiting");
+  await notices.getByRole("link", { name: "Review" }).click();
+  await bob.page.getByRole("radio", { name: /Waiting for me/, checked: true }).waitFor();
   const item = bob.page.getByRole("listitem", { name: /file_write/ });
   await item.getByText("asked by").waitFor();
   await item.getByText("alice").first().waitFor();
   await item.getByText('"review.txt"').waitFor();
+  await item.getByText(/expires in \d+ min/).waitFor();
   await look(bob.page, "approvals");
+  await item.getByLabel(/Note for alice/).fill("checked the path");
   await item.getByRole("button", { name: "Approve and run" }).click();
 
   // Alice's panel follows the resumed call to its result, with no reload.
@@ -113,6 +120,55 @@ test("an approval round trip between two people: alice asks, bob approves, alice
   const decided = approvals.body.find((a) => a.tool === "file_write");
   assert.equal(decided.principal, "alice");
   assert.equal(decided.decided_by, "bob");
+  assert.equal(decided.note, "checked the path");
+  // Alice finds it among what she asked, with bob's note.
+  await alice.page.goto(`${suite.server.url}/#/approvals`);
+  const asked = alice.page.getByRole("listitem", { name: /file_write/ });
+  await alice.page.getByRole("radio", { name: /Asked by me/, checked: true }).waitFor();
+  await asked.getByText("checked the path").waitFor();
+  assert.deepEqual([...alice.problems, ...bob.problems], []);
+  await alice.context.close();
+  await bob.context.close();
+});
+
+test("a denial needs a reason, and the asker reads it", async () => {
+  const alice = await signIn("alice");
+  await alice.page.goto(`${suite.server.url}/#/tools/file_write`);
+  await alice.page.getByRole("radio", { name: "JSON" }).click();
+  await alice.page
+    .getByLabel("Arguments (JSON)")
+    .fill(JSON.stringify({ path: "frozen.txt", content: "x" }));
+  await alice.page.getByRole("status", { name: "Preview" }).getByText("needs approval").waitFor();
+  await alice.page.getByRole("button", { name: "Run", exact: true }).click();
+  await alice.page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
+
+  const bob = await signIn("bob");
+  await bob.page.goto(`${suite.server.url}/#/approvals`);
+  const item = bob.page.getByRole("listitem", { name: /file_write/ }).filter({
+    hasText: "frozen.txt",
+  });
+  // Deny without a word asks for one; nothing is decided.
+  await item.getByRole("button", { name: "Deny" }).click();
+  await item
+    .getByRole("alert")
+    .getByText(/Say why you deny it/)
+    .waitFor();
+  await look(bob.page, "approvals-deny-reason");
+  const pending = await suite.server.api("bob", "GET", "/api/approvals");
+  assert.ok(
+    pending.body.some((a) => a.request?.args?.path === "frozen.txt"),
+    "still pending",
+  );
+  await item.getByLabel(/Note for alice/).fill("not during the release freeze");
+  await item.getByRole("button", { name: "Deny" }).click();
+  await item.waitFor({ state: "detached" });
+
+  await alice.page
+    .getByText(/not during the release freeze/)
+    .first()
+    .waitFor({ timeout: 15000 });
+  await look(alice.page, "call-denied");
+  assert.equal(existsSync(join(suite.server.project, "frozen.txt")), false);
   assert.deepEqual([...alice.problems, ...bob.problems], []);
   await alice.context.close();
   await bob.context.close();
@@ -133,6 +189,8 @@ test("alice cannot approve her own request: the policy refuses self-approval", a
   assert.equal(mine.status, 202);
   const ada = await signIn("ada");
   await ada.page.goto(`${suite.server.url}/#/approvals`);
+  // Her own request does not wait for her; it is among all that is pending.
+  await ada.page.getByRole("radio", { name: /All pending/ }).click();
   const own = ada.page.getByRole("listitem", { name: /file_write/ }).filter({ hasText: "(you)" });
   await own.getByRole("button", { name: "Approve and run" }).click();
   await own.getByRole("alert").getByText("E_POLICY").waitFor();

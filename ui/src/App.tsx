@@ -7,6 +7,7 @@ import { places } from "./lib/places";
 import { href, parseRoute, useRoute } from "./lib/route";
 import { useShortcuts } from "./lib/shortcuts";
 import { useTheme } from "./lib/theme";
+import { Notices } from "./views/people/Notices";
 import { WhoMenu } from "./views/people/WhoMenu";
 import { ProjectMenu } from "./views/project/ProjectMenu";
 
@@ -104,6 +105,7 @@ export function App() {
           <View place={place} rest={route.slice(1)} />
         </Suspense>
       </main>
+      <Notices />
       {(paletteOpen || paletteUsed) && (
         <Suspense fallback={null}>
           <Palette

@@ -42,11 +42,17 @@ pub struct Walked {
 
 impl App {
     /// Approve a pending call as `actor`.
-    pub async fn approve(&self, actor: &Actor, id: &str) -> Result<Approved, AppError> {
+    pub async fn approve(
+        &self,
+        actor: &Actor,
+        id: &str,
+        note: Option<&str>,
+    ) -> Result<Approved, AppError> {
         self.may_approve(actor)?;
         let asked_by =
             self.engine.store().approval(id).await.ok().flatten().and_then(|a| a.principal);
-        let (approval, resumed_as) = self.engine.approve_and_run(id, &actor.principal).await?;
+        let (approval, resumed_as) =
+            self.engine.approve_and_run(id, &actor.principal, note).await?;
         let (granted, approvers, required, token) = match approval {
             Approval::Granted(token) => (true, Vec::new(), 1, Some(token)),
             Approval::Seconded { approvers, required } => (false, approvers, required, None),

@@ -418,7 +418,7 @@ async fn interactive(
             let approvers = serde_json::to_string(approvers).unwrap_or_else(|_| "[]".to_owned());
             let changed = sqlx::query(
                 "UPDATE approvals SET state = $1, token_hash = $2, expires_us = $3, decided_by = $4, decided_us = $5, \
-                 approvers = $6, clear_request = NULL WHERE id = $7 AND state = 'pending'",
+                 approvers = $6, clear_request = NULL, note = $7 WHERE id = $8 AND state = 'pending'",
             )
             .bind(state.as_str())
             .bind(token_hash.as_deref())
@@ -426,6 +426,7 @@ async fn interactive(
             .bind(decided_by.as_deref())
             .bind(now)
             .bind(approvers)
+            .bind(reason.as_deref())
             .bind(id)
             .execute(&mut *conn)
             .await?

@@ -64,7 +64,7 @@ pub enum Op {
         decided_by: Option<String>,
         /// Everyone who approved, in order (empty on a denial).
         approvers: Vec<String>,
-        /// Why (a denial's reason, shown to who asked), when given.
+        /// What the decider wrote (a denial's reason, an approval's comment), when given.
         reason: Option<String>,
         /// The decision's packet, appended only if this decision is the one recorded (a
         /// decision that lost a race leaves nothing in the chain).

@@ -265,6 +265,9 @@ pub struct ApprovalRecord {
     pub decided_us: Option<i64>,
     /// When its token was used.
     pub consumed_us: Option<i64>,
+    /// What the person who decided wrote: a denial's reason, an approval's comment.
+    #[serde(default)]
+    pub note: Option<String>,
     /// The request in clear — arguments and argv exactly as they will run — while it is
     /// pending, for the people who may decide it; `request` is what everyone else sees. Never
     /// serialized: [`ApprovalRecord::seen_by`] puts it where a decider reads it.

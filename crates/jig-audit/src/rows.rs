@@ -103,5 +103,6 @@ pub(crate) fn approval_from_row(row: &AnyRow) -> Result<ApprovalRecord, AuditErr
         consumed_us: row.try_get("consumed_us")?,
         clear_request: json_column(row, "clear_request")?,
         request_id: row.try_get("request_id")?,
+        note: row.try_get("note")?,
     })
 }

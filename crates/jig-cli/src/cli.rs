@@ -368,6 +368,9 @@ pub enum ApprovalsCommand {
     Approve {
         /// The approval id (a unique prefix is enough)
         id: String,
+        /// A comment for who asked (kept in the audit)
+        #[arg(long)]
+        comment: Option<String>,
     },
     /// Deny a pending call, saying why (shown to who asked, kept in the audit)
     Deny {

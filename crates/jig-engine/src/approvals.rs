@@ -45,20 +45,23 @@ impl Engine {
     ) -> Result<Approval, EngineError> {
         let approval = self.pending_approval(id).await?;
         let approval_id = approval.id.clone();
-        let approved = self.approve_pending(approval, principal, asserted_by).await?;
+        let approved = self.approve_pending(approval, principal, asserted_by, None).await?;
         if matches!(approved, Approval::Granted(_)) {
             self.decided(&approval_id, "approved", principal, None);
         }
         Ok(approved)
     }
 
-    /// Approve `approval`, already read and pending.
+    /// Approve `approval`, already read and pending, with the approver's `note` (a comment
+    /// kept in the chain and shown to who asked) when the approval is granted.
     pub(crate) async fn approve_pending(
         &self,
         approval: ApprovalRecord,
         principal: &str,
         asserted_by: Option<&str>,
+        note: Option<&str>,
     ) -> Result<Approval, EngineError> {
+        let note = note.map(str::trim).filter(|n| !n.is_empty());
         let policy = self.policy();
         if !policy.config().approvals.self_approval
             && approval.principal.as_deref().map(canonical_principal)
@@ -98,11 +101,14 @@ impl Engine {
         // hash) has no packet to match and is refused when the token is used.
         packet.data["token_hash"] = json!(token_hash);
         packet.data["request_hash"] = json!(approval.request_hash);
+        if let Some(note) = note {
+            packet.data["note"] = json!(note);
+        }
         let verdict = Verdict {
             token_hash: Some(token_hash),
             expires_us: Some(expires_us),
             approvers,
-            reason: None,
+            reason: note.map(str::to_owned),
         };
         if !self.record_verdict(&approval.id, principal, asserted_by, verdict, packet).await? {
             return Err(EngineError::AlreadyDecided {

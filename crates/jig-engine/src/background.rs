@@ -57,7 +57,7 @@ impl Engine {
         request_id
     }
 
-    /// Approve a pending call as `principal`. Once granted, a request this process kept is run
+    /// Approve a pending call as `principal`, with their `note`. Once granted, a request this process kept is run
     /// now in the name of who asked; one kept elsewhere runs there (or at its caller's next
     /// identical call). Returns what the approval did and, when it runs here, the request
     /// that runs it.
@@ -65,10 +65,11 @@ impl Engine {
         self: &Arc<Self>,
         id: &str,
         principal: &str,
+        note: Option<&str>,
     ) -> Result<(Approval, Option<String>), EngineError> {
         let approval = self.pending_approval(id).await?;
         let approval_id = approval.id.clone();
-        let approved = self.approve_pending(approval, principal, None).await?;
+        let approved = self.approve_pending(approval, principal, None, note).await?;
         let resumed = match &approved {
             Approval::Granted(_) => {
                 let resumed = self.on_approval_decided(&approval_id, "approved", principal);

@@ -63,7 +63,7 @@ pub async fn ask(
     let decision = answer.content.as_ref().and_then(|c| c.get("decision")).and_then(Value::as_str);
     match (answer.action, decision) {
         (ElicitationAction::Accept, Some("approve")) => {
-            match app.approve(person, &approval.id).await {
+            match app.approve(person, &approval.id, None).await {
                 Ok(done) if done.granted => Answer::Approved,
                 Ok(done) => Answer::Undecided(format!(
                     "approved by {} of the {} people this call needs; it runs once the others approve (`jig approvals list`, the workbench), when it is called again",

@@ -52,16 +52,22 @@ export function useDecide() {
     mutationFn: async ({
       id,
       verdict,
-      reason,
+      note,
     }: {
       id: string;
       verdict: "approve" | "deny";
-      reason?: string;
+      note?: string;
     }) => {
       const path = { params: { path: { id } } };
-      if (verdict === "approve") return unwrap(await api.POST("/api/approvals/{id}/approve", path));
+      if (verdict === "approve")
+        return unwrap(
+          await api.POST("/api/approvals/{id}/approve", {
+            ...path,
+            body: { comment: note ?? null },
+          }),
+        );
       unwrap(
-        await api.POST("/api/approvals/{id}/deny", { ...path, body: { reason: reason ?? null } }),
+        await api.POST("/api/approvals/{id}/deny", { ...path, body: { reason: note ?? null } }),
       );
       return null;
     },

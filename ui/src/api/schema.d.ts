@@ -855,12 +855,19 @@ export interface components {
              * @description When its token was used.
              */
             consumed_us?: number | null;
+            /** @description What the person who decided wrote: a denial's reason, an approval's comment. */
+            note?: string | null;
         };
         /**
          * @description The state of an approval.
          * @enum {string}
          */
         ApprovalState: "pending" | "approved" | "denied" | "consumed" | "expired" | "withdrawn";
+        /** @description What an approver adds. */
+        ApproveRequest: {
+            /** @description A comment for who asked, kept in the chain. */
+            comment?: string | null;
+        };
         /** @description What approving did. */
         Approved: {
             /**
@@ -1999,7 +2006,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApproveRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -2007,6 +2018,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Approved"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
             403: {

@@ -267,6 +267,7 @@ fn approval(id: &str, request_hash: &str) -> ApprovalRecord {
         created_us: 0,
         decided_us: None,
         consumed_us: None,
+        note: None,
         clear_request: Some(
             json!({"tool": "file_write", "args": {"path": "x", "content": "ghp_clear"}}),
         ),

@@ -16,14 +16,14 @@ pub async fn run(
 ) -> anyhow::Result<Code> {
     match command {
         ApprovalsCommand::List { json, all } => list(settings, *json, *all, out).await,
-        ApprovalsCommand::Approve { id } => {
+        ApprovalsCommand::Approve { id, comment } => {
             let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
             if let Err(message) = settings.check_identity(&engine) {
                 eprintln!("error[E_POLICY]: {message}");
                 return Ok(Code::Usage);
             }
             let app = jig_app::App::new(engine);
-            match app.approve(&settings.actor(), id).await {
+            match app.approve(&settings.actor(), id, comment.as_deref()).await {
                 Ok(done) if !done.granted => {
                     eprintln!(
                         "recorded {}'s approval of {id}: {} of {} ({}); it is granted when the others approve",

@@ -173,7 +173,10 @@ fn two_instances_on_one_postgres_database_work_as_one() {
     let asked = bobs_events.next_matching(SOON, |e| e["event"] == "ApprovalRequested");
     let approval = asked["approval_id"].as_str().expect("id").to_owned();
     assert_eq!(asked["asked_by"], "alice");
-    let (status, approved) = bob.post(&format!("/api/approvals/{approval}/approve"), &json!({}));
+    let (status, approved) = bob.post(
+        &format!("/api/approvals/{approval}/approve"),
+        &json!({ "comment": "ship it after lunch" }),
+    );
     assert_eq!(status, 200, "{approved:#}");
     assert_eq!(
         (approved["token"].clone(), approved["resumed_as"].clone()),
@@ -226,6 +229,16 @@ fn two_instances_on_one_postgres_database_work_as_one() {
         "{call:#}"
     );
     assert!(!a_dir.path().join("project/denied.txt").exists());
+    // Both decisions keep what the reviewer wrote, for the asker on either instance.
+    let (_, approvals) = alice.get("/api/approvals?all=true");
+    let notes: Vec<(&str, &str)> = approvals
+        .as_array()
+        .expect("approvals")
+        .iter()
+        .filter_map(|a| Some((a["state"].as_str()?, a["note"].as_str()?)))
+        .collect();
+    assert!(notes.contains(&("consumed", "ship it after lunch")), "{approvals:#}");
+    assert!(notes.contains(&("denied", "not during the freeze")), "{approvals:#}");
 
     let verify = jig(&a_dir.path().join("project"), &["--db", &url, "audit", "verify"]);
     assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));

@@ -141,6 +141,7 @@ impl Call<'_> {
             created_us: 0,
             decided_us: None,
             consumed_us: None,
+            note: None,
             request_id: Some(self.request.request_id.clone()),
         })));
         self.wait_for(tool, decision, id).await
@@ -160,14 +161,6 @@ impl Call<'_> {
             ..RunUpdate::default()
         }));
         self.publish_state(RunState::PendingApproval);
-        self.engine.events.publish(crate::events::Event::ApprovalAsked(
-            crate::events::ApprovalAsk {
-                approval_id: id.clone(),
-                tool: tool.id.clone(),
-                asked_by: self.context.principal.clone(),
-                rule: decision.rule.clone(),
-            },
-        ));
         let error = ResponseError {
             code: ErrorCode::Policy,
             message: format!("`{}` needs approval: {}", tool.id, decision.reason),
@@ -177,7 +170,18 @@ impl Call<'_> {
         };
         let response = self.response(false, Value::Null, vec![error], false);
         match self.commit_answer(&response).await {
-            Ok(_) => response,
+            Ok(_) => {
+                // Announced once recorded: whoever hears it and reads the queue finds it there.
+                self.engine.events.publish(crate::events::Event::ApprovalAsked(
+                    crate::events::ApprovalAsk {
+                        approval_id: id,
+                        tool: tool.id.clone(),
+                        asked_by: self.context.principal.clone(),
+                        rule: decision.rule.clone(),
+                    },
+                ));
+                response
+            }
             Err(error) => self.internal(&error.to_string()).await,
         }
     }

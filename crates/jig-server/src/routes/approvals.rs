@@ -53,15 +53,17 @@ pub struct Approved {
 /// Approve as the person behind the token (`approvals.self_approval` decides whether one may
 /// approve one's own request).
 #[utoipa::path(post, path = "/api/approvals/{id}/approve", operation_id = "approve", tag = "approvals",
-    params(("id" = String, Path)),
-    responses((status = 200, body = Approved), (status = 403, body = ErrorMessage),
+    params(("id" = String, Path)), request_body(content = ApproveRequest, content_type = "application/json"),
+    responses((status = 200, body = Approved), (status = 400, body = ErrorMessage), (status = 403, body = ErrorMessage),
         (status = 404, body = ErrorMessage), (status = 409, body = ErrorMessage)))]
 pub async fn approve(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
     Path(id): Path<String>,
+    MaybeBody(body): MaybeBody<ApproveRequest>,
 ) -> Result<Json<Approved>, ApiError> {
-    let done = state.app.approve(&actor(&person), &id).await?;
+    let comment = body.and_then(|request| request.comment);
+    let done = state.app.approve(&actor(&person), &id, comment.as_deref()).await?;
     Ok(Json(Approved {
         token: done.token,
         approvers: done.approvers,
@@ -69,6 +71,15 @@ pub async fn approve(
         resumed_as: done.resumed_as,
         runbook_run: done.runbook_run.map(|run| run.id),
     }))
+}
+
+/// What an approver adds.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApproveRequest {
+    /// A comment for who asked, kept in the chain.
+    #[serde(default)]
+    pub comment: Option<String>,
 }
 
 /// Why a reviewer denies.

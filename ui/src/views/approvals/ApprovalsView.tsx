@@ -1,19 +1,43 @@
 import { useState } from "react";
 import type { ApprovalRecord } from "../../api/client";
-import { useApprovals, useDecide, useSession } from "../../api/queries";
+import { useApprovals, useSession } from "../../api/queries";
 import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
-import { JsonTree } from "../../components/JsonTree";
-import { formatTime } from "../../lib/format";
-import { href } from "../../lib/route";
-import { WhatRuns, type ApprovalRequest } from "./WhatRuns";
+import { ApprovalCard } from "./ApprovalCard";
 
-/** The queue: each pending call with its full arguments and the rule that asked; decide in your name. */
+/** Which approvals the queue shows. */
+type Show = "mine" | "asked" | "pending" | "decided";
+
+const LABELS: Record<Show, string> = {
+  mine: "Waiting for me",
+  asked: "Asked by me",
+  pending: "All pending",
+  decided: "Decided",
+};
+
+/**
+ * The queue: each pending call with its full arguments and the rule that asked; decide in your
+ * name. It opens on what waits for you (a decider) or what you asked (everyone else).
+ */
 export default function ApprovalsView() {
-  const [all, setAll] = useState(false);
-  const approvals = useApprovals(all);
   const session = useSession();
-  const list = approvals.data ?? [];
+  const me = session.data?.person.name;
+  const role = session.data?.person.role;
+  const decider = role === "approver" || role === "admin";
+  const [chosen, setChosen] = useState<Show | undefined>();
+  const show: Show = chosen ?? (decider ? "mine" : "asked");
+  const approvals = useApprovals(show === "asked" || show === "decided");
+  const all = approvals.data ?? [];
+  const counts = {
+    mine: all.filter((a) => waitsFor(a, me, decider)).length,
+    asked: all.filter((a) => a.principal === me).length,
+    pending: all.filter((a) => a.state === "pending").length,
+    decided: all.filter((a) => a.state !== "pending").length,
+  };
+  const list = all.filter((a) => matches(show, a, me, decider));
+  const shown = (["mine", "asked", "pending", "decided"] as const).filter(
+    (s) => s !== "mine" || decider,
+  );
   return (
     <div className="page">
       <header className="page-head">
@@ -23,130 +47,97 @@ export default function ApprovalsView() {
           of who asked.
         </span>
         <span className="grow" />
-        <label className="row">
-          <input
-            type="checkbox"
-            checked={all}
-            onChange={(e) => {
-              setAll(e.target.checked);
-            }}
-          />
-          Show decided ones too
-        </label>
+        <div className="segmented" role="radiogroup" aria-label="Show">
+          {shown.map((s) => (
+            <button
+              key={s}
+              type="button"
+              role="radio"
+              aria-checked={show === s}
+              onClick={() => {
+                setChosen(s);
+              }}
+            >
+              {LABELS[s]}
+              {approvals.data && <span className="count-inline">{countOf(s, counts, show)}</span>}
+            </button>
+          ))}
+        </div>
       </header>
       {approvals.error && <Failure error={approvals.error} />}
-      {approvals.data && list.length === 0 && (
-        <EmptyState title={all ? "No approvals yet" : "Nothing waits for you"}>
-          <p>
-            When a call meets a rule whose action is <code>require-approval</code> (the example's
-            policy asks for every <code>write</code> or <code>exec</code>), it waits here with its
-            exact arguments. Approve it and it runs; deny it and its caller hears why.
-          </p>
-        </EmptyState>
-      )}
+      {approvals.data && list.length === 0 && <Empty show={show} />}
       <ul className="approval-list" aria-label="Approvals">
         {list.map((approval) => (
-          <Approval
-            key={approval.id}
-            approval={approval}
-            me={session.data?.person.name}
-            role={session.data?.person.role}
-          />
+          <ApprovalCard key={approval.id} approval={approval} me={me} role={role} />
         ))}
       </ul>
     </div>
   );
 }
 
-function Approval({
-  approval,
-  me,
-  role,
-}: {
-  approval: ApprovalRecord;
-  me: string | undefined;
-  role: string | undefined;
-}) {
-  const decide = useDecide();
-  const pending = approval.state === "pending";
-  const canDecide = role === "approver" || role === "admin";
-  const request = approval.request as ApprovalRequest | null;
-  // Several approvers: whether I am one already, and whether mine completes the approval.
-  const mine = me !== undefined && approval.approvers.includes(me);
-  const lastNeeded = approval.approvers.length + 1 >= approval.required;
+/** A count shown only where the list it counts is loaded (decided ones load on demand). */
+function countOf(s: Show, counts: Record<Show, number>, show: Show): string {
+  const loadedAll = show === "asked" || show === "decided";
+  if ((s === "asked" || s === "decided") && !loadedAll) return "";
+  return ` ${counts[s]}`;
+}
+
+/** Pending, asked by someone else, not yet approved by me, and mine to decide. */
+function waitsFor(a: ApprovalRecord, me: string | undefined, decider: boolean): boolean {
   return (
-    <li className="card approval" aria-label={`Approval ${approval.id} for ${approval.tool}`}>
-      <div className="row">
-        <a href={href("tools", approval.tool)} className="mono">
-          <strong>{approval.tool}</strong>
-        </a>
-        <span className={`badge ${pending ? "warn" : approval.state === "denied" ? "bad" : "ok"}`}>
-          {approval.state}
-        </span>
-        <span className="muted">
-          asked by <strong>{approval.principal ?? "unknown"}</strong>
-          {approval.principal === me && " (you)"} · {formatTime(approval.created_us)}
-        </span>
-        <span className="grow" />
-        <code className="muted">{approval.id}</code>
-      </div>
-      <div>
-        Rule <code>{approval.rule}</code>: {approval.reason}
-      </div>
-      <JsonTree value={request?.args ?? approval.request} label="Arguments" />
-      <WhatRuns request={request} />
-      {approval.required > 1 && (
-        <div role="status" aria-label="Approvers">
-          Needs <strong>{approval.required}</strong> different approvers:{" "}
-          {approval.approvers.length === 0
-            ? "none yet"
-            : approval.approvers.map((who, i) => (
-                <span key={who}>
-                  {i > 0 && ", "}
-                  <strong>{who}</strong>
-                  {who === me && " (you)"}
-                </span>
-              ))}{" "}
-          <span className="muted">
-            ({approval.approvers.length} of {approval.required})
-          </span>
-        </div>
-      )}
-      {approval.decided_by && (
-        <div className="muted">
-          {approval.state} by <strong>{approval.decided_by}</strong>
-          {approval.decided_us ? ` · ${formatTime(approval.decided_us)}` : ""}
-        </div>
-      )}
-      {pending && (
-        <div className="row">
-          <button
-            type="button"
-            className="primary"
-            disabled={!canDecide || decide.isPending || mine}
-            onClick={() => {
-              decide.mutate({ id: approval.id, verdict: "approve" });
-            }}
-          >
-            {lastNeeded ? "Approve and run" : "Approve"}
-          </button>
-          <button
-            type="button"
-            className="danger"
-            disabled={!canDecide || decide.isPending}
-            onClick={() => {
-              decide.mutate({ id: approval.id, verdict: "deny" });
-            }}
-          >
-            Deny
-          </button>
-          {!canDecide && <span className="muted">Your role ({role}) cannot decide approvals.</span>}
-          {canDecide && mine && (
-            <span className="muted">You have approved; it waits for another person.</span>
-          )}
-        </div>
-      )}
-      {decide.error && <Failure error={decide.error} />}
-    </li>
+    decider &&
+    a.state === "pending" &&
+    a.principal !== me &&
+    (me === undefined || !a.approvers.includes(me))
   );
+}
+
+function matches(show: Show, a: ApprovalRecord, me: string | undefined, decider: boolean) {
+  switch (show) {
+    case "mine":
+      return waitsFor(a, me, decider);
+    case "asked":
+      return a.principal === me;
+    case "pending":
+      return a.state === "pending";
+    case "decided":
+      return a.state !== "pending";
+  }
+}
+
+function Empty({ show }: { show: Show }) {
+  switch (show) {
+    case "mine":
+      return (
+        <EmptyState title="Nothing waits for you">
+          <p>
+            When someone&rsquo;s call meets a rule whose action is <code>require-approval</code>{" "}
+            (the example&rsquo;s policy asks for every <code>write</code> or <code>exec</code>), it
+            waits here with its exact arguments, and the workbench tells you it arrived. Approve it
+            and it runs in their name; deny it and they read your reason.
+          </p>
+        </EmptyState>
+      );
+    case "asked":
+      return (
+        <EmptyState title="You have asked for nothing">
+          <p>
+            A call of yours that needs a reviewer waits here, with what became of it: approved and
+            run, denied with the reviewer&rsquo;s reason, or expired.
+          </p>
+        </EmptyState>
+      );
+    case "pending":
+      return (
+        <EmptyState title="Nothing is pending">
+          <p>No call waits for a reviewer now.</p>
+        </EmptyState>
+      );
+    case "decided":
+      return (
+        <EmptyState title="No approvals yet">
+          <p>Decided approvals stay here with who decided them and what they wrote.</p>
+        </EmptyState>
+      );
+  }
 }

@@ -1,8 +1,7 @@
-import { useMemo } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import { Artifacts, artifactsOf } from "../../components/Artifacts";
 import { JsonTree } from "../../components/JsonTree";
 import { JobLogTail } from "../jobs/JobLogTail";
-import { StateBadge } from "../../components/Verdict";
 import { Failure } from "../../components/Failure";
 import { formatDuration, pretty } from "../../lib/format";
 import { href } from "../../lib/route";
@@ -19,12 +18,20 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
         : [],
     [response, outputSchema],
   );
+  // The panel comes into view when the call starts and when it settles: after Run, the result
+  // is often below the form.
+  const panel = useRef<HTMLElement>(null);
+  const settled = view.phase === "done" || view.phase === "waiting" || view.phase === "queued";
+  useEffect(() => {
+    if (view.phase === "starting" || settled)
+      panel.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }, [view.phase, settled]);
   if (view.phase === "idle") return null;
   if (view.error) return <Failure error={view.error} />;
   const queued = view.phase === "queued";
   const running = view.phase === "starting" || view.phase === "running" || queued;
   return (
-    <section className="card outcome" aria-label="Call" aria-live="polite">
+    <section ref={panel} className="card outcome" aria-label="Call" aria-live="polite">
       <div className="row">
         <h2>
           {queued
@@ -33,17 +40,12 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
               ? "Running"
               : view.phase === "waiting"
                 ? "Waiting for approval"
-                : response?.ok
-                  ? "Succeeded"
-                  : "Finished"}
+                : view.ended
+                  ? endedTitle(view.ended.verdict)
+                  : response?.ok
+                    ? "Succeeded"
+                    : "Failed"}
         </h2>
-        {response && !running && (
-          <StateBadge
-            state={
-              response.ok ? "succeeded" : view.phase === "waiting" ? "pending_approval" : "failed"
-            }
-          />
-        )}
         {response && <span className="muted">{formatDuration(response.duration_ms)}</span>}
         {response?.replayed && <span className="badge">replayed from the audit record</span>}
         <span className="grow" />
@@ -85,7 +87,8 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
           approves it in <a href={href("approvals")}>Approvals</a>; this panel follows it.
         </div>
       )}
-      {response && !response.ok && view.phase !== "waiting" && (
+      {view.ended && <Ended ended={view.ended} />}
+      {response && !response.ok && view.phase !== "waiting" && !view.ended && (
         <div className="callout bad" role="alert">
           {(response.errors ?? []).map((error) => {
             const rule = (error.details as { rule?: unknown } | null | undefined)?.rule;
@@ -127,5 +130,42 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
         </>
       )}
     </section>
+  );
+}
+
+function endedTitle(verdict: string): string {
+  switch (verdict) {
+    case "denied":
+      return "Denied";
+    case "expired":
+      return "Expired";
+    case "withdrawn":
+      return "Withdrawn";
+    default:
+      return "Finished";
+  }
+}
+
+/** What ended a wait for approval, in the words of who decided it. */
+function Ended({ ended }: { ended: NonNullable<CallView["ended"]> }) {
+  const by = ended.by ?? "a reviewer";
+  if (ended.verdict === "denied")
+    return (
+      <div className="callout bad" role="alert">
+        <strong>{by}</strong> denied it{ended.reason ? ":" : "."}
+        {ended.reason && <blockquote className="note">{ended.reason}</blockquote>}
+        <div className="muted">Nothing ran. Change the request, or ask {by} about it.</div>
+      </div>
+    );
+  if (ended.verdict === "expired")
+    return (
+      <div className="callout warn" role="status">
+        Nobody decided in time, so nothing ran. Run it again to ask again.
+      </div>
+    );
+  return (
+    <div className="callout" role="status">
+      The request was withdrawn; nothing ran.
+    </div>
   );
 }

@@ -9,6 +9,7 @@ const started: CallView = {
   output: [],
   response: null,
   approvalId: null,
+  ended: null,
   error: null,
 };
 
@@ -63,5 +64,25 @@ describe("following a call whose work is a Slurm job", () => {
       job: undefined,
     } as never);
     expect(done.phase).toBe("done");
+  });
+
+  it("ends a wait for approval in the decider's words when the call is denied", () => {
+    const waiting: CallView = { ...started, phase: "waiting", approvalId: "a1" };
+    const other = follow(waiting, {
+      event: "ApprovalDecided",
+      approval_id: "a2",
+      verdict: "denied",
+      by: "bob",
+    });
+    expect(other).toBe(waiting);
+    const denied = follow(waiting, {
+      event: "ApprovalDecided",
+      approval_id: "a1",
+      verdict: "denied",
+      by: "bob",
+      reason: "not during the freeze",
+    });
+    expect(denied.phase).toBe("done");
+    expect(denied.ended).toEqual({ verdict: "denied", by: "bob", reason: "not during the freeze" });
   });
 });

@@ -17,6 +17,8 @@ export interface CallView {
   response: ToolResponse | null;
   /** The approval this call waits for, when it needs one. */
   approvalId: string | null;
+  /** How a wait for approval ended when the call did not run: denied, expired, withdrawn. */
+  ended: { verdict: string; by: string | null; reason: string | null } | null;
   error: unknown;
 }
 
@@ -28,6 +30,7 @@ const idle: CallView = {
   output: [],
   response: null,
   approvalId: null,
+  ended: null,
   error: null,
 };
 
@@ -40,6 +43,7 @@ interface Message {
   approval_id?: string;
   verdict?: string;
   by?: string;
+  reason?: string | null;
   resumed_as?: string | null;
   ok?: boolean;
   errors?: { code: string; details?: { approval_id?: string } }[];
@@ -114,7 +118,12 @@ export function follow(current: CallView, event: Message): CallView {
     return {
       ...current,
       phase: "done",
-      message: `${event.verdict ?? "decided"} by ${event.by ?? "a reviewer"}`,
+      message: null,
+      ended: {
+        verdict: event.verdict ?? "decided",
+        by: event.by ?? null,
+        reason: event.reason ?? null,
+      },
     };
   }
   if (!current.requestId || event.request_id !== current.requestId) return current;

@@ -1,0 +1,199 @@
+import { useEffect, useId, useState } from "react";
+import type { ApprovalRecord } from "../../api/client";
+import { useDecide } from "../../api/queries";
+import { Failure } from "../../components/Failure";
+import { JsonTree } from "../../components/JsonTree";
+import { formatTime } from "../../lib/format";
+import { href } from "../../lib/route";
+import { WhatRuns, type ApprovalRequest } from "./WhatRuns";
+
+/** An approval as the person signed in (`me`, with `role`) sees it. */
+interface Viewed {
+  approval: ApprovalRecord;
+  me: string | undefined;
+  role: string | undefined;
+}
+
+/** One approval: what runs, who asked and why it waits, and — for a decider — the decision. */
+export function ApprovalCard({ approval, me, role }: Viewed) {
+  const pending = approval.state === "pending";
+  const request = approval.request as ApprovalRequest | null;
+  return (
+    <li className="card approval" aria-label={`Approval ${approval.id} for ${approval.tool}`}>
+      <div className="row">
+        <a href={href("tools", approval.tool)} className="mono">
+          <strong>{approval.tool}</strong>
+        </a>
+        <span className={`badge ${stateTone(approval.state)}`}>{approval.state}</span>
+        <span className="muted">
+          asked by <strong>{approval.principal ?? "unknown"}</strong>
+          {approval.principal === me && " (you)"} · {formatTime(approval.created_us)}
+        </span>
+        {pending && approval.expires_us != null && <ExpiresIn us={approval.expires_us} />}
+        <span className="grow" />
+        <code className="muted">{approval.id}</code>
+      </div>
+      <div>
+        Rule <code>{approval.rule}</code>: {approval.reason}
+      </div>
+      <JsonTree value={request?.args ?? approval.request} label="Arguments" />
+      <WhatRuns request={request} />
+      {approval.required > 1 && <Approvers approval={approval} me={me} />}
+      {approval.decided_by && (
+        <div className="decided" role="note">
+          <span className="muted">
+            {approval.state} by <strong>{approval.decided_by}</strong>
+            {approval.decided_us ? ` · ${formatTime(approval.decided_us)}` : ""}
+          </span>
+          {approval.note && <blockquote className="note">{approval.note}</blockquote>}
+        </div>
+      )}
+      {pending && <Decide approval={approval} me={me} role={role} />}
+    </li>
+  );
+}
+
+function stateTone(state: string): string {
+  if (state === "pending") return "warn";
+  if (state === "denied" || state === "expired") return "bad";
+  if (state === "withdrawn") return "";
+  return "ok";
+}
+
+/** Several approvers: who has, and how many more. */
+function Approvers({ approval, me }: { approval: ApprovalRecord; me: string | undefined }) {
+  return (
+    <div role="status" aria-label="Approvers">
+      Needs <strong>{approval.required}</strong> different approvers:{" "}
+      {approval.approvers.length === 0
+        ? "none yet"
+        : approval.approvers.map((who, i) => (
+            <span key={who}>
+              {i > 0 && ", "}
+              <strong>{who}</strong>
+              {who === me && " (you)"}
+            </span>
+          ))}{" "}
+      <span className="muted">
+        ({approval.approvers.length} of {approval.required})
+      </span>
+    </div>
+  );
+}
+
+/**
+ * The decision: approve runs the request (a note is optional), deny needs a reason — it is what
+ * the asker reads, and writing it is the confirmation.
+ */
+function Decide({ approval, me, role }: Viewed) {
+  const decide = useDecide();
+  const noteId = useId();
+  const [note, setNote] = useState("");
+  const [wantReason, setWantReason] = useState(false);
+  const canDecide = role === "approver" || role === "admin";
+  const mine = me !== undefined && approval.approvers.includes(me);
+  const own = me !== undefined && approval.principal === me;
+  const lastNeeded = approval.approvers.length + 1 >= approval.required;
+  if (!canDecide) {
+    return <p className="muted">Your role ({role}) cannot decide approvals.</p>;
+  }
+  const asker = approval.principal ?? "who asked";
+  return (
+    <form
+      className="decide"
+      aria-label="Decide"
+      onSubmit={(event) => {
+        event.preventDefault();
+      }}
+    >
+      <label htmlFor={noteId}>
+        Note for {asker} <span className="muted">(optional to approve, needed to deny)</span>
+      </label>
+      <textarea
+        id={noteId}
+        rows={2}
+        value={note}
+        maxLength={2000}
+        aria-invalid={wantReason && !note.trim()}
+        aria-describedby={wantReason && !note.trim() ? `${noteId}-why` : undefined}
+        onChange={(e) => {
+          setNote(e.target.value);
+        }}
+      />
+      {wantReason && !note.trim() && (
+        <span id={`${noteId}-why`} className="field-error" role="alert">
+          Say why you deny it: {asker} reads this.
+        </span>
+      )}
+      <div className="row">
+        <button
+          type="button"
+          className="primary"
+          disabled={decide.isPending || mine}
+          onClick={() => {
+            decide.mutate({ id: approval.id, verdict: "approve", note: note.trim() || undefined });
+          }}
+        >
+          {lastNeeded ? "Approve and run" : "Approve"}
+        </button>
+        <button
+          type="button"
+          className="danger"
+          disabled={decide.isPending}
+          onClick={() => {
+            if (!note.trim()) {
+              setWantReason(true);
+              document.getElementById(noteId)?.focus();
+              return;
+            }
+            decide.mutate({ id: approval.id, verdict: "deny", note: note.trim() });
+          }}
+        >
+          Deny
+        </button>
+        {mine && <span className="muted">You have approved; it waits for another person.</span>}
+        {own && !mine && (
+          <span className="muted">You asked for this one: someone else decides it.</span>
+        )}
+      </div>
+      {decide.error && <Failure error={decide.error} />}
+    </form>
+  );
+}
+
+/** How long a pending request has before it expires, counting down. */
+function ExpiresIn({ us }: { us: number }) {
+  const now = useNow(15_000);
+  const left = Math.max(0, us / 1000 - now);
+  const minutes = Math.floor(left / 60_000);
+  const text =
+    left <= 0
+      ? "expiring"
+      : minutes >= 60
+        ? `expires in ${Math.floor(minutes / 60)} h ${minutes % 60} min`
+        : minutes >= 1
+          ? `expires in ${minutes} min`
+          : "expires in under a minute";
+  return (
+    <span
+      className={`badge ${minutes < 2 ? "bad" : minutes < 10 ? "warn" : ""}`}
+      title={`Nobody decided by ${formatTime(us)}: it expires`}
+    >
+      {text}
+    </span>
+  );
+}
+
+/** The time now, in ms, refreshed every `every` ms. */
+function useNow(every: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => {
+      setNow(Date.now());
+    }, every);
+    return () => {
+      clearInterval(timer);
+    };
+  }, [every]);
+  return now;
+}
