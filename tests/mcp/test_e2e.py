@@ -75,6 +75,17 @@ class Stdio:
         await self._streams.__aexit__(None, None, None)
 
 
+
+async def pending_approval(project, name: str) -> str:
+    """The id of the pending approval of the note `name`, once the store has it."""
+    for _ in range(100):
+        listed = await asyncio.to_thread(jig, project, "approvals", "list", "--json")
+        for approval in json.loads(listed.stdout or "[]"):
+            if f'"name": "{name}"' in json.dumps(approval.get("request")):
+                return approval["id"]
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"no pending approval for {name}")
+
 class StdioTests(unittest.IsolatedAsyncioTestCase):
     def setUp(self):
         self.project = scratch_project()
@@ -166,7 +177,40 @@ class StdioTests(unittest.IsolatedAsyncioTestCase):
         self.assertIn("denied", result.content[0].text)
         self.assertFalse((self.project / "notes/second.txt").exists())
 
-    async def test_without_elicitation_the_error_names_the_approval_and_the_retry_runs(self):
+    async def test_without_elicitation_the_call_waits_for_a_person_who_decides_elsewhere(self):
+        # The agent's request stays open; a person approves from another process (the CLI here,
+        # as from the workbench), and the same request answers with the tool's result.
+        async with Stdio(self.project) as session:
+            call = asyncio.create_task(
+                session.call_tool("fixtures.note_write", {"name": "waited", "text": "approved meanwhile"})
+            )
+            approval_id = await pending_approval(self.project, "waited")
+            self.assertFalse(call.done(), "the call waits for the decision")
+            decided = await asyncio.to_thread(
+                jig, self.project, "approvals", "approve", approval_id, "--comment", "fine"
+            )
+            self.assertEqual(decided.returncode, 0, decided.stderr)
+            result = await asyncio.wait_for(call, 30)
+            self.assertFalse(result.is_error, result.content[0].text)
+            self.assertEqual((self.project / "notes/waited.txt").read_text(), "approved meanwhile")
+            # Denied elsewhere: the open request answers with the reviewer's reason; nothing ran.
+            call = asyncio.create_task(
+                session.call_tool("fixtures.note_write", {"name": "refused", "text": "x"})
+            )
+            approval_id = await pending_approval(self.project, "refused")
+            denied = await asyncio.to_thread(
+                jig, self.project, "approvals", "deny", approval_id, "--reason", "not this one"
+            )
+            self.assertEqual(denied.returncode, 0, denied.stderr)
+            result = await asyncio.wait_for(call, 30)
+            self.assertTrue(result.is_error)
+            self.assertIn("not this one", result.content[0].text)
+            self.assertFalse((self.project / "notes/refused.txt").exists())
+
+    async def test_without_waiting_the_error_names_the_approval_and_the_retry_runs(self):
+        # A project that answers at once: the agent retries.
+        manifest = self.project / "jig.yaml"
+        manifest.write_text(manifest.read_text().replace("  mcp:\n", "  mcp:\n    wait_for_approval_seconds: 0\n", 1))
         args = {"name": "third", "text": "approved elsewhere"}
         async with Stdio(self.project) as session:
             first = await session.call_tool("fixtures.note_write", args)

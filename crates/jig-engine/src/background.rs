@@ -99,6 +99,7 @@ impl Engine {
                 request.request_id = new_id();
                 context.approval_token = None;
                 context.retry_approved = true;
+                context.resumes_approval = Some(id.to_owned());
                 context.cancel = jig_exec::Cancel::new();
                 let resumed = request.request_id.clone();
                 // Tell subscribers which request now carries the call before it starts: a quick

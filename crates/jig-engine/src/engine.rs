@@ -83,6 +83,10 @@ pub struct CallContext {
     /// arguments, session, principal) runs without the token, and one still pending is not
     /// asked again: for callers that cannot carry a token and simply retry (MCP clients).
     pub retry_approved: bool,
+    /// The approval this request runs on behalf of, when it is a held call resumed after its
+    /// approval (`Engine::on_approval_decided`): if the caller's own identical call used the
+    /// approval first, this one does not ask again — the call ran once, as that request.
+    pub resumes_approval: Option<String>,
 }
 
 impl Default for CallContext {
@@ -100,6 +104,7 @@ impl Default for CallContext {
             timeout: None,
             prepared_results: false,
             retry_approved: false,
+            resumes_approval: None,
         }
     }
 }

@@ -4,8 +4,9 @@
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
-use jig_engine::{CallContext, Engine, Event, ToolRequest, ToolResponse};
+use jig_engine::{ApprovalState, CallContext, Engine, Event, ToolRequest, ToolResponse};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation,
@@ -22,6 +23,7 @@ use crate::approval::{self, Answer};
 use crate::live::{self, Listener};
 use crate::outcome;
 use crate::transport::Acting;
+use crate::waiting;
 
 /// Jig's MCP server over one engine.
 #[derive(Debug, Clone)]
@@ -158,18 +160,29 @@ impl JigMcp {
             &listener,
         )
         .await;
+        let again = || {
+            live::dispatch(
+                &self.engine,
+                request(args.clone()),
+                self.context(principal.clone()),
+                &context.ct,
+                &listener,
+            )
+        };
         if let Some(approval_id) = outcome::pending_approval(&response).map(str::to_owned) {
-            response = self
-                .ask_approval(&approval_id, &acting, &context, response, || {
-                    live::dispatch(
-                        &self.engine,
-                        request(args.clone()),
-                        self.context(principal.clone()),
-                        &context.ct,
-                        &listener,
-                    )
-                })
-                .await;
+            response = self.ask_approval(&approval_id, &acting, &context, response, &again).await;
+        }
+        // Still waiting: for a person who decides elsewhere, as long as the policy says.
+        if let Some(approval_id) = outcome::pending_approval(&response).map(str::to_owned) {
+            let within = Duration::from_secs(policy.config().mcp.wait_for_approval_seconds);
+            if !within.is_zero()
+                && waiting::decided(&self.engine, &approval_id, within, &context.ct, &listener)
+                    .await
+                    .is_some_and(|state| state != ApprovalState::Expired)
+            {
+                // Approved: this runs it; denied or withdrawn: this answers why, on record.
+                response = again().await;
+            }
         }
         Ok(outcome::result(Some(&tool), &response))
     }

@@ -23,6 +23,7 @@ pub mod outcome;
 pub mod prompts;
 pub mod resources;
 pub mod transport;
+mod waiting;
 
 pub use handler::JigMcp;
 pub use transport::{Acting, HttpOptions, http_service, serve_stdio};

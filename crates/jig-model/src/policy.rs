@@ -225,6 +225,13 @@ pub struct McpPolicy {
     /// supports it (default on); off, a call needing approval answers with the approval's id.
     #[serde(default = "yes")]
     pub elicit_approvals: bool,
+    /// How long a call that waits for approval holds the agent's request open for a decision
+    /// made elsewhere (the workbench, the CLI, another instance), in seconds (default 300; 0
+    /// answers at once with the approval's id). Approved, it runs and answers with its result;
+    /// denied, it answers with the reviewer's reason. The client's cancellation ends the wait.
+    #[serde(default = "wait_for_approval")]
+    #[schemars(range(max = 86400))]
+    pub wait_for_approval_seconds: u64,
     /// Names the MCP clients see, by tool id (default: the id). For clients whose own rules
     /// refuse dots in tool names, or to keep a name agents already use.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -233,14 +240,26 @@ pub struct McpPolicy {
 
 impl Default for McpPolicy {
     fn default() -> Self {
-        Self { list_denied: false, elicit_approvals: true, names: Default::default() }
+        Self {
+            list_denied: false,
+            elicit_approvals: true,
+            wait_for_approval_seconds: wait_for_approval(),
+            names: Default::default(),
+        }
     }
 }
 
 impl McpPolicy {
     fn is_default(&self) -> bool {
-        !self.list_denied && self.elicit_approvals && self.names.is_empty()
+        !self.list_denied
+            && self.elicit_approvals
+            && self.wait_for_approval_seconds == wait_for_approval()
+            && self.names.is_empty()
     }
+}
+
+fn wait_for_approval() -> u64 {
+    300
 }
 
 /// `sandbox`: how tools' processes are confined (docs/policy.md, "Processes").

@@ -1749,6 +1749,11 @@ export interface components {
              *     one person is you, does not).
              */
             tokens: boolean;
+            /**
+             * @description Whether the policy lets a person approve their own requests (`approvals.self_approval`):
+             *     then what you asked also waits for you.
+             */
+            self_approval: boolean;
         };
         /**
          * @description How bad a diagnostic is. Any `error` makes the load fail (fail-closed).

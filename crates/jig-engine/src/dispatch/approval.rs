@@ -214,11 +214,19 @@ impl Call<'_> {
             }
             jig_audit::ApprovalState::Denied => {
                 let by = asked.decided_by.as_deref().unwrap_or("a reviewer");
+                let why = asked.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default();
                 let denial = Decision::deny(
                     "approval.denied",
-                    format!("{by} denied this exact request (approval {})", asked.id),
+                    format!("{by} denied this exact request (approval {}){why}", asked.id),
                 );
                 Err(Box::new(self.deny(tool, &denial).await))
+            }
+            // Used by the caller's own identical call while this held one was being resumed:
+            // the call ran, as that request; this one ends without asking again.
+            jig_audit::ApprovalState::Consumed
+                if self.context.resumes_approval.as_deref() == Some(asked.id.as_str()) =>
+            {
+                Err(Box::new(self.used_elsewhere(&asked.id).await))
             }
             // Used already: this is a new request for the same thing, which asks again.
             jig_audit::ApprovalState::Consumed => Ok(None),
@@ -238,6 +246,11 @@ impl Call<'_> {
                         self.resuming(waiting.clone());
                         Ok(Some(approval.clone()))
                     }
+                    // Another request for this call used it between the read and now (the held
+                    // call resumed, or its caller called again): the call runs once, as that one.
+                    Some(Outcome::TokenRefused(jig_audit::TokenRefusal::Unknown)) => {
+                        Err(Box::new(self.used_elsewhere(&asked.id).await))
+                    }
                     Some(Outcome::TokenRefused(refusal)) => {
                         let denial = Decision::deny("approval.token", refusal.describe());
                         Err(Box::new(self.deny(tool, &denial).await))
@@ -248,6 +261,20 @@ impl Call<'_> {
                 }
             }
         }
+    }
+
+    /// This request's approval was used by another request for the same call: it did not run
+    /// (the call runs once), and ends cancelled, saying so.
+    async fn used_elsewhere(&mut self, approval: &str) -> ToolResponse {
+        let error = ToolError::new(
+            ErrorCode::Conflict,
+            format!(
+                "approval {approval} was used by another request for this call, which runs it; \
+                 this request did not run"
+            ),
+        )
+        .with_details(json!({ "approval_id": approval }));
+        self.fail(error, RunState::Cancelled).await
     }
 
     pub(super) async fn deny(&mut self, tool: &ToolDef, decision: &Decision) -> ToolResponse {

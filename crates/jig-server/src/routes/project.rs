@@ -32,6 +32,9 @@ pub struct Session {
     /// Whether this server makes personal API tokens (`jig serve` does; the desktop app, whose
     /// one person is you, does not).
     pub tokens: bool,
+    /// Whether the policy lets a person approve their own requests (`approvals.self_approval`):
+    /// then what you asked also waits for you.
+    pub self_approval: bool,
 }
 
 /// Who you are.
@@ -48,6 +51,7 @@ pub async fn session(
         sign_in: state.access.people.is_some()
             && snapshot.auth().is_some_and(|auth| auth.oidc.is_some()),
         tokens: state.access.people.is_some(),
+        self_approval: state.engine.policy().config().approvals.self_approval,
         project: state.project.clone(),
         registry_hash: snapshot.registry_hash().to_owned(),
         tools: state.engine.list(None, None).len(),

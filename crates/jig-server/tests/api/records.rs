@@ -102,17 +102,8 @@ async fn record(served: &Served, title: &str) {
     };
     let context = jig_engine::CallContext {
         session_id: "export".to_owned(),
-        thread_id: None,
         principal: "=cmd|' /C calc'!A0".to_owned(),
-        asserted_by: None,
-        approval_token: None,
-        required_approval: None,
-        required_approvers: 1,
-        commit_with: None,
-        cancel: jig_engine::Cancel::new(),
-        timeout: None,
-        prepared_results: false,
-        retry_approved: false,
+        ..jig_engine::CallContext::default()
     };
     let response = served.engine.dispatch(request, context).await;
     assert!(response.ok, "{response:?}");

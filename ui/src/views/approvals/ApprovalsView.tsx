@@ -24,17 +24,18 @@ export default function ApprovalsView() {
   const me = session.data?.person.name;
   const role = session.data?.person.role;
   const decider = role === "approver" || role === "admin";
+  const own = session.data?.self_approval ?? false;
   const [chosen, setChosen] = useState<Show | undefined>();
   const show: Show = chosen ?? (decider ? "mine" : "asked");
   const approvals = useApprovals(show === "asked" || show === "decided");
   const all = approvals.data ?? [];
   const counts = {
-    mine: all.filter((a) => waitsFor(a, me, decider)).length,
+    mine: all.filter((a) => waitsFor(a, me, decider, own)).length,
     asked: all.filter((a) => a.principal === me).length,
     pending: all.filter((a) => a.state === "pending").length,
     decided: all.filter((a) => a.state !== "pending").length,
   };
-  const list = all.filter((a) => matches(show, a, me, decider));
+  const list = all.filter((a) => matches(show, a, me, decider, own));
   const shown = (["mine", "asked", "pending", "decided"] as const).filter(
     (s) => s !== "mine" || decider,
   );
@@ -82,20 +83,34 @@ function countOf(s: Show, counts: Record<Show, number>, show: Show): string {
   return ` ${counts[s]}`;
 }
 
-/** Pending, asked by someone else, not yet approved by me, and mine to decide. */
-function waitsFor(a: ApprovalRecord, me: string | undefined, decider: boolean): boolean {
+/**
+ * Pending, mine to decide and not yet approved by me: asked by someone else, or by me when the
+ * policy lets people approve their own (the desktop app's one person, by default).
+ */
+function waitsFor(
+  a: ApprovalRecord,
+  me: string | undefined,
+  decider: boolean,
+  own: boolean,
+): boolean {
   return (
     decider &&
     a.state === "pending" &&
-    a.principal !== me &&
+    (own || a.principal !== me) &&
     (me === undefined || !a.approvers.includes(me))
   );
 }
 
-function matches(show: Show, a: ApprovalRecord, me: string | undefined, decider: boolean) {
+function matches(
+  show: Show,
+  a: ApprovalRecord,
+  me: string | undefined,
+  decider: boolean,
+  own: boolean,
+) {
   switch (show) {
     case "mine":
-      return waitsFor(a, me, decider);
+      return waitsFor(a, me, decider, own);
     case "asked":
       return a.principal === me;
     case "pending":
