@@ -11,6 +11,7 @@ fn main() {
         "save_file",
         "save_download",
         "ready",
+        "notify",
     ]);
     tauri_build::try_build(tauri_build::Attributes::new().app_manifest(commands))
         .unwrap_or_else(|e| panic!("tauri build: {e}"));

@@ -104,3 +104,17 @@ async fn save_as(app: &AppHandle, name: &str, bytes: Vec<u8>) -> Result<bool, St
 pub fn ready(desktop: State<'_, Desktop>) {
     desktop.ready();
 }
+
+/// Tell the person something waits for them with the system's notification (the page asks
+/// only while the window is not in front). A missing notification server is logged, not
+/// answered as an error: the in-app notice is there either way.
+#[tauri::command]
+pub async fn notify(summary: String, body: String) {
+    let shown =
+        tauri::async_runtime::spawn_blocking(move || crate::notify::show(&summary, &body)).await;
+    match shown {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => tracing::info!("no system notification: {error}"),
+        Err(error) => tracing::warn!("the notification task: {error}"),
+    }
+}

@@ -5,6 +5,7 @@
 
 mod commands;
 mod example;
+mod notify;
 mod places;
 mod project;
 mod recent;
@@ -71,6 +72,7 @@ fn main() -> ExitCode {
             commands::save_file,
             commands::save_download,
             commands::ready,
+            commands::notify,
         ])
         .setup(move |app| {
             software_rendering(app);

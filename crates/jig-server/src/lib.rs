@@ -16,6 +16,7 @@ pub mod people;
 pub mod routes;
 pub mod serve;
 mod signin;
+pub use signin::escape as escape_html;
 mod sso;
 mod state;
 

@@ -131,8 +131,9 @@ pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
     response
 }
 
-/// `text` safe inside HTML text and attribute values.
-pub(crate) fn escape(text: &str) -> String {
+/// `text` safe inside HTML text and attribute values (and in the markup a desktop
+/// notification's body may carry).
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

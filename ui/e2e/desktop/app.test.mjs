@@ -3,7 +3,6 @@
 // run in the audit; switch projects from the recent list; a broken one shows its diagnostics.
 import assert from "node:assert/strict";
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -12,21 +11,13 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { ENTER, openApp, startDriver } from "./webdriver.mjs";
+import { example, shoot as shootApp, shots, soloProject } from "./fixtures.mjs";
+import { ENTER, built, openApp, startDriver } from "./webdriver.mjs";
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const shots = join(repo, "target/desktop-screenshots");
-mkdirSync(shots, { recursive: true });
-
-function desktopBinary() {
-  if (process.env.JIG_DESKTOP_BIN) return process.env.JIG_DESKTOP_BIN;
-  const target = process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/jig-target");
-  return join(target, "debug/jig-desktop");
-}
+const desktopBinary = () => built("jig-desktop", "JIG_DESKTOP_BIN");
 
 const scratch = mkdtempSync(join(tmpdir(), "jig-desktop-"));
 const acme = join(scratch, "acme");
@@ -54,13 +45,8 @@ async function withApp(name, args, body) {
 }
 
 before(async () => {
-  for (const dir of [acme, second, broken, solo]) {
-    cpSync(join(repo, "toolpacks/examples"), dir, { recursive: true });
-  }
-  const manifest = join(solo, "jig.yaml");
-  const policy = readFileSync(manifest, "utf8");
-  assert.ok(policy.includes("self_approval: false"));
-  writeFileSync(manifest, policy.replace("self_approval: false", "self_approval: true"));
+  for (const dir of [acme, second, broken]) example(dir);
+  soloProject(solo);
   mkdirSync(empty);
   // The second project has one tool more, so its list is told from the first's.
   writeFileSync(
@@ -89,20 +75,7 @@ after(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function shoot(name) {
-  for (const theme of ["light", "dark"]) {
-    await app.execute((t) => {
-      document.documentElement.setAttribute("data-theme", t);
-      return true;
-    }, theme);
-    await new Promise((r) => setTimeout(r, 150));
-    writeFileSync(join(shots, `${name}-${theme}.png`), await app.screenshot());
-  }
-  await app.execute(() => {
-    document.documentElement.removeAttribute("data-theme");
-    return true;
-  });
-}
+const shoot = (name) => shootApp(app, name);
 
 const TOOLS = '[role="listbox"][aria-label="Tools"] [role="option"]';
 

@@ -1,9 +1,18 @@
 // A small W3C WebDriver client for the desktop app: tauri-driver in front of WebKitWebDriver.
 // Only the handful of commands the desktop suite needs; each throws with the driver's message.
 import { execFileSync, spawn } from "node:child_process";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { freePort } from "../ports.mjs";
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+/** A debug binary of the workspace: `$<env>` when set, else the shared target directory's. */
+export function built(name, env) {
+  if (process.env[env]) return process.env[env];
+  const target = process.env.CARGO_TARGET_DIR ?? join(homedir(), ".cache/jig-target");
+  return join(target, "debug", name);
+}
 
 /** Start tauri-driver with `env`; resolves once it answers. */
 export async function startDriver(env) {

@@ -21,6 +21,11 @@ export interface Platform {
   download(path: string, name: string): Promise<boolean>;
   /** The tool list is on screen and answers keys (the desktop app's cold-start measure). */
   ready(): void;
+  /**
+   * Tell the person with the system's own notification (the desktop app; a browser's page uses
+   * the web's Notification, which needs the person's permission).
+   */
+  notify?(summary: string, body: string): void;
   /** Opening projects: only the desktop app has more than one. */
   readonly projects?: Projects;
 }

@@ -52,6 +52,9 @@ export function tauriPlatform(): Platform {
     ready: () => {
       void invoke("ready");
     },
+    notify: (summary, body) => {
+      void invoke("notify", { summary, body });
+    },
     projects: {
       current: () => invoke<ProjectInfo>("project"),
       open: (path) => invoke<ProjectInfo>("open_project", { path }),

@@ -4,18 +4,23 @@ import { useDecide } from "../../api/queries";
 import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
 import { formatTime } from "../../lib/format";
+import { isMe } from "../../lib/people";
 import { href } from "../../lib/route";
 import { WhatRuns, type ApprovalRequest } from "./WhatRuns";
 
-/** An approval as the person signed in (`me`, with `role`) sees it. */
+/**
+ * An approval as the person signed in (`me`, with `role`) sees it; `selfApproval`: whether the
+ * policy lets them approve what they (or their agents) asked.
+ */
 interface Viewed {
   approval: ApprovalRecord;
   me: string | undefined;
   role: string | undefined;
+  selfApproval: boolean;
 }
 
 /** One approval: what runs, who asked and why it waits, and — for a decider — the decision. */
-export function ApprovalCard({ approval, me, role }: Viewed) {
+export function ApprovalCard({ approval, me, role, selfApproval }: Viewed) {
   const pending = approval.state === "pending";
   const request = approval.request as ApprovalRequest | null;
   return (
@@ -27,7 +32,9 @@ export function ApprovalCard({ approval, me, role }: Viewed) {
         <span className={`badge ${stateTone(approval.state)}`}>{approval.state}</span>
         <span className="muted">
           asked by <strong>{approval.principal ?? "unknown"}</strong>
-          {approval.principal === me && " (you)"} · {formatTime(approval.created_us)}
+          {approval.principal === me
+            ? " (you)"
+            : isMe(approval.principal, me) && " (your agent)"} · {formatTime(approval.created_us)}
         </span>
         {pending && approval.expires_us != null && <ExpiresIn us={approval.expires_us} />}
         <span className="grow" />
@@ -48,7 +55,7 @@ export function ApprovalCard({ approval, me, role }: Viewed) {
           {approval.note && <blockquote className="note">{approval.note}</blockquote>}
         </div>
       )}
-      {pending && <Decide approval={approval} me={me} role={role} />}
+      {pending && <Decide approval={approval} me={me} role={role} selfApproval={selfApproval} />}
     </li>
   );
 }
@@ -85,14 +92,14 @@ function Approvers({ approval, me }: { approval: ApprovalRecord; me: string | un
  * The decision: approve runs the request (a note is optional), deny needs a reason — it is what
  * the asker reads, and writing it is the confirmation.
  */
-function Decide({ approval, me, role }: Viewed) {
+function Decide({ approval, me, role, selfApproval }: Viewed) {
   const decide = useDecide();
   const noteId = useId();
   const [note, setNote] = useState("");
   const [wantReason, setWantReason] = useState(false);
   const canDecide = role === "approver" || role === "admin";
   const mine = me !== undefined && approval.approvers.includes(me);
-  const own = me !== undefined && approval.principal === me;
+  const refused = !selfApproval && isMe(approval.principal, me);
   const lastNeeded = approval.approvers.length + 1 >= approval.required;
   if (!canDecide) {
     return <p className="muted">Your role ({role}) cannot decide approvals.</p>;
@@ -129,7 +136,7 @@ function Decide({ approval, me, role }: Viewed) {
         <button
           type="button"
           className="primary"
-          disabled={decide.isPending || mine}
+          disabled={decide.isPending || mine || refused}
           onClick={() => {
             decide.mutate({ id: approval.id, verdict: "approve", note: note.trim() || undefined });
           }}
@@ -152,8 +159,8 @@ function Decide({ approval, me, role }: Viewed) {
           Deny
         </button>
         {mine && <span className="muted">You have approved; it waits for another person.</span>}
-        {own && !mine && (
-          <span className="muted">You asked for this one: someone else decides it.</span>
+        {refused && !mine && (
+          <span className="muted">You asked for this one: someone else approves it.</span>
         )}
       </div>
       {decide.error && <Failure error={decide.error} />}

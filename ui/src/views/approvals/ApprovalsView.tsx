@@ -3,6 +3,7 @@ import type { ApprovalRecord } from "../../api/client";
 import { useApprovals, useSession } from "../../api/queries";
 import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
+import { isMe } from "../../lib/people";
 import { ApprovalCard } from "./ApprovalCard";
 
 /** Which approvals the queue shows. */
@@ -31,7 +32,7 @@ export default function ApprovalsView() {
   const all = approvals.data ?? [];
   const counts = {
     mine: all.filter((a) => waitsFor(a, me, decider, own)).length,
-    asked: all.filter((a) => a.principal === me).length,
+    asked: all.filter((a) => isMe(a.principal, me)).length,
     pending: all.filter((a) => a.state === "pending").length,
     decided: all.filter((a) => a.state !== "pending").length,
   };
@@ -69,7 +70,13 @@ export default function ApprovalsView() {
       {approvals.data && list.length === 0 && <Empty show={show} />}
       <ul className="approval-list" aria-label="Approvals">
         {list.map((approval) => (
-          <ApprovalCard key={approval.id} approval={approval} me={me} role={role} />
+          <ApprovalCard
+            key={approval.id}
+            approval={approval}
+            me={me}
+            role={role}
+            selfApproval={own}
+          />
         ))}
       </ul>
     </div>
@@ -84,8 +91,8 @@ function countOf(s: Show, counts: Record<Show, number>, show: Show): string {
 }
 
 /**
- * Pending, mine to decide and not yet approved by me: asked by someone else, or by me when the
- * policy lets people approve their own (the desktop app's one person, by default).
+ * Pending, mine to decide and not yet approved by me: asked by someone else, or by me (or an
+ * agent acting for me) when the policy lets people approve their own.
  */
 function waitsFor(
   a: ApprovalRecord,
@@ -96,7 +103,7 @@ function waitsFor(
   return (
     decider &&
     a.state === "pending" &&
-    (own || a.principal !== me) &&
+    (own || !isMe(a.principal, me)) &&
     (me === undefined || !a.approvers.includes(me))
   );
 }
@@ -112,7 +119,7 @@ function matches(
     case "mine":
       return waitsFor(a, me, decider, own);
     case "asked":
-      return a.principal === me;
+      return isMe(a.principal, me);
     case "pending":
       return a.state === "pending";
     case "decided":

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
-import { useEvents } from "../../api/context";
+import { useBackend, useEvents } from "../../api/context";
+import type { Platform } from "../../platform";
 import { useSession } from "../../api/queries";
 import { Icon } from "../../components/Icon";
 import { href } from "../../lib/route";
@@ -21,6 +22,7 @@ const SHOWN_MS = 12_000;
  */
 export function Notices() {
   const session = useSession();
+  const { platform } = useBackend();
   const [notices, setNotices] = useState<Notice[]>([]);
   const me = session.data?.person.name;
   const role = session.data?.person.role;
@@ -35,7 +37,7 @@ export function Notices() {
       link: href("approvals"),
     };
     setNotices((now) => [...now.filter((n) => n.id !== notice.id), notice].slice(-4));
-    systemNotice(notice);
+    systemNotice(notice, platform);
   });
 
   useEffect(() => {
@@ -83,15 +85,22 @@ export function Notices() {
           >
             <Icon name="cross" />
           </button>
-          <SystemNoticesOffer />
+          {!platform.notify && <SystemNoticesOffer />}
         </div>
       ))}
     </section>
   );
 }
 
-/** The browser's notification, when the page is not in front and the person allowed them. */
-function systemNotice(notice: Notice): void {
+/**
+ * The system's notification when the workbench is not in front: the desktop app's own, or the
+ * browser's when the person allowed them.
+ */
+function systemNotice(notice: Notice, platform: Platform): void {
+  if (platform.notify) {
+    if (!document.hasFocus()) platform.notify("Jig: waiting for you", notice.text);
+    return;
+  }
   if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible") return;
   const shown = new Notification("Jig: waiting for you", { body: notice.text, tag: notice.id });
