@@ -8,6 +8,8 @@ fn main() {
         "open_project",
         "pick_project",
         "open_example",
+        "connect_server",
+        "cancel_connect",
         "save_file",
         "save_download",
         "ready",

@@ -37,6 +37,24 @@ pub async fn open_project(
     desktop.open(&app, &path).await
 }
 
+/// Sign in to the team server at `address` in the person's browser and open it. Another call
+/// while one waits replaces it (the first answers that it was cancelled).
+#[tauri::command]
+pub async fn connect_server(
+    app: AppHandle,
+    desktop: State<'_, Desktop>,
+    address: String,
+) -> Result<ProjectInfo, String> {
+    desktop.connect(&app, &address).await
+}
+
+/// Give up a sign-in that waits for the browser.
+#[tauri::command]
+#[expect(clippy::needless_pass_by_value, reason = "Tauri hands a command its state by value")]
+pub fn cancel_connect(desktop: State<'_, Desktop>) {
+    desktop.cancel_connect();
+}
+
 /// Open the example project, writing it out first if it is not there yet.
 #[tauri::command]
 pub async fn open_example(

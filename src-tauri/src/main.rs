@@ -9,6 +9,9 @@ mod notify;
 mod places;
 mod project;
 mod recent;
+mod remote;
+mod team;
+mod wss;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -69,6 +72,8 @@ fn main() -> ExitCode {
             commands::open_project,
             commands::pick_project,
             commands::open_example,
+            commands::connect_server,
+            commands::cancel_connect,
             commands::save_file,
             commands::save_download,
             commands::ready,

@@ -1,8 +1,10 @@
-//! The open project: its engine, the in-process API over it, the watcher that keeps its tool
-//! list current, and the task that forwards its events to the window. Opening another project
-//! replaces all four at once; a project that fails to open leaves the current one in place.
+//! What the app has open: a project folder (its engine, the in-process API over it, the
+//! watcher that keeps its tool list current) or a team server it is signed in to
+//! (`crate::remote`), with the task that forwards events to the window. Opening another
+//! replaces all of it at once; one that fails to open leaves the current one in place.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -15,6 +17,7 @@ use tauri::{AppHandle, Emitter as _, Manager as _};
 use tokio::sync::RwLock;
 
 use crate::recent;
+use crate::remote::Remote;
 
 /// The window every event goes to.
 pub const WINDOW: &str = "main";
@@ -28,13 +31,21 @@ pub struct Desktop {
     opened: RwLock<Option<Opened>>,
     failure: std::sync::Mutex<Option<String>>,
     reported_ready: AtomicBool,
+    /// Told when the person gives up a sign-in that waits for the browser.
+    cancel: tokio::sync::Notify,
 }
 
 struct Opened {
-    local: Local,
-    root: PathBuf,
-    _watch: WatchHandle,
+    backend: Backend,
     forward: tauri::async_runtime::JoinHandle<()>,
+}
+
+/// Where the page's requests go.
+enum Backend {
+    /// A project folder, in process.
+    Local { local: Local, root: PathBuf, _watch: WatchHandle },
+    /// A team server.
+    Remote(Arc<Remote>),
 }
 
 impl Drop for Opened {
@@ -48,10 +59,14 @@ impl Drop for Opened {
 pub struct ProjectInfo {
     /// The open project's root, if one is open.
     pub path: Option<PathBuf>,
+    /// The team server the app is signed in to, if that is what is open.
+    pub server: Option<String>,
     /// Why the last attempt to open one failed (the loader's diagnostics, rendered).
     pub failure: Option<String>,
     /// Projects opened lately, newest first.
     pub recent: Vec<PathBuf>,
+    /// Team servers signed in to lately, newest first.
+    pub servers: Vec<String>,
 }
 
 impl Desktop {
@@ -63,6 +78,7 @@ impl Desktop {
             opened: RwLock::new(None),
             failure: std::sync::Mutex::new(None),
             reported_ready: AtomicBool::new(false),
+            cancel: tokio::sync::Notify::new(),
         }
     }
 
@@ -72,13 +88,59 @@ impl Desktop {
         *self.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
             opened.as_ref().err().cloned();
         let opened = opened?;
-        if let Err(error) = recent::remember(&opened.root) {
+        let Backend::Local { root, .. } = &opened.backend else {
+            unreachable!("a folder opens locally")
+        };
+        if let Err(error) = recent::remember(root) {
             tracing::warn!("recent projects: {error}");
         }
-        let name = opened.root.file_name().unwrap_or_default().to_string_lossy();
-        let title = format!("{name} · Jig");
+        let name = root.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        self.replace(app, &name, opened).await
+    }
+
+    /// Sign in to the team server at `address` (in the person's browser) and make it what is
+    /// open.
+    pub async fn connect(&self, app: &AppHandle, address: &str) -> Result<ProjectInfo, String> {
+        // A sign-in started before and still waiting gives way to this one.
+        self.cancel.notify_waiters();
+        let remote = tokio::select! {
+            remote = crate::team::sign_in(address) => remote.map(Arc::new),
+            () = self.cancel.notified() => Err("the sign-in was cancelled".to_owned()),
+        };
+        // A failure is said where the person typed the address (the page has the answer);
+        // once a server is open, no earlier failure is left showing.
+        let remote = remote?;
+        *self.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        if let Err(error) = recent::remember_server(remote.origin()) {
+            tracing::warn!("recent servers: {error}");
+        }
+        let forward = remote.follow(app.clone());
+        let name =
+            remote.origin().split_once("://").map_or(remote.origin(), |(_, host)| host).to_owned();
+        self.replace(app, &name, Opened { backend: Backend::Remote(remote), forward }).await
+    }
+
+    /// Give up a sign-in that waits for the browser.
+    pub fn cancel_connect(&self) {
+        self.cancel.notify_waiters();
+    }
+
+    /// Leave the team server (the page signed out): nothing is open after.
+    pub async fn leave(&self) {
+        let mut opened = self.opened.write().await;
+        if matches!(opened.as_ref().map(|o| &o.backend), Some(Backend::Remote(_))) {
+            *opened = None;
+        }
+    }
+
+    async fn replace(
+        &self,
+        app: &AppHandle,
+        name: &str,
+        opened: Opened,
+    ) -> Result<ProjectInfo, String> {
         if let Some(window) = app.get_webview_window(WINDOW) {
-            let _ = window.set_title(&title);
+            let _ = window.set_title(&format!("{name} · Jig"));
         }
         // The old engine goes once no request holds it; its forwarder stops now.
         *self.opened.write().await = Some(opened);
@@ -103,10 +165,14 @@ impl Desktop {
     }
 
     async fn info_now(&self) -> ProjectInfo {
-        let path = self.opened.read().await.as_ref().map(|o| o.root.clone());
+        let (path, server) = match self.opened.read().await.as_ref().map(|o| &o.backend) {
+            Some(Backend::Local { root, .. }) => (Some(root.clone()), None),
+            Some(Backend::Remote(remote)) => (None, Some(remote.origin().to_owned())),
+            None => (None, None),
+        };
         let failure =
             self.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-        ProjectInfo { path, failure, recent: recent::list() }
+        ProjectInfo { path, server, failure, recent: recent::list(), servers: recent::servers() }
     }
 
     /// Hand one API request to the open project's router.
@@ -116,20 +182,39 @@ impl Desktop {
         path: &str,
         body: Option<String>,
     ) -> Result<Answer, String> {
+        match self.current().await? {
+            Current::Local(local) => {
+                local.handle(method, path, body).await.map_err(|e| e.to_string())
+            }
+            Current::Remote(remote) => {
+                let answer = remote.handle(method, path, body).await?;
+                // Signed out on the server (here, or anywhere: the session ended): nothing
+                // is open any more, and the page starts again on the welcome page.
+                if (method == "POST" && path == "/auth/logout") || answer.status == 401 {
+                    self.leave().await;
+                }
+                Ok(answer)
+            }
+        }
+    }
+
+    /// What the page's requests go to now.
+    async fn current(&self) -> Result<Current, String> {
         self.after_first_open().await;
-        let local = self.opened.read().await.as_ref().map(|o| o.local.clone());
-        let Some(local) = local else {
-            return Err("no project is open: open a folder with a jig.yaml".to_owned());
-        };
-        local.handle(method, path, body).await.map_err(|e| e.to_string())
+        match self.opened.read().await.as_ref().map(|o| &o.backend) {
+            Some(Backend::Local { local, .. }) => Ok(Current::Local(local.clone())),
+            Some(Backend::Remote(remote)) => Ok(Current::Remote(Arc::clone(remote))),
+            None => {
+                Err("nothing is open: open a folder with a jig.yaml, or a team server".to_owned())
+            }
+        }
     }
 
     /// The bytes the API serves at `path`, or the error it answers with, as text.
     pub async fn download(&self, path: &str) -> Result<Vec<u8>, String> {
-        self.after_first_open().await;
-        let local = self.opened.read().await.as_ref().map(|o| o.local.clone());
-        let Some(local) = local else {
-            return Err("no project is open: open a folder with a jig.yaml".to_owned());
+        let local = match self.current().await? {
+            Current::Local(local) => local,
+            Current::Remote(remote) => return remote.download(path).await,
         };
         match local.download(path).await.map_err(|e| e.to_string())? {
             (200, bytes) => Ok(bytes),
@@ -186,7 +271,13 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
             }
         }
     });
-    Ok(Opened { local, root, _watch: watch, forward })
+    Ok(Opened { backend: Backend::Local { local, root, _watch: watch }, forward })
+}
+
+/// The backend of one request, held while it runs.
+enum Current {
+    Local(Local),
+    Remote(Arc<Remote>),
 }
 
 /// An engine error as the UI shows it: a broken project's diagnostics with file and line.

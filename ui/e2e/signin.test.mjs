@@ -5,19 +5,17 @@
 // personal token works on both and stops on both when revoked, and signing out on one ends
 // the session everywhere.
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { launch, person } from "./browser.mjs";
+import { askToWrite } from "./asking.mjs";
 import { look } from "./look.mjs";
+import { OIDC_SECRET, signIn as oidcSignIn, startProvider, withSignIn } from "./oidc.mjs";
 import { freePort } from "./ports.mjs";
 import { startServer } from "./server.mjs";
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const SECRET = "jig-e2e-client-secret";
 const suite = {};
 
 /**
@@ -29,58 +27,6 @@ const real = (problems) =>
     (p) =>
       [suite.a.url, suite.b.url].some((url) => p.includes(`@ ${url}`)) && !/status of 401/.test(p),
   );
-
-/** The provider, on `port`, accepting both instances' callbacks. */
-async function startProvider(port, redirects) {
-  const modules = process.env.JIG_OIDC_MODULES ?? join(homedir(), ".cache/jig-oidc/node_modules");
-  const child = spawn(process.execPath, [join(repo, "tests/oidc/provider.mjs")], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      JIG_OIDC_MODULES: modules,
-      PORT: String(port),
-      REDIRECTS: redirects.join(","),
-      CLIENT_SECRET: SECRET,
-    },
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  await new Promise((ready, fail) => {
-    const timer = setTimeout(() => fail(new Error(`no provider: ${stderr}`)), 15000);
-    child.stdout.on("data", (chunk) => {
-      if (String(chunk).includes('"issuer"')) {
-        clearTimeout(timer);
-        ready();
-      }
-    });
-    child.on("exit", (code) => fail(new Error(`provider exited ${code}: ${stderr}`)));
-  });
-  return child;
-}
-
-/** The project signs people in with the provider at `issuer`. */
-function withSignIn(issuer) {
-  return (project) => {
-    const manifest = join(project, "jig.yaml");
-    const auth = [
-      "  auth:",
-      "    oidc:",
-      `      issuer: ${issuer}`,
-      "      client_id: jig",
-      "      client_secret_env: JIG_E2E_OIDC_SECRET",
-      "      roles:",
-      "        admin: [admins]",
-      "        approver: [approvers]",
-      "        runner: [runners]",
-      "        viewer: [viewers]",
-      "",
-    ].join("\n");
-    writeFileSync(
-      manifest,
-      readFileSync(manifest, "utf8").replace("config:\n", `config:\n${auth}`),
-    );
-  };
-}
 
 /** A database of its own on the PostgreSQL server scripts/test started. */
 function database() {
@@ -95,7 +41,7 @@ function database() {
 before(async () => {
   const providerPort = await freePort();
   const issuer = `http://127.0.0.1:${providerPort}`;
-  const env = { JIG_E2E_OIDC_SECRET: SECRET };
+  const env = { JIG_E2E_OIDC_SECRET: OIDC_SECRET };
   suite.db = database();
   const global = ["--db", suite.db];
   suite.a = await startServer({ configure: withSignIn(issuer), global, env });
@@ -114,30 +60,7 @@ after(async () => {
   suite.a?.stop();
 });
 
-/**
- * `name` signs in on `server` the way a person does: the workbench's sign-in page, the
- * provider's login and consent pages, and back.
- */
-async function signIn(server, name, { shots } = {}) {
-  const who = await person(suite.browser);
-  const { page } = who;
-  await page.goto(`${server.url}/#/approvals`);
-  const button = page.getByRole("link", { name: /^Sign in with 127\.0\.0\.1:/ });
-  await button.waitFor();
-  if (shots) await look(page, "sign-in");
-  await button.click();
-  await page.locator('input[name="login"]').fill(name);
-  await page.locator('input[name="password"]').fill("any password");
-  await page.locator('button[type="submit"]').click();
-  // The consent page (first sign-in of this person to this client): one button.
-  const consent = page.locator('button[type="submit"]');
-  await page.waitForURL(
-    (url) => url.href.startsWith(server.url) || url.pathname.includes("interaction"),
-  );
-  if (!page.url().startsWith(server.url)) await consent.click();
-  await page.waitForURL((url) => url.href.startsWith(server.url));
-  return who;
-}
+const signIn = (server, name, options) => oidcSignIn(suite.browser, server, name, options);
 
 test("people sign in with their provider account and act with their groups' roles", async () => {
   const bob = await signIn(suite.a, "bob", { shots: true });
@@ -174,15 +97,10 @@ test("people sign in with their provider account and act with their groups' role
 
 test("alice asks on one instance, bob approves on the other, and alice's call runs", async () => {
   const alice = await signIn(suite.b, "alice");
-  await alice.page.goto(`${suite.b.url}/#/tools/file_write`);
-  await alice.page.getByRole("heading", { name: "file_write" }).waitFor();
-  await alice.page.getByRole("radio", { name: "JSON" }).click();
-  await alice.page
-    .getByLabel("Arguments (JSON)")
-    .fill(JSON.stringify({ path: "signed.txt", content: "approved across instances\n" }));
-  await alice.page.getByRole("status", { name: "Preview" }).getByText("needs approval").waitFor();
-  await alice.page.getByRole("button", { name: "Run", exact: true }).click();
-  await alice.page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
+  await askToWrite(alice.page, suite.b.url, {
+    path: "signed.txt",
+    content: "approved across instances\n",
+  });
 
   const bob = await signIn(suite.a, "bob");
   const item = bob.page.getByRole("listitem", { name: /file_write/ });

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { askToWrite } from "./asking.mjs";
 import { workbench } from "./harness.mjs";
 import { look } from "./look.mjs";
 
@@ -133,14 +134,7 @@ test("an approval round trip between two people: alice asks, bob approves, alice
 
 test("a denial needs a reason, and the asker reads it", async () => {
   const alice = await signIn("alice");
-  await alice.page.goto(`${suite.server.url}/#/tools/file_write`);
-  await alice.page.getByRole("radio", { name: "JSON" }).click();
-  await alice.page
-    .getByLabel("Arguments (JSON)")
-    .fill(JSON.stringify({ path: "frozen.txt", content: "x" }));
-  await alice.page.getByRole("status", { name: "Preview" }).getByText("needs approval").waitFor();
-  await alice.page.getByRole("button", { name: "Run", exact: true }).click();
-  await alice.page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
+  await askToWrite(alice.page, suite.server.url, { path: "frozen.txt", content: "x" });
 
   const bob = await signIn("bob");
   await bob.page.goto(`${suite.server.url}/#/approvals`);
@@ -192,8 +186,20 @@ test("alice cannot approve her own request: the policy refuses self-approval", a
   // Her own request does not wait for her; it is among all that is pending.
   await ada.page.getByRole("radio", { name: /All pending/ }).click();
   const own = ada.page.getByRole("listitem", { name: /file_write/ }).filter({ hasText: "(you)" });
-  await own.getByRole("button", { name: "Approve and run" }).click();
-  await own.getByRole("alert").getByText("E_POLICY").waitFor();
+  // The card says so instead of offering what the server would refuse…
+  await own.getByText("You asked for this one: someone else approves it.").waitFor();
+  assert.equal(await own.getByRole("button", { name: "Approve and run" }).isDisabled(), true);
+  // …and the server refuses it all the same.
+  const listed = await suite.server.api("ada", "GET", "/api/approvals");
+  const approval = listed.body.find((a) => JSON.stringify(a.request).includes("own.txt"));
+  const refused = await suite.server.api(
+    "ada",
+    "POST",
+    `/api/approvals/${approval.id}/approve`,
+    {},
+  );
+  assert.equal(refused.status, 403);
+  assert.equal(refused.body.code, "E_POLICY");
   assert.equal(existsSync(join(suite.server.project, "own.txt")), false);
   await ada.context.close();
 });

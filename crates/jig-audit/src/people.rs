@@ -50,6 +50,21 @@ pub struct WebSession {
     pub revoked_us: Option<i64>,
 }
 
+/// A desktop app allowed to sign in (its one-time code not yet traded for a session).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DesktopGrant {
+    /// SHA-256 of the one-time code.
+    pub code_hash: String,
+    /// The browser session that allowed it (the app's session is its person's).
+    pub session_hash: String,
+    /// The PKCE challenge (S256) the app sent: only the holder of its verifier trades the code.
+    pub challenge: String,
+    /// The app's loopback address the code was sent to.
+    pub redirect_uri: String,
+    /// When it was allowed (µs).
+    pub created_us: i64,
+}
+
 /// A personal API token.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -129,6 +144,65 @@ impl Store {
                 verifier: row.try_get("verifier")?,
                 nonce: row.try_get("nonce")?,
                 return_to: row.try_get("return_to")?,
+                created_us: row.try_get("created_us")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Record a desktop app's grant, dropping those made before `since_us`; `false` (nothing
+    /// recorded) when `most` are outstanding.
+    pub async fn grant_desktop(
+        &self,
+        grant: &DesktopGrant,
+        since_us: i64,
+        most: i64,
+    ) -> Result<bool, AuditError> {
+        sqlx::query("DELETE FROM desktop_grants WHERE created_us < $1")
+            .bind(since_us)
+            .execute(self.pool())
+            .await?;
+        let outstanding: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM desktop_grants")
+            .fetch_one(self.pool())
+            .await?;
+        if outstanding >= most {
+            return Ok(false);
+        }
+        sqlx::query(
+            "INSERT INTO desktop_grants (code_hash, session_hash, challenge, redirect_uri, \
+             created_us) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&grant.code_hash)
+        .bind(&grant.session_hash)
+        .bind(&grant.challenge)
+        .bind(&grant.redirect_uri)
+        .bind(grant.created_us)
+        .execute(self.pool())
+        .await?;
+        Ok(true)
+    }
+
+    /// Take the grant of the code whose hash is `code_hash` (once: a replayed code finds
+    /// nothing), if it was made after `since_us`.
+    pub async fn take_desktop_grant(
+        &self,
+        code_hash: &str,
+        since_us: i64,
+    ) -> Result<Option<DesktopGrant>, AuditError> {
+        sqlx::query("DELETE FROM desktop_grants WHERE created_us < $1")
+            .bind(since_us)
+            .execute(self.pool())
+            .await?;
+        let row = sqlx::query("DELETE FROM desktop_grants WHERE code_hash = $1 RETURNING *")
+            .bind(code_hash)
+            .fetch_optional(self.pool())
+            .await?;
+        row.map(|row| {
+            Ok(DesktopGrant {
+                code_hash: row.try_get("code_hash")?,
+                session_hash: row.try_get("session_hash")?,
+                challenge: row.try_get("challenge")?,
+                redirect_uri: row.try_get("redirect_uri")?,
                 created_us: row.try_get("created_us")?,
             })
         })

@@ -33,6 +33,8 @@ pub(crate) fn router() -> Router<AppState> {
         .route("/auth/login", get(crate::sso::login))
         .route("/auth/callback", get(crate::sso::callback))
         .route("/auth/logout", post(crate::sso::logout))
+        .route("/auth/desktop", get(crate::sso::desktop_start).post(crate::sso::desktop_decide))
+        .route("/auth/desktop/token", post(crate::sso::desktop_token))
         .route("/{*path}", get(asset))
 }
 

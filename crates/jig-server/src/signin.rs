@@ -106,6 +106,17 @@ fn confirm(current: &Person, other: &Person, token: &str) -> Response {
 
 /// A small page of this server's own, allowed to post its form back here only.
 pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    page_with_forms(status, title, body, "'self'")
+}
+
+/// A small page whose forms may go to `form_targets` (a CSP source list; a form's redirects
+/// are held to it too).
+pub(crate) fn page_with_forms(
+    status: StatusCode,
+    title: &str,
+    body: &str,
+    form_targets: &str,
+) -> Response {
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width\"><title>{title} · Jig</title></head>\
@@ -119,14 +130,16 @@ pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
     )
         .into_response();
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-        ),
+    let policy = format!(
+        "default-src 'none'; form-action {form_targets}; base-uri 'none'; frame-ancestors 'none'"
     );
+    if let Ok(policy) = HeaderValue::from_str(&policy) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, policy);
+    }
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    // Not `no-referrer`: under it a browser posts these pages' forms with `Origin: null`, which
+    // the guard refuses. `same-origin` sends nothing to another site all the same.
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     response
 }

@@ -46,11 +46,23 @@ export interface Projects {
   pick(): Promise<ProjectInfo | null>;
   /** Open the example project that comes with Jig (written out the first time). */
   example(): Promise<ProjectInfo>;
+  /**
+   * Sign in to the team server at `address` in the person's browser and open it; rejects
+   * with why not (refused, cancelled, not reachable).
+   */
+  connect(address: string): Promise<ProjectInfo>;
+  /** Give up a sign-in that waits for the browser. */
+  cancelConnect(): void;
 }
 
 /** What the desktop app knows about projects. */
 export interface ProjectInfo {
+  /** The project folder open, if that is what is open. */
   path: string | null;
+  /** The team server signed in to, if that is what is open. */
+  server: string | null;
   failure: string | null;
   recent: string[];
+  /** Team servers signed in to lately. */
+  servers: string[];
 }

@@ -31,20 +31,32 @@ export function tauriPlatform(): Platform {
       });
     },
     subscribe: (listener, status) => {
-      let stop: (() => void) | undefined;
       let stopped = false;
-      void listen<unknown>("jig://event", (event) => {
-        listener(event.payload);
-      }).then((unlisten) => {
-        if (stopped) unlisten();
-        else {
-          stop = unlisten;
+      // A team server's stream may break and come back (the app reconnects): said as
+      // `jig://connected`, so the page re-reads what it shows.
+      const stops: (() => void)[] = [];
+      void Promise.all([
+        listen<unknown>("jig://event", (event) => {
+          listener(event.payload);
+        }),
+        listen<boolean>("jig://connected", (event) => {
+          status?.(event.payload);
+        }),
+      ]).then((unlisten) => {
+        if (stopped) {
+          unlisten.forEach((u) => {
+            u();
+          });
+        } else {
+          stops.push(...unlisten);
           status?.(true);
         }
       });
       return () => {
         stopped = true;
-        stop?.();
+        stops.forEach((u) => {
+          u();
+        });
       };
     },
     save: (name, text) => invoke<boolean>("save_file", { name, text }),
@@ -60,6 +72,10 @@ export function tauriPlatform(): Platform {
       open: (path) => invoke<ProjectInfo>("open_project", { path }),
       pick: () => invoke<ProjectInfo | null>("pick_project"),
       example: () => invoke<ProjectInfo>("open_example"),
+      connect: (address) => invoke<ProjectInfo>("connect_server", { address }),
+      cancelConnect: () => {
+        void invoke("cancel_connect");
+      },
     },
   };
 }

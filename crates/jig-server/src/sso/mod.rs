@@ -15,7 +15,12 @@
 //! - `POST /auth/logout` ends the session in the store (on every instance at once) and clears
 //!   the cookie; only a form of this server's own pages may post it.
 
+mod desktop;
 mod http;
+
+pub(crate) use desktop::{
+    decide as desktop_decide, start as desktop_start, token as desktop_token,
+};
 
 use std::time::{Duration, Instant};
 
@@ -241,8 +246,7 @@ pub(crate) async fn callback(
         );
     }
     let cookie_value = crate::auth::new_token();
-    let hours =
-        state.engine.snapshot().auth().and_then(|a| a.session_hours).unwrap_or(SESSION_HOURS);
+    let hours = session_hours(&state);
     let now = jig_audit::time::now_us();
     let session = WebSession {
         id_hash: hash(&cookie_value),
@@ -399,6 +403,11 @@ fn origin(state: &AppState, headers: &HeaderMap) -> String {
         .find(|origin| origin.split_once("://").is_some_and(|(_, h)| h.eq_ignore_ascii_case(host)))
         .cloned()
         .unwrap_or_else(|| format!("http://{host}"))
+}
+
+/// How long a session lasts here, in hours.
+fn session_hours(state: &AppState) -> u32 {
+    state.engine.snapshot().auth().and_then(|a| a.session_hours).unwrap_or(SESSION_HOURS)
 }
 
 /// When the oldest sign-in still under way may have started.

@@ -31,7 +31,7 @@ enum Forge {
     NoIdToken,
 }
 
-struct Idp {
+pub(crate) struct Idp {
     server: Server,
     state: Arc<Mutex<IdpState>>,
 }
@@ -50,7 +50,7 @@ const SECRET: &str = env!("CARGO_PKG_NAME");
 const SECRET_ENV: &str = "CARGO_PKG_NAME";
 
 impl Idp {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let random = SystemRandom::new();
         let pkcs8 =
             EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &random).expect("key");
@@ -131,7 +131,7 @@ fn json_response(value: &Value) -> Response {
     }
 }
 
-fn field(form: &str, name: &str) -> Option<String> {
+pub(crate) fn field(form: &str, name: &str) -> Option<String> {
     form.split('&').find_map(|pair| {
         let (key, value) = pair.split_once('=')?;
         (key == name).then(|| decode(value))
@@ -207,7 +207,7 @@ fn id_token(key: &EcdsaKeyPair, random: &SystemRandom, issuer: &str, state: &Idp
 }
 
 /// The example project with this provider as its sign-in, bob's and carol's groups mapped.
-async fn served(idp: &Idp) -> Served {
+pub(crate) async fn served(idp: &Idp) -> Served {
     let manifest = fs_err::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../toolpacks/examples/jig.yaml"),
     )
@@ -225,16 +225,16 @@ fn auth(idp: &Idp, approver_group: &str) -> String {
 }
 
 /// What a sign-in ended in: status, where it went, the session cookie it set.
-struct Outcome {
-    status: u16,
-    location: Option<String>,
-    session: Option<String>,
-    body: String,
+pub(crate) struct Outcome {
+    pub(crate) status: u16,
+    pub(crate) location: Option<String>,
+    pub(crate) session: Option<String>,
+    pub(crate) body: String,
 }
 
 /// A browser starts at `/auth/login`; the provider "signs it in" (the test plays its login
 /// page) and the browser comes back to the callback with the code.
-async fn sign_in(served: &Served, idp: &Idp, return_to: &str) -> Outcome {
+pub(crate) async fn sign_in(served: &Served, idp: &Idp, return_to: &str) -> Outcome {
     let started = served
         .get(&format!("/auth/login?return_to={}", urlencode(return_to)))
         .send()
@@ -269,7 +269,7 @@ async fn callback(served: &Served, state: &str, browser: Option<&str>) -> Outcom
     Outcome { status, location, session, body }
 }
 
-fn cookie(response: &reqwest::Response, name: &str) -> Option<String> {
+pub(crate) fn cookie(response: &reqwest::Response, name: &str) -> Option<String> {
     response.headers().get_all("set-cookie").iter().find_map(|value| {
         let value = value.to_str().ok()?;
         let (pair, _) = value.split_once(';').unwrap_or((value, ""));
@@ -278,7 +278,7 @@ fn cookie(response: &reqwest::Response, name: &str) -> Option<String> {
     })
 }
 
-fn urlencode(value: &str) -> String {
+pub(crate) fn urlencode(value: &str) -> String {
     value
         .bytes()
         .map(|b| match b {
@@ -291,7 +291,7 @@ fn urlencode(value: &str) -> String {
 }
 
 /// `/api/session` as the browser holding `session`.
-async fn session_of(served: &Served, session: &str) -> (u16, Value) {
+pub(crate) async fn session_of(served: &Served, session: &str) -> (u16, Value) {
     send(served.get("/api/session").header("cookie", format!("jig_session={session}")), None).await
 }
 

@@ -1,10 +1,12 @@
 import { Icon } from "../../components/Icon";
 import type { ProjectInfo } from "../../platform";
+import { ServerChooser } from "./ServerChooser";
 import { failureText, useOpenProject, type ProjectChoice } from "./useProjects";
 
 /**
- * Open a folder or a recent project; what went wrong last is shown with the loader's own
- * file:line diagnostics. Used on the welcome page and in the project dialog.
+ * Open a folder or a recent project, or sign in to a team server; what went wrong last is
+ * shown with the loader's own file:line diagnostics. Used on the welcome page and in the
+ * project dialog.
  */
 export function ProjectChooser({ info, onOpened }: { info: ProjectInfo; onOpened?: () => void }) {
   const open = useOpenProject();
@@ -69,6 +71,7 @@ export function ProjectChooser({ info, onOpened }: { info: ProjectInfo; onOpened
           ))}
         </ul>
       )}
+      <ServerChooser info={info} onOpened={onOpened} />
     </div>
   );
 }

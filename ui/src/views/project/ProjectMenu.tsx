@@ -18,14 +18,14 @@ export function ProjectMenu() {
       <button
         type="button"
         className="ghost"
-        title={info.data.path ?? undefined}
+        title={info.data.path ?? info.data.server ?? undefined}
         aria-label={`Project ${session.data.project}. Open another project${
           info.data.failure ? " (the last one tried did not open; see why)" : ""
         }`}
         aria-haspopup="dialog"
         onClick={() => dialog.current?.showModal()}
       >
-        <Icon name="folder" /> {name}
+        <Icon name={info.data.server ? "server" : "folder"} /> {name}
         {info.data.failure && (
           <span className="badge warn" title="The last project you tried to open did not open">
             !
@@ -34,7 +34,7 @@ export function ProjectMenu() {
       </button>
       <dialog ref={dialog} className="project-dialog" aria-labelledby="project-dialog-title">
         <header className="row">
-          <h2 id="project-dialog-title">Open a project</h2>
+          <h2 id="project-dialog-title">Open a project or a team server</h2>
           <span className="spacer" />
           <button type="button" className="ghost" aria-label="Close" onClick={close}>
             <Icon name="cross" />

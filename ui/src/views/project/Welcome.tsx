@@ -11,7 +11,7 @@ export function ProjectGate({ children }: { children: ReactNode }) {
   const info = useProjectInfo();
   if (!projects) return children;
   if (!info.data) return null;
-  if (info.data.path) return children;
+  if (info.data.path || info.data.server) return children;
   return (
     <main className="welcome" id="main">
       <h1>
@@ -20,7 +20,8 @@ export function ProjectGate({ children }: { children: ReactNode }) {
       <p>
         A project is a folder with a <code>jig.yaml</code>: its tools, its policy and its audit
         record. Open one to browse and run its tools, or start with the example project that comes
-        with Jig (it is copied to <code>~/.local/share/jig/example</code>, yours to change).
+        with Jig (it is copied to <code>~/.local/share/jig/example</code>, yours to change). Or sign
+        in to your team&rsquo;s Jig server to see and approve what your colleagues ask.
       </p>
       <ProjectChooser info={info.data} />
     </main>

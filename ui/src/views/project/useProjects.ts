@@ -18,8 +18,8 @@ export function useProjectInfo() {
   });
 }
 
-/** What to open: a path, the folder picker (`null`), or the example project. */
-export type ProjectChoice = string | null | { example: true };
+/** What to open: a path, the folder picker (`null`), the example project, or a team server. */
+export type ProjectChoice = string | null | { example: true } | { server: string };
 
 /**
  * Open a project (`path`), pick one (`null`) or the example: on success everything cached belongs to the old
@@ -32,7 +32,8 @@ export function useOpenProject() {
     mutationFn: async (choice: ProjectChoice): Promise<ProjectInfo | null> => {
       if (!projects) throw new Error("only the desktop app opens projects");
       if (choice === null) return projects.pick();
-      return typeof choice === "string" ? projects.open(choice) : projects.example();
+      if (typeof choice === "string") return projects.open(choice);
+      return "server" in choice ? projects.connect(choice.server) : projects.example();
     },
     // The app records why the last open failed: re-read it, so the project button says so
     // even when the attempt came from the palette.
