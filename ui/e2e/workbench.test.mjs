@@ -135,6 +135,12 @@ test("an approval round trip between two people: alice asks, bob approves, alice
 test("a denial needs a reason, and the asker reads it", async () => {
   const alice = await signIn("alice");
   await askToWrite(alice.page, suite.server.url, { path: "frozen.txt", content: "x" });
+  // Waiting already: the same request is not asked twice.
+  assert.equal(
+    await alice.page.getByRole("button", { name: "Run", exact: true }).isDisabled(),
+    true,
+  );
+  await alice.page.getByText("This request waits for a reviewer already").waitFor();
 
   const bob = await signIn("bob");
   await bob.page.goto(`${suite.server.url}/#/approvals`);
@@ -165,6 +171,43 @@ test("a denial needs a reason, and the asker reads it", async () => {
   assert.equal(existsSync(join(suite.server.project, "frozen.txt")), false);
   assert.deepEqual([...alice.problems, ...bob.problems], []);
   await alice.context.close();
+  await bob.context.close();
+});
+
+test("the same request asked twice waits once for the reviewer and runs once", async () => {
+  // Two tabs (two sessions) ask for the same write: two approvals, one card.
+  for (const session of ["tab-1", "tab-2"]) {
+    const asked = await suite.server.api("alice", "POST", "/api/calls", {
+      tool: "file_write",
+      args: { path: "twice.txt", content: "once\n" },
+      session,
+    });
+    assert.equal(asked.status, 202);
+  }
+  const bob = await signIn("bob");
+  await bob.page.goto(`${suite.server.url}/#/approvals`);
+  const card = bob.page
+    .getByRole("listitem", { name: /file_write/ })
+    .filter({ hasText: "twice.txt" });
+  await card.getByText(/Asked 2 times, the same request each time/).waitFor();
+  assert.equal(await card.count(), 1, "one card for both");
+  await look(bob.page, "approvals-repeats");
+  await card.getByRole("button", { name: "Approve and run" }).click();
+  await card.waitFor({ state: "detached" });
+  const decided = await suite.server.api("ada", "GET", "/api/approvals?all=true");
+  const states = decided.body
+    .filter((a) => JSON.stringify(a.request).includes("twice.txt"))
+    .map((a) => a.state)
+    .sort();
+  assert.deepEqual(
+    states,
+    ["consumed", "denied"],
+    "one ran (its approval used); the repeat ends, saying why",
+  );
+  for (let i = 0; i < 50 && !existsSync(join(suite.server.project, "twice.txt")); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(readFileSync(join(suite.server.project, "twice.txt"), "utf8"), "once\n");
   await bob.context.close();
 });
 

@@ -53,23 +53,37 @@ export function useDecide() {
       id,
       verdict,
       note,
+      repeats = [],
     }: {
       id: string;
       verdict: "approve" | "deny";
       note?: string;
+      /** Pending requests identical to `id`'s: denied with it, or as repeats when it runs. */
+      repeats?: string[];
     }) => {
-      const path = { params: { path: { id } } };
-      if (verdict === "approve")
-        return unwrap(
-          await api.POST("/api/approvals/{id}/approve", {
-            ...path,
-            body: { comment: note ?? null },
+      const deny = async (which: string, reason: string | null) => {
+        unwrap(
+          await api.POST("/api/approvals/{id}/deny", {
+            params: { path: { id: which } },
+            body: { reason },
           }),
         );
-      unwrap(
-        await api.POST("/api/approvals/{id}/deny", { ...path, body: { reason: note ?? null } }),
+      };
+      if (verdict === "deny") {
+        for (const which of [id, ...repeats]) await deny(which, note ?? null);
+        return null;
+      }
+      const approved = unwrap(
+        await api.POST("/api/approvals/{id}/approve", {
+          params: { path: { id } },
+          body: { comment: note ?? null },
+        }),
       );
-      return null;
+      // The request runs once: the repeats end, saying why.
+      for (const which of repeats) {
+        await deny(which, `the same request as ${id}, which was approved: it runs once`);
+      }
+      return approved;
     },
     onSettled: () => queries.invalidateQueries({ queryKey: ["approvals"] }),
   });

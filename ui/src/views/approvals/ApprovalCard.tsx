@@ -17,10 +17,12 @@ interface Viewed {
   me: string | undefined;
   role: string | undefined;
   selfApproval: boolean;
+  /** Pending approvals asking exactly the same (decided together with this one). */
+  repeats?: ApprovalRecord[];
 }
 
 /** One approval: what runs, who asked and why it waits, and — for a decider — the decision. */
-export function ApprovalCard({ approval, me, role, selfApproval }: Viewed) {
+export function ApprovalCard({ approval, me, role, selfApproval, repeats = [] }: Viewed) {
   const pending = approval.state === "pending";
   const request = approval.request as ApprovalRequest | null;
   return (
@@ -45,6 +47,13 @@ export function ApprovalCard({ approval, me, role, selfApproval }: Viewed) {
       </div>
       <JsonTree value={request?.args ?? approval.request} label="Arguments" />
       <WhatRuns request={request} />
+      {repeats.length > 0 && (
+        <p className="repeats" role="note">
+          <span className="badge warn">×{repeats.length + 1}</span> Asked {repeats.length + 1}{" "}
+          times, the same request each time ({repeats.map((r) => r.id.slice(0, 8)).join(", ")}).
+          Approving runs it once and ends the repeats; denying denies them all.
+        </p>
+      )}
       {approval.required > 1 && <Approvers approval={approval} me={me} />}
       {approval.decided_by && (
         <div className="decided" role="note">
@@ -55,7 +64,15 @@ export function ApprovalCard({ approval, me, role, selfApproval }: Viewed) {
           {approval.note && <blockquote className="note">{approval.note}</blockquote>}
         </div>
       )}
-      {pending && <Decide approval={approval} me={me} role={role} selfApproval={selfApproval} />}
+      {pending && (
+        <Decide
+          approval={approval}
+          me={me}
+          role={role}
+          selfApproval={selfApproval}
+          repeats={repeats}
+        />
+      )}
     </li>
   );
 }
@@ -92,7 +109,7 @@ function Approvers({ approval, me }: { approval: ApprovalRecord; me: string | un
  * The decision: approve runs the request (a note is optional), deny needs a reason — it is what
  * the asker reads, and writing it is the confirmation.
  */
-function Decide({ approval, me, role, selfApproval }: Viewed) {
+function Decide({ approval, me, role, selfApproval, repeats = [] }: Viewed) {
   const decide = useDecide();
   const noteId = useId();
   const [note, setNote] = useState("");
@@ -138,7 +155,13 @@ function Decide({ approval, me, role, selfApproval }: Viewed) {
           className="primary"
           disabled={decide.isPending || mine || refused}
           onClick={() => {
-            decide.mutate({ id: approval.id, verdict: "approve", note: note.trim() || undefined });
+            decide.mutate({
+              id: approval.id,
+              verdict: "approve",
+              note: note.trim() || undefined,
+              // Ended only once this approval is complete (the last approver needed).
+              repeats: lastNeeded ? repeats.map((r) => r.id) : [],
+            });
           }}
         >
           {lastNeeded ? "Approve and run" : "Approve"}
@@ -153,7 +176,12 @@ function Decide({ approval, me, role, selfApproval }: Viewed) {
               document.getElementById(noteId)?.focus();
               return;
             }
-            decide.mutate({ id: approval.id, verdict: "deny", note: note.trim() });
+            decide.mutate({
+              id: approval.id,
+              verdict: "deny",
+              note: note.trim(),
+              repeats: repeats.map((r) => r.id),
+            });
           }}
         >
           Deny

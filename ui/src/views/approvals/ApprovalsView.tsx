@@ -5,6 +5,7 @@ import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
 import { isMe } from "../../lib/people";
 import { ApprovalCard } from "./ApprovalCard";
+import { groupRepeats } from "./repeats";
 
 /** Which approvals the queue shows. */
 type Show = "mine" | "asked" | "pending" | "decided";
@@ -69,10 +70,11 @@ export default function ApprovalsView() {
       {approvals.error && <Failure error={approvals.error} />}
       {approvals.data && list.length === 0 && <Empty show={show} />}
       <ul className="approval-list" aria-label="Approvals">
-        {list.map((approval) => (
+        {groupRepeats(list).map(({ approval, repeats }) => (
           <ApprovalCard
             key={approval.id}
             approval={approval}
+            repeats={repeats}
             me={me}
             role={role}
             selfApproval={own}

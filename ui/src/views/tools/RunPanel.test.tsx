@@ -170,3 +170,25 @@ describe("the run form", () => {
     expect(screen.getByRole("button", { name: "Run" })).toBeDisabled();
   });
 });
+
+describe("content fields", () => {
+  it("take several lines: Enter makes a new line, kept in the arguments", async () => {
+    const user = userEvent.setup();
+    const writer = {
+      ...tool,
+      input_schema: {
+        type: "object",
+        properties: { path: { type: "string" }, content: { type: "string" } },
+        required: ["path", "content"],
+      },
+    } as unknown as ToolDetail;
+    renderWith(<RunPanel tool={writer} />, api([]));
+    const content = await screen.findByLabelText(/^content/);
+    expect(content.tagName).toBe("TEXTAREA");
+    expect((await screen.findByLabelText(/^path/)).tagName).toBe("INPUT");
+    await user.type(content, "line one{Enter}line two");
+    await user.click(screen.getByRole("radio", { name: "JSON" }));
+    const text = screen.getByLabelText<HTMLTextAreaElement>("Arguments (JSON)").value;
+    expect(JSON.parse(text)).toEqual({ content: "line one\nline two" });
+  });
+});

@@ -6,6 +6,7 @@ import { useSession } from "../../api/queries";
 import { Icon } from "../../components/Icon";
 import { formValidator } from "../../lib/schema";
 import { jigCallCommand } from "../../lib/shell";
+import { uiSchemaFor } from "../../lib/widgets";
 import { CallOutcome } from "./CallOutcome";
 import { FieldTemplate } from "./FieldTemplate";
 import { Presets } from "./Presets";
@@ -14,7 +15,6 @@ import { useCall } from "./useCall";
 
 type Mode = "form" | "json";
 
-const uiSchema = { "ui:submitButtonOptions": { norender: true } };
 const templates = { FieldTemplate };
 
 /** The run form: fields from the input schema (or raw JSON, kept in sync), preview, Run. */
@@ -29,14 +29,26 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
   const role = useSession().data?.person.role;
   const mayRun = role !== undefined && role !== "viewer";
   const schema = useMemo(() => tool.input_schema as RJSFSchema, [tool.input_schema]);
+  // Multi-line content gets a text area (lib/widgets.ts); the form has no submit button of its
+  // own (Run is below, with the preview).
+  const uiSchema = useMemo(
+    () => ({ ...uiSchemaFor(schema), "ui:submitButtonOptions": { norender: true } }),
+    [schema],
+  );
 
   const running = call.view.phase === "starting" || call.view.phase === "running";
   // A job on a scheduler can be cancelled too, but need not block the next run.
   const cancellable = running || call.view.phase === "queued";
   const invalid = formErrors > 0 || textError !== null || !previewValid || !mayRun;
+  // The arguments of the call made last: while it waits for a reviewer, running exactly the
+  // same again would only ask them twice.
+  const [asked, setAsked] = useState<string | null>(null);
+  const waitsAlready = call.view.phase === "waiting" && asked === JSON.stringify(args);
 
   const run = () => {
-    if (!running && !invalid) void call.start(tool.id, args);
+    if (running || invalid || waitsAlready) return;
+    setAsked(JSON.stringify(args));
+    void call.start(tool.id, args);
   };
 
   return (
@@ -139,11 +151,17 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
           type="button"
           className="primary"
           onClick={run}
-          disabled={running || invalid}
+          disabled={running || invalid || waitsAlready}
           aria-keyshortcuts="Control+Enter"
+          aria-describedby={waitsAlready ? "run-waits" : undefined}
         >
           <Icon name="play" /> Run
         </button>
+        {waitsAlready && (
+          <span id="run-waits" className="muted">
+            This request waits for a reviewer already; change an argument to ask for another.
+          </span>
+        )}
         {cancellable && (
           <button type="button" className="danger" onClick={() => void call.cancel()}>
             <Icon name="stop" /> Cancel

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { isContent, uiSchemaFor } from "./widgets";
+
+/** The value at `path` in a UI schema. */
+const at = (ui: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], ui);
+
+describe("uiSchemaFor", () => {
+  it("gives content a text area and leaves one-line values alone", () => {
+    const ui = uiSchemaFor({
+      type: "object",
+      properties: {
+        path: { type: "string" },
+        content: { type: "string" },
+        owner: { type: "string", maxLength: 64 },
+      },
+    });
+    expect(at(ui, "content", "ui:widget")).toBe("textarea");
+    expect(ui.path).toBeUndefined();
+    expect(ui.owner).toBeUndefined();
+  });
+
+  it("follows the tool file's hint over the name, and finds nested and item fields", () => {
+    const ui = uiSchemaFor({
+      type: "object",
+      properties: {
+        text: { type: "string", "x-jig-widget": "line" } as never,
+        spec: { type: "string", contentMediaType: "application/yaml" } as never,
+        change: {
+          type: "object",
+          properties: { summary: { type: "string", "x-jig-widget": "code" } as never },
+        },
+        notes: {
+          type: "array",
+          items: { type: "object", properties: { body: { type: "string" } } },
+        },
+      },
+    });
+    expect(ui.text).toBeUndefined();
+    expect(at(ui, "spec", "ui:widget")).toBe("textarea");
+    expect(at(ui, "change", "summary", "ui:options", "className")).toBe("code-area");
+    expect(at(ui, "notes", "items", "body", "ui:widget")).toBe("textarea");
+  });
+
+  it("takes a long maxLength for content whatever the name", () => {
+    expect(isContent("value", { type: "string", maxLength: 5000 })).toBe(true);
+    expect(isContent("value", { type: "string" })).toBe(false);
+  });
+});

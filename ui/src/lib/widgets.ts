@@ -1,0 +1,76 @@
+import type { RJSFSchema, UiSchema } from "@rjsf/utils";
+
+/**
+ * Which of a tool's string inputs are content a person writes on several lines — a file's
+ * text, a commit message, a script — and so get a text area instead of a one-line field
+ * (Enter makes a new line; a one-line field would swallow it). Told from the schema, most
+ * explicit first:
+ * - `x-jig-widget: textarea` (or `code`) in the tool file, or `x-jig-widget: line` to keep
+ *   one line;
+ * - `contentMediaType` (the value is a document of that type);
+ * - `maxLength` over 200 (no one-line value is that long);
+ * - the property's name: `content`, `body`, `text`, `message`, `script`, `code`, `patch`,
+ *   `diff`, `query`, `sql`, `description`, `notes`, `template`.
+ */
+const CONTENT_NAMES = new Set([
+  "content",
+  "body",
+  "text",
+  "message",
+  "script",
+  "code",
+  "patch",
+  "diff",
+  "query",
+  "sql",
+  "description",
+  "notes",
+  "template",
+]);
+
+/** How many lines a text area starts with (it grows with what is typed, by the user's hand). */
+const ROWS = 6;
+
+type Schema = RJSFSchema & { "x-jig-widget"?: unknown; contentMediaType?: unknown };
+
+/** Whether the string property `name` (schema `schema`) is multi-line content. */
+export function isContent(name: string, schema: Schema): boolean {
+  const hint = schema["x-jig-widget"];
+  if (hint === "line") return false;
+  if (hint === "textarea" || hint === "code") return true;
+  if (typeof schema.contentMediaType === "string") return true;
+  if (typeof schema.maxLength === "number" && schema.maxLength > 200) return true;
+  return CONTENT_NAMES.has(name.toLowerCase());
+}
+
+function isString(schema: Schema): boolean {
+  const type = schema.type;
+  return type === "string" || (Array.isArray(type) && type.includes("string"));
+}
+
+/** The UI schema for `schema`'s properties (nested objects and array items included). */
+export function uiSchemaFor(schema: RJSFSchema, depth = 0): UiSchema {
+  const ui: UiSchema = {};
+  // Deep enough for any real form; a recursive schema ($ref to itself) stops here.
+  if (depth > 8 || typeof schema !== "object") return ui;
+  for (const [name, value] of Object.entries(schema.properties ?? {})) {
+    if (typeof value !== "object") continue;
+    const property = value as Schema;
+    if (isString(property) && isContent(name, property)) {
+      ui[name] = {
+        "ui:widget": "textarea",
+        "ui:options": {
+          rows: ROWS,
+          className: property["x-jig-widget"] === "code" ? "code-area" : undefined,
+        },
+      };
+    } else if (property.type === "object") {
+      const nested = uiSchemaFor(property, depth + 1);
+      if (Object.keys(nested).length > 0) ui[name] = nested;
+    } else if (property.type === "array" && typeof property.items === "object") {
+      const items = uiSchemaFor(property.items, depth + 1);
+      if (Object.keys(items).length > 0) ui[name] = { items };
+    }
+  }
+  return ui;
+}
