@@ -55,6 +55,11 @@ impl Store {
         &self,
         run_id: &str,
     ) -> Result<Vec<(String, Value)>, AuditError> {
+        // The rows first, then the packets: a row and its packet are committed together and
+        // packets are only ever appended, so every row read here has its seal among the
+        // packets read after. (The other order takes a row another process recorded between
+        // the two reads — a pause from another instance — for one changed behind the chain.)
+        let journal = self.runbook_journal(run_id).await?;
         let rows = sqlx::query(
             "SELECT p.*, n.prev_hash AS next_prev_hash FROM packets p \
              LEFT JOIN packets n ON n.seq = p.seq + 1 \
@@ -81,7 +86,6 @@ impl Store {
             }
             sealed.insert(key.to_owned(), hash.to_owned());
         }
-        let journal = self.runbook_journal(run_id).await?;
         for (key, entry) in &journal {
             let seal = journal_seal(key, entry);
             if sealed.get(key).map(String::as_str) != seal["hash"].as_str() {
@@ -125,6 +129,10 @@ pub(crate) fn journal_seal(key: &str, entry: &Value) -> Value {
 impl Store {
     /// The first runbook journal row that no packet of the chain seals as it is, if any.
     pub(crate) async fn unsealed_journal_row(&self) -> Result<Option<String>, AuditError> {
+        // The rows before the packets, for the reason `runbook_journal_checked` gives.
+        let rows = sqlx::query("SELECT run_id, key, entry FROM runbook_journal")
+            .fetch_all(&self.pool)
+            .await?;
         let packets =
             sqlx::query("SELECT run_id, payload FROM packets WHERE kind LIKE 'runbook.%'")
                 .fetch_all(&self.pool)
@@ -141,9 +149,6 @@ impl Store {
                 sealed.insert((run_id, key.to_owned(), hash.to_owned()));
             }
         }
-        let rows = sqlx::query("SELECT run_id, key, entry FROM runbook_journal")
-            .fetch_all(&self.pool)
-            .await?;
         for row in &rows {
             let run_id: String = row.try_get("run_id")?;
             let key: String = row.try_get("key")?;

@@ -67,8 +67,45 @@ function relevant(units: OutputUnit[]): OutputUnit[] {
   });
 }
 
+/** The value at a JSON pointer (`#/a/0`), or undefined. */
+function at(root: unknown, pointer: string): unknown {
+  let value = root;
+  for (const part of pointer.replace(/^#/, "").split("/").filter(Boolean)) {
+    const key = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * What a person is told when a value fits none of a `oneOf`/`anyOf`'s options (or, for
+ * `oneOf`, several): the options by their titles, and what each still needs.
+ */
+function choiceMessage(unit: OutputUnit, schema: object, value: unknown): string {
+  const options = at(schema, unit.keywordLocation);
+  const several = /\((\d+) matches\)/.exec(unit.error)?.[1];
+  if (!Array.isArray(options)) {
+    return several && several !== "0"
+      ? "matches more than one of the options"
+      : "matches none of the options";
+  }
+  const instance = at(value, unit.instanceLocation);
+  const described = options.map((option: unknown, i) => {
+    const { title, required } = (option ?? {}) as { title?: unknown; required?: unknown };
+    const name = typeof title === "string" ? title : `option ${i + 1}`;
+    const present = instance !== null && typeof instance === "object" ? Object.keys(instance) : [];
+    const missing = Array.isArray(required)
+      ? required.filter((key): key is string => typeof key === "string" && !present.includes(key))
+      : [];
+    return missing.length > 0 ? `${name} (needs ${missing.join(", ")})` : name;
+  });
+  if (several && several !== "0") return `fits more than one of: ${described.join("; ")}`;
+  return `choose one of: ${described.join("; ")}`;
+}
+
 /** One unit as rjsf's error: `required` lands on the missing property, as rjsf expects. */
-function toError(unit: OutputUnit): RJSFValidationError {
+function toError(unit: OutputUnit, schema: object = {}, value?: unknown): RJSFValidationError {
   let path = property(unit.instanceLocation);
   let message = unit.error.replace(/^Instance /, "").replace(/\.$/, "");
   const missing = /required property "(.+)"/.exec(unit.error)?.[1];
@@ -80,7 +117,7 @@ function toError(unit: OutputUnit): RJSFValidationError {
   if (unit.keyword === "additionalProperties" && extra !== undefined)
     message = `has "${extra}", which the schema does not allow`;
   if (unit.keyword === "oneOf" || unit.keyword === "anyOf")
-    message = "matches none of the options (or more than one)";
+    message = choiceMessage(unit, schema, value);
   return {
     name: unit.keyword,
     property: path,
@@ -93,7 +130,7 @@ function toError(unit: OutputUnit): RJSFValidationError {
 /** Problems of `value` against `schema` (`pointer: message`), empty when it matches. */
 export function check(schema: object, value: unknown): string[] {
   return relevant(validator(schema).validate(value).errors).map((unit) => {
-    const error = toError(unit);
+    const error = toError(unit, schema, value);
     return `${error.property || "."}: ${error.message}`;
   });
 }
@@ -107,7 +144,9 @@ class InterpretingValidator implements ValidatorType {
     transformErrors?: ErrorTransformer,
     uiSchema?: UiSchema,
   ): ValidationData<unknown> {
-    let errors = relevant(validator(schema).validate(formData ?? {}).errors).map(toError);
+    let errors = relevant(validator(schema).validate(formData ?? {}).errors).map((unit) =>
+      toError(unit, schema, formData ?? {}),
+    );
     if (transformErrors) errors = transformErrors(errors, uiSchema);
     const data = { errors, errorSchema: toErrorSchema(errors) };
     if (!customValidate) return data;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isContent, uiSchemaFor } from "./widgets";
+import { formSchema, isContent, uiSchemaFor } from "./widgets";
 
 /** The value at `path` in a UI schema. */
 const at = (ui: unknown, ...path: string[]): unknown =>
@@ -45,5 +45,23 @@ describe("uiSchemaFor", () => {
   it("takes a long maxLength for content whatever the name", () => {
     expect(isContent("value", { type: "string", maxLength: 5000 })).toBe(true);
     expect(isContent("value", { type: "string" })).toBe(false);
+  });
+});
+
+describe("formSchema", () => {
+  it("lets a free-form object take keys, and leaves declared ones as they are", () => {
+    const shown = formSchema({
+      type: "object",
+      properties: {
+        attribution: { type: "object" },
+        strict: { type: "object", properties: { a: { type: "string" } } },
+        closed: { type: "object", additionalProperties: false },
+      },
+      additionalProperties: false,
+    });
+    expect(at(shown, "properties", "attribution", "additionalProperties")).toBe(true);
+    expect(at(shown, "properties", "strict", "additionalProperties")).toBeUndefined();
+    expect(at(shown, "properties", "closed", "additionalProperties")).toBe(false);
+    expect(shown.additionalProperties).toBe(false);
   });
 });

@@ -74,3 +74,32 @@ export function uiSchemaFor(schema: RJSFSchema, depth = 0): UiSchema {
   }
   return ui;
 }
+
+/**
+ * The schema as the form draws it: a free-form object (no `properties`, nothing said of other
+ * keys) takes any key, so the form offers to add key–value pairs instead of an empty box where
+ * nothing can be entered. JSON Schema already allows those keys; the engine checks the call
+ * against the tool's own schema either way.
+ */
+export function formSchema(schema: RJSFSchema, depth = 0): RJSFSchema {
+  if (depth > 8 || typeof schema !== "object") return schema;
+  const copy: RJSFSchema = { ...schema };
+  const freeForm =
+    copy.type === "object" &&
+    copy.properties === undefined &&
+    copy.additionalProperties === undefined &&
+    copy.patternProperties === undefined;
+  if (freeForm) copy.additionalProperties = true;
+  if (copy.properties) {
+    copy.properties = Object.fromEntries(
+      Object.entries(copy.properties).map(([name, value]) => [
+        name,
+        typeof value === "object" ? formSchema(value, depth + 1) : value,
+      ]),
+    );
+  }
+  if (copy.items && typeof copy.items === "object" && !Array.isArray(copy.items)) {
+    copy.items = formSchema(copy.items, depth + 1);
+  }
+  return copy;
+}

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef } from "react";
 import { Artifacts, artifactsOf } from "../../components/Artifacts";
 import { JsonTree } from "../../components/JsonTree";
+import { OutputLog } from "../../components/OutputLog";
 import { JobLogTail } from "../jobs/JobLogTail";
 import { Failure } from "../../components/Failure";
 import { formatDuration, pretty } from "../../lib/format";
@@ -76,11 +77,7 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
         </div>
       )}
       {queued && view.requestId && <JobLogTail requestId={view.requestId} />}
-      {view.output.length > 0 && (
-        <pre className="output" aria-label="Output">
-          {view.output.join("")}
-        </pre>
-      )}
+      {view.output.length > 0 && <OutputLog chunks={view.output} live={running} />}
       {view.phase === "waiting" && (
         <div className="callout warn" role="status">
           This call needs approval (<code>{view.approvalId}</code>). It runs as soon as an approver

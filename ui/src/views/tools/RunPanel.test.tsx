@@ -192,3 +192,23 @@ describe("content fields", () => {
     expect(JSON.parse(text)).toEqual({ content: "line one\nline two" });
   });
 });
+
+describe("a free-form object", () => {
+  it("takes key-value pairs", async () => {
+    const user = userEvent.setup();
+    const writer = {
+      ...tool,
+      input_schema: {
+        type: "object",
+        properties: { attribution: { type: "object", description: "Who asked." } },
+      },
+    } as unknown as ToolDetail;
+    renderWith(<RunPanel tool={writer} />, api([]));
+    const add = await screen.findByRole("button", { name: /add/i });
+    await user.click(add);
+    await user.click(screen.getByRole("radio", { name: "JSON" }));
+    const text = screen.getByLabelText<HTMLTextAreaElement>("Arguments (JSON)").value;
+    const shown = JSON.parse(text) as { attribution: Record<string, unknown> };
+    expect(Object.keys(shown.attribution)).toHaveLength(1);
+  });
+});

@@ -6,7 +6,7 @@ import { useSession } from "../../api/queries";
 import { Icon } from "../../components/Icon";
 import { formValidator } from "../../lib/schema";
 import { jigCallCommand } from "../../lib/shell";
-import { uiSchemaFor } from "../../lib/widgets";
+import { formSchema, uiSchemaFor } from "../../lib/widgets";
 import { CallOutcome } from "./CallOutcome";
 import { FieldTemplate } from "./FieldTemplate";
 import { Presets } from "./Presets";
@@ -28,7 +28,7 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
   const call = useCall();
   const role = useSession().data?.person.role;
   const mayRun = role !== undefined && role !== "viewer";
-  const schema = useMemo(() => tool.input_schema as RJSFSchema, [tool.input_schema]);
+  const schema = useMemo(() => formSchema(tool.input_schema as RJSFSchema), [tool.input_schema]);
   // Multi-line content gets a text area (lib/widgets.ts); the form has no submit button of its
   // own (Run is below, with the preview).
   const uiSchema = useMemo(

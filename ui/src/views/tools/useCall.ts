@@ -1,3 +1,4 @@
+import type { Chunk } from "../../components/OutputLog";
 import { useCallback, useRef, useState } from "react";
 import { unwrap, type ToolResponse } from "../../api/client";
 import { useApi, useEvents } from "../../api/context";
@@ -13,7 +14,8 @@ export interface CallView {
   /** The tool's latest progress message. */
   message: string | null;
   /** Output chunks, in order. */
-  output: string[];
+  /** What the tool wrote so far, in order. */
+  output: Chunk[];
   response: ToolResponse | null;
   /** The approval this call waits for, when it needs one. */
   approvalId: string | null;
@@ -142,8 +144,7 @@ export function follow(current: CallView, event: Message): CallView {
         message: event.progress?.message ?? current.message,
       };
     if (event.event === "OutputChunk") {
-      const text = typeof event.data === "string" ? event.data : JSON.stringify(event.data);
-      return { ...current, output: [...current.output, text] };
+      return { ...current, output: [...current.output, chunkOf(event.data)] };
     }
     return current;
   }
@@ -168,4 +169,13 @@ export function follow(current: CallView, event: Message): CallView {
     return { ...current, phase: "done", response, percent: 100, message };
   }
   return current;
+}
+
+/** An `OutputChunk`'s data: `{stream, text}` from every executor; anything else as stdout text. */
+function chunkOf(data: unknown): Chunk {
+  const chunk = data as { stream?: unknown; text?: unknown } | null;
+  if (chunk && typeof chunk.text === "string") {
+    return { stream: typeof chunk.stream === "string" ? chunk.stream : "stdout", text: chunk.text };
+  }
+  return { stream: "stdout", text: typeof data === "string" ? data : JSON.stringify(data) };
 }
