@@ -3,12 +3,14 @@ import { lazyView } from "./lib/lazyView";
 import { useConnected } from "./api/context";
 import { useApprovals, useProblems, useSession } from "./api/queries";
 import { Icon } from "./components/Icon";
+import { isMe } from "./lib/people";
 import { places } from "./lib/places";
 import { href, parseRoute, useRoute } from "./lib/route";
 import { useShortcuts } from "./lib/shortcuts";
 import { useTheme } from "./lib/theme";
 import { Notices } from "./views/people/Notices";
 import { WhoMenu } from "./views/people/WhoMenu";
+import { waitsFor } from "./views/approvals/waiting";
 import { ProjectMenu } from "./views/project/ProjectMenu";
 
 /** Each view, in a chunk of its own loaded when first shown. */
@@ -146,7 +148,17 @@ function View({ place, rest }: { place: string; rest: string[] }) {
 function Nav({ place }: { place: string }) {
   const approvals = useApprovals(false);
   const problems = useProblems();
-  const pending = approvals.data?.length ?? 0;
+  const session = useSession();
+  const me = session.data?.person.name;
+  const role = session.data?.person.role;
+  const decider = role === "approver" || role === "admin";
+  const own = session.data?.self_approval ?? false;
+  // A reviewer's count is what waits for them; anyone else's, their own requests still waiting
+  // (a count they cannot act on would only nag).
+  const pending = (approvals.data ?? []).filter((a) =>
+    decider ? waitsFor(a, me, decider, own) : a.state === "pending" && isMe(a.principal, me),
+  ).length;
+  const pendingLabel = decider ? `${pending} waiting for you` : `${pending} of yours waiting`;
   const errors = problems.data?.length ?? 0;
   return (
     <nav className="nav" aria-label="Views">
@@ -155,7 +167,7 @@ function Nav({ place }: { place: string }) {
           <Icon name={p.icon} />
           {p.label}
           {p.id === "approvals" && pending > 0 && (
-            <span className="count" aria-label={`${pending} pending`}>
+            <span className={decider ? "count" : "count quiet"} aria-label={pendingLabel}>
               {pending}
             </span>
           )}

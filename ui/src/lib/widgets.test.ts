@@ -42,9 +42,14 @@ describe("uiSchemaFor", () => {
     expect(at(ui, "notes", "items", "body", "ui:widget")).toBe("textarea");
   });
 
-  it("takes a long maxLength for content whatever the name", () => {
+  it("takes a long maxLength for content, but not for a path, a command or a formatted value", () => {
     expect(isContent("value", { type: "string", maxLength: 5000 })).toBe(true);
     expect(isContent("value", { type: "string" })).toBe(false);
+    expect(isContent("cmd", { type: "string", maxLength: 65536 })).toBe(false);
+    expect(isContent("cwd", { type: "string", maxLength: 4096 })).toBe(false);
+    expect(isContent("output_path", { type: "string", maxLength: 4096 })).toBe(false);
+    expect(isContent("target", { type: "string", maxLength: 4096, format: "uri" })).toBe(false);
+    expect(isContent("mode", { type: "string", maxLength: 4096, pattern: "^[0-7]+$" })).toBe(false);
   });
 });
 

@@ -8,9 +8,10 @@ import type { RJSFSchema, UiSchema } from "@rjsf/utils";
  * - `x-jig-widget: textarea` (or `code`) in the tool file, or `x-jig-widget: line` to keep
  *   one line;
  * - `contentMediaType` (the value is a document of that type);
- * - `maxLength` over 200 (no one-line value is that long);
  * - the property's name: `content`, `body`, `text`, `message`, `script`, `code`, `patch`,
- *   `diff`, `query`, `sql`, `description`, `notes`, `template`.
+ *   `diff`, `query`, `sql`, `description`, `notes`, `template`;
+ * - `maxLength` over 200, for a free string (not a path, a command line, a name, nor a value
+ *   with a `format` or a `pattern`).
  */
 const CONTENT_NAMES = new Set([
   "content",
@@ -28,6 +29,26 @@ const CONTENT_NAMES = new Set([
   "template",
 ]);
 
+/** Names of values that are one line whatever their length allows: paths, commands, names. */
+const ONE_LINE_NAMES = new Set([
+  "path",
+  "cwd",
+  "dir",
+  "directory",
+  "file",
+  "url",
+  "uri",
+  "cmd",
+  "command",
+  "name",
+  "id",
+  "ref",
+  "branch",
+  "tag",
+  "host",
+  "email",
+]);
+
 /** How many lines a text area starts with (it grows with what is typed, by the user's hand). */
 const ROWS = 6;
 
@@ -39,8 +60,18 @@ export function isContent(name: string, schema: Schema): boolean {
   if (hint === "line") return false;
   if (hint === "textarea" || hint === "code") return true;
   if (typeof schema.contentMediaType === "string") return true;
-  if (typeof schema.maxLength === "number" && schema.maxLength > 200) return true;
-  return CONTENT_NAMES.has(name.toLowerCase());
+  const lower = name.toLowerCase();
+  if (CONTENT_NAMES.has(lower)) return true;
+  // A long allowed length says content only of a free string: not a path, a command line, a
+  // value with a format or a pattern.
+  const oneLine =
+    ONE_LINE_NAMES.has(lower) || lower.endsWith("_path") || schema.format !== undefined;
+  return (
+    !oneLine &&
+    schema.pattern === undefined &&
+    typeof schema.maxLength === "number" &&
+    schema.maxLength > 200
+  );
 }
 
 function isString(schema: Schema): boolean {

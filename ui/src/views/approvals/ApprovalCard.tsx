@@ -7,6 +7,7 @@ import { formatTime } from "../../lib/format";
 import { isMe } from "../../lib/people";
 import { href } from "../../lib/route";
 import { WhatRuns, type ApprovalRequest } from "./WhatRuns";
+import { Inline } from "../../components/Inline";
 
 /**
  * An approval as the person signed in (`me`, with `role`) sees it; `selfApproval`: whether the
@@ -43,7 +44,7 @@ export function ApprovalCard({ approval, me, role, selfApproval, repeats = [] }:
         <code className="muted">{approval.id}</code>
       </div>
       <div>
-        Rule <code>{approval.rule}</code>: {approval.reason}
+        Rule <code>{approval.rule}</code>: <Inline text={approval.reason} />
       </div>
       <JsonTree value={request?.args ?? approval.request} label="Arguments" />
       <WhatRuns request={request} />

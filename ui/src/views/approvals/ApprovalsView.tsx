@@ -6,6 +6,7 @@ import { Failure } from "../../components/Failure";
 import { isMe } from "../../lib/people";
 import { ApprovalCard } from "./ApprovalCard";
 import { groupRepeats } from "./repeats";
+import { waitsFor } from "./waiting";
 
 /** Which approvals the queue shows. */
 type Show = "mine" | "asked" | "pending" | "decided";
@@ -90,24 +91,6 @@ function countOf(s: Show, counts: Record<Show, number>, show: Show): string {
   const loadedAll = show === "asked" || show === "decided";
   if ((s === "asked" || s === "decided") && !loadedAll) return "";
   return ` ${counts[s]}`;
-}
-
-/**
- * Pending, mine to decide and not yet approved by me: asked by someone else, or by me (or an
- * agent acting for me) when the policy lets people approve their own.
- */
-function waitsFor(
-  a: ApprovalRecord,
-  me: string | undefined,
-  decider: boolean,
-  own: boolean,
-): boolean {
-  return (
-    decider &&
-    a.state === "pending" &&
-    (own || !isMe(a.principal, me)) &&
-    (me === undefined || !a.approvers.includes(me))
-  );
 }
 
 function matches(

@@ -6,6 +6,7 @@ import { Failure } from "../../components/Failure";
 import { VerdictBadge } from "../../components/Verdict";
 import { formatShortTime } from "../../lib/format";
 import { href } from "../../lib/route";
+import { Inline } from "../../components/Inline";
 
 const ACTIONS = ["allow", "require-approval", "deny"] as const;
 
@@ -165,7 +166,9 @@ export function WhatIf({ current }: { current: unknown }) {
                   </td>
                   <td>
                     <VerdictBadge action={c.now.action} /> <code>{c.now.rule}</code>
-                    <div className="muted">{c.now.reason}</div>
+                    <div className="muted">
+                      <Inline text={c.now.reason} />
+                    </div>
                   </td>
                 </tr>
               ))}

@@ -1,6 +1,7 @@
 import { useProblems } from "../../api/queries";
 import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
+import { Inline } from "../../components/Inline";
 
 /** The watcher's diagnostics, live: the last valid registry keeps serving while they stand. */
 export default function ProblemsView() {
@@ -48,7 +49,7 @@ export default function ProblemsView() {
                   <span className={`badge ${d.severity === "error" ? "bad" : "warn"}`}>
                     {d.severity}
                   </span>{" "}
-                  {d.message}
+                  <Inline text={d.message} />
                   {d.hint && <div className="muted">Hint: {d.hint}</div>}
                   {d.pointer && <div className="muted mono">{d.pointer}</div>}
                 </td>

@@ -8,6 +8,7 @@ import { formatDuration, pretty } from "../../lib/format";
 import { href } from "../../lib/route";
 import { check } from "../../lib/schema";
 import type { CallView } from "./useCall";
+import { Inline } from "../../components/Inline";
 
 /** A call's progress, streamed output and result (checked against the output schema). */
 export function CallOutcome({ view, outputSchema }: { view: CallView; outputSchema: unknown }) {
@@ -91,7 +92,7 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
             const rule = (error.details as { rule?: unknown } | null | undefined)?.rule;
             return (
               <div key={error.code + error.message}>
-                <strong className="mono">{error.code}</strong> {error.message}
+                <strong className="mono">{error.code}</strong> <Inline text={error.message} />
                 {typeof rule === "string" && (
                   <div>
                     rule <code>{rule}</code>

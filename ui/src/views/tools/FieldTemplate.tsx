@@ -1,4 +1,5 @@
 import type { FieldTemplateProps } from "@rjsf/utils";
+import { Inline } from "../../components/Inline";
 import { count } from "../../lib/format";
 
 /** A schema's constraints in words: what a field accepts, shown beside it. */
@@ -64,7 +65,14 @@ export function FieldTemplate(props: FieldTemplateProps) {
         </label>
       )}
       {children}
-      {displayLabel && description}
+      {displayLabel &&
+        (typeof schema.description === "string" ? (
+          <p className="field-description" id={`${id}__description`}>
+            <Inline text={schema.description} />
+          </p>
+        ) : (
+          description
+        ))}
       {rules.length > 0 && (
         <div className="field-rules" id={`${id}__rules`}>
           {rules.join(" · ")}

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { unwrap, type Preview } from "../../api/client";
 import { useApi } from "../../api/context";
 import { VerdictBadge } from "../../components/Verdict";
+import { Inline } from "../../components/Inline";
 
 /** What the policy would decide for these arguments, asked again as they change (nothing runs). */
 export function PreviewBox({
@@ -65,7 +66,7 @@ export function PreviewBox({
         <ul>
           {preview.problems.map((p) => (
             <li key={p.pointer + p.message}>
-              <code>{p.pointer || "/"}</code> {p.message}
+              <code>{p.pointer || "/"}</code> <Inline text={p.message} />
             </li>
           ))}
         </ul>
@@ -82,7 +83,9 @@ export function PreviewBox({
           by rule <code>{decision.rule}</code>
         </span>
       </div>
-      <div>{decision.reason}</div>
+      <div>
+        <Inline text={decision.reason} />
+      </div>
       {decision.action === "require-approval" && (
         <div className="muted">
           {preview.self_approval

@@ -5,6 +5,7 @@ import { VerdictBadge } from "../../components/Verdict";
 import { href, navigate } from "../../lib/route";
 import { Filters } from "./Filters";
 import { facets, noFilters, rows, searchTools, toolIndex, type ToolFilters } from "./search";
+import { Inline } from "../../components/Inline";
 
 /** The searchable, filterable, virtualized tool list; arrows move, Enter opens. */
 export function ToolList({
@@ -141,7 +142,9 @@ export function ToolList({
                     <span className="grow" />
                     <VerdictBadge action={tool.verdict.action} />
                   </span>
-                  <span className="muted tool-desc">{tool.description}</span>
+                  <span className="muted tool-desc">
+                    <Inline text={tool.description} />
+                  </span>
                 </a>
               );
             })}

@@ -4,6 +4,7 @@ import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
 import { VerdictBadge } from "../../components/Verdict";
 import { RunPanel } from "./RunPanel";
+import { Inline } from "../../components/Inline";
 
 type Tab = "run" | "schemas" | "definition";
 
@@ -33,7 +34,9 @@ export default function ToolPage({ id }: { id: string }) {
         <span className="badge">v{detail.version}</span>
         <VerdictBadge action={detail.verdict.action} />
       </header>
-      <p>{detail.description}</p>
+      <p>
+        <Inline text={detail.description} />
+      </p>
       <dl className="facts">
         <dt>Package</dt>
         <dd>{detail.package}</dd>
@@ -64,7 +67,9 @@ export default function ToolPage({ id }: { id: string }) {
         <dd>
           <VerdictBadge action={detail.verdict.action} />{" "}
           <span className="mono">{detail.verdict.rule}</span>{" "}
-          <span className="muted">— {detail.verdict.reason}</span>
+          <span className="muted">
+            — <Inline text={detail.verdict.reason} />
+          </span>
         </dd>
         {detail.tags.length > 0 && (
           <>
