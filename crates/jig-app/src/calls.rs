@@ -82,7 +82,8 @@ impl App {
         Ok(self.engine.start(Self::request(spec), self.context(actor, spec)))
     }
 
-    /// Stop a call: one running here, the job it handed to a scheduler, or — while it waits for
+    /// Stop a call: one running here, one running in another process on the store (asked of
+    /// it through the store), the job it handed to a scheduler, or — while it waits for
     /// approval, wherever it was asked — withdraw the approval it waits for. Only one's own
     /// call, unless an administrator. `true` when something was stopped.
     pub async fn cancel(&self, actor: &Actor, request_id: &str) -> Result<bool, AppError> {
@@ -100,6 +101,11 @@ impl App {
                     "`{request_id}` is {}'s call; only they or an administrator may stop it",
                     run.principal.unwrap_or_default()
                 )));
+            }
+            // Running in another process on the store (another instance behind the same load
+            // balancer, the CLI, an agent's `jig mcp`): asked of it through the store.
+            if self.engine.request_cancel(request_id, &actor.principal).await? {
+                return Ok(true);
             }
             return Ok(self.engine.withdraw(request_id, &actor.principal).await?);
         }

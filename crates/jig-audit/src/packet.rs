@@ -45,6 +45,10 @@ pub enum PacketKind {
     /// Its job changed state on the scheduler (queued → running).
     #[serde(rename = "tool.call.state")]
     CallState,
+    /// Someone asked to stop it while it ran in another process (`data.by`): the process
+    /// running it hears this on the store's feed and stops it.
+    #[serde(rename = "tool.call.cancel_requested")]
+    CallCancelRequested,
     /// A person approved or denied a pending call.
     #[serde(rename = "approval.decided")]
     ApprovalDecided,
@@ -78,6 +82,7 @@ impl PacketKind {
             Self::CallFailed => "tool.call.failed",
             Self::CallSubmitted => "tool.call.submitted",
             Self::CallState => "tool.call.state",
+            Self::CallCancelRequested => "tool.call.cancel_requested",
             Self::ApprovalDecided => "approval.decided",
             Self::RunbookRun => "runbook.run",
             Self::RunbookStep => "runbook.step",
@@ -88,7 +93,7 @@ impl PacketKind {
     }
 
     /// Every kind.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 16] = [
         Self::SelectRequest,
         Self::SelectResult,
         Self::CallRequest,
@@ -98,6 +103,7 @@ impl PacketKind {
         Self::CallFailed,
         Self::CallSubmitted,
         Self::CallState,
+        Self::CallCancelRequested,
         Self::ApprovalDecided,
         Self::RunbookRun,
         Self::RunbookStep,

@@ -1,10 +1,15 @@
 //! Calls in flight by request id, so any surface can stop one it did not start (the browser's
-//! Cancel button, MCP's `notifications/cancelled`) through the engine.
+//! Cancel button, MCP's `notifications/cancelled`) through the engine — in this process, or
+//! in another on the same store: a cancel asked for a call running elsewhere is recorded
+//! (`tool.call.cancel_requested`), and the process running it stops it when it hears that
+//! on the store's feed (`crate::follow`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use jig_audit::{Op, PacketKind, RunState};
 use jig_exec::Cancel;
+use serde_json::json;
 
 use crate::{Engine, EngineError};
 
@@ -50,6 +55,23 @@ impl Engine {
             });
         }
         cancel.cancel();
+        Ok(true)
+    }
+
+    /// Ask whichever process runs the call `request_id` to stop it: recorded, with who asked
+    /// (`by`), for the process running it to hear. The caller has checked that `by` may (its
+    /// own call, or an administrator). `true` when the call is recorded running, so that the
+    /// request was made; `false` when it is not running anywhere.
+    pub async fn request_cancel(&self, request_id: &str, by: &str) -> Result<bool, EngineError> {
+        let Some(run) = self.store.run(request_id).await? else { return Ok(false) };
+        if run.state != RunState::Running {
+            return Ok(false);
+        }
+        let packet =
+            crate::jobs::run_packet(&run, PacketKind::CallCancelRequested, by, json!({ "by": by }));
+        self.store.apply(vec![Op::Append(packet)]).await?;
+        // Running here after all (it started between the check and now): stopped here too.
+        let _ = self.cancel(request_id, None);
         Ok(true)
     }
 

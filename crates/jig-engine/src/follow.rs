@@ -101,6 +101,16 @@ impl Engine {
                 self.heard_decision(data, &principal);
                 None
             }
+            // Asked of whichever process runs it: this one stops it if it does (who may ask
+            // was checked where it was asked). The run then records its own end.
+            Some(PacketKind::CallCancelRequested) => {
+                if let Some(request_id) = packet.request_id.as_deref()
+                    && self.cancel(request_id, None).unwrap_or(false)
+                {
+                    tracing::info!(request_id, by = %principal, "stopped at the request of another process");
+                }
+                None
+            }
             _ => None,
         };
         if let (Some(state), Some(request_id)) = (state, packet.request_id.as_deref()) {

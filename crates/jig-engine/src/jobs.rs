@@ -268,17 +268,7 @@ impl Engine {
     }
 
     fn packet(&self, run: &RunRecord, kind: PacketKind, data: Value) -> NewPacket {
-        NewPacket {
-            kind,
-            session_id: run.session_id.clone(),
-            thread_id: run.thread_id.clone(),
-            principal: Some(JIG.to_owned()),
-            request_id: Some(run.request_id.clone()),
-            run_id: Some(run.run_id.clone()),
-            tool: Some(run.tool.clone()),
-            args_hash: Some(run.params_hash.clone()),
-            data,
-        }
+        run_packet(run, kind, JIG, data)
     }
 
     fn announce(&self, run: &RunRecord, state: RunState) {
@@ -328,4 +318,24 @@ pub(crate) fn to_job(job: &JobRecord) -> Job {
 
 fn tool_failure(error: ToolError) -> EngineError {
     EngineError::Scheduler { code: error.code, message: error.message }
+}
+
+/// A packet about the recorded call `run`, by `principal`.
+pub(crate) fn run_packet(
+    run: &RunRecord,
+    kind: PacketKind,
+    principal: &str,
+    data: Value,
+) -> NewPacket {
+    NewPacket {
+        kind,
+        session_id: run.session_id.clone(),
+        thread_id: run.thread_id.clone(),
+        principal: Some(principal.to_owned()),
+        request_id: Some(run.request_id.clone()),
+        run_id: Some(run.run_id.clone()),
+        tool: Some(run.tool.clone()),
+        args_hash: Some(run.params_hash.clone()),
+        data,
+    }
 }

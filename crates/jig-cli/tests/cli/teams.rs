@@ -243,3 +243,58 @@ fn two_instances_on_one_postgres_database_work_as_one() {
     let verify = jig(&a_dir.path().join("project"), &["--db", &url, "audit", "verify"]);
     assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
 }
+
+/// Behind a load balancer, a cancel may reach another instance than the one running the call:
+/// alice's long call runs on A; bob (not hers) cannot stop it through B; alice can, through B,
+/// and A stops it — recorded as cancelled, with who asked, in the chain.
+#[test]
+fn a_call_running_on_one_instance_stops_when_its_caller_cancels_on_another() {
+    let url = jig_testkit::postgres_url();
+    let project = |dir: &tempfile::TempDir| {
+        std::fs::write(
+            dir.path().join("project/jig.yaml"),
+            "name: team\npolicy:\n  shell_allow: [\"^sleep(\\\\s|$)\"]\n  rules:\n    - { tools: [shell_exec], action: allow }\n",
+        )
+        .expect("manifest");
+    };
+    let (a_dir, b_dir) = (team_project(), team_project());
+    project(&a_dir);
+    project(&b_dir);
+    let (a, b) = (serve(a_dir.path(), Some(&url)), serve(b_dir.path(), Some(&url)));
+    let (status, started) = a
+        .client_as(ALICE)
+        .post("/api/calls", &json!({ "tool": "shell_exec", "args": { "cmd": "sleep 60" } }));
+    assert_eq!(status, 202, "{started:#}");
+    let request = started["request_id"].as_str().expect("id").to_owned();
+    let alice_on_b = b.client_as(ALICE);
+    let deadline = std::time::Instant::now() + SOON;
+    loop {
+        let (_, call) = alice_on_b.get(&format!("/api/calls/{request}"));
+        if call["state"] == "running" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never seen running on B: {call:#}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (status, refused) =
+        b.client_as(BOB).post(&format!("/api/calls/{request}/cancel"), &json!({}));
+    assert_eq!(status, 403, "not bob's call: {refused:#}");
+
+    let asked = std::time::Instant::now();
+    let (status, cancelled) = alice_on_b.post(&format!("/api/calls/{request}/cancel"), &json!({}));
+    assert_eq!((status, cancelled["cancelled"].as_bool()), (200, Some(true)), "{cancelled:#}");
+    let call = settled(&alice_on_b, &request);
+    assert_eq!(call["state"], "cancelled", "{call:#}");
+    assert!(asked.elapsed() < Duration::from_secs(10), "stopped long before its 60 s");
+    // Who asked is in the record, and the chain holds.
+    let (_, run) = alice_on_b.get(&format!("/api/audit/runs/{request}"));
+    let asked_for = run["packets"]
+        .as_array()
+        .expect("packets")
+        .iter()
+        .find(|p| p["kind"] == "tool.call.cancel_requested")
+        .unwrap_or_else(|| panic!("no cancel request in {run:#}"));
+    assert_eq!(asked_for["principal"], "alice", "{asked_for:#}");
+    let (_, chain) = alice_on_b.get("/api/audit/verify");
+    assert_eq!(chain["status"], "ok", "{chain:#}");
+}
