@@ -1,5 +1,5 @@
 // Single sign-on through a real OpenID provider (npm `oidc-provider`, tests/oidc/provider.mjs)
-// in chromium, with two `jig serve` instances (each on its own checkout) on one PostgreSQL
+// in chromium, with four `jig serve` instances (each on its own checkout) on one PostgreSQL
 // database, as a team deploys them: people sign in on either,
 // their roles come from their groups, a request asked on one is approved on the other, a
 // personal token works on both and stops on both when revoked, and signing out on one ends
@@ -24,8 +24,7 @@ const suite = {};
  */
 const real = (problems) =>
   problems.filter(
-    (p) =>
-      [suite.a.url, suite.b.url].some((url) => p.includes(`@ ${url}`)) && !/status of 401/.test(p),
+    (p) => suite.all.some((server) => p.includes(`@ ${server.url}`)) && !/status of 401/.test(p),
   );
 
 /** A database of its own on the PostgreSQL server scripts/test started. */
@@ -44,20 +43,23 @@ before(async () => {
   const env = { JIG_E2E_OIDC_SECRET: OIDC_SECRET };
   suite.db = database();
   const global = ["--db", suite.db];
-  suite.a = await startServer({ configure: withSignIn(issuer), global, env });
-  suite.b = await startServer({ configure: withSignIn(issuer), global, env });
-  suite.provider = await startProvider(providerPort, [
-    `${suite.a.url}/auth/callback`,
-    `${suite.b.url}/auth/callback`,
-  ]);
+  // Four instances, each on its own checkout, as behind a load balancer.
+  suite.all = [];
+  for (let i = 0; i < 4; i++) {
+    suite.all.push(await startServer({ configure: withSignIn(issuer), global, env }));
+  }
+  [suite.a, suite.b, suite.c, suite.d] = suite.all;
+  suite.provider = await startProvider(
+    providerPort,
+    suite.all.map((server) => `${server.url}/auth/callback`),
+  );
   suite.browser = await launch();
 });
 
 after(async () => {
   await suite.browser?.close();
   suite.provider?.kill("SIGTERM");
-  suite.b?.stop();
-  suite.a?.stop();
+  for (const server of suite.all ?? []) server.stop();
 });
 
 const signIn = (server, name, options) => oidcSignIn(suite.browser, server, name, options);
@@ -114,6 +116,47 @@ test("alice asks on one instance, bob approves on the other, and alice's call ru
   );
   assert.deepEqual(real([...alice.problems, ...bob.problems]), []);
   await Promise.all([alice.context.close(), bob.context.close()]);
+});
+
+test("four instances: alice asks on one, bob approves on another, a viewer and an admin on the others see the same record", async () => {
+  const alice = await signIn(suite.d, "alice");
+  await askToWrite(alice.page, suite.d.url, {
+    path: "four.txt",
+    content: "approved across four instances\n",
+  });
+  const bob = await signIn(suite.c, "bob");
+  await bob.page.goto(`${suite.c.url}/#/approvals`);
+  const item = bob.page
+    .getByRole("listitem", { name: /file_write/ })
+    .filter({ hasText: "four.txt" });
+  await item.getByRole("button", { name: "Approve and run" }).click();
+  await alice.page.getByRole("heading", { name: "Succeeded" }).waitFor({ timeout: 20000 });
+  assert.equal(
+    readFileSync(join(suite.d.project, "four.txt"), "utf8"),
+    "approved across four instances\n",
+  );
+  for (const other of [suite.a, suite.b, suite.c]) {
+    assert.throws(
+      () => readFileSync(join(other.project, "four.txt")),
+      "ran on alice's instance only",
+    );
+  }
+  // carol (a viewer) on B finds the run in the timeline; she cannot run anything.
+  const carol = await signIn(suite.b, "carol");
+  await carol.page.goto(`${suite.b.url}/#/audit`);
+  await carol.page.getByRole("row").filter({ hasText: "file_write" }).first().waitFor();
+  // dana (an admin) on A: the chain everyone appended to verifies.
+  const dana = await signIn(suite.a, "dana");
+  const chain = await dana.page.evaluate(async () => {
+    const response = await fetch("/api/audit/verify");
+    return response.json();
+  });
+  assert.equal(chain.status, "ok", JSON.stringify(chain));
+  assert.deepEqual(
+    real([...alice.problems, ...bob.problems, ...carol.problems, ...dana.problems]),
+    [],
+  );
+  await Promise.all([alice, bob, carol, dana].map((who) => who.context.close()));
 });
 
 test("a personal token made on one instance works on both, and stops on both when revoked", async () => {
