@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use jig_audit::{Op, Store};
+use jig_audit::Store;
 use jig_exec::Executors;
 use jig_load::{LoadOptions, Loader, Snapshot};
 use jig_model::envelope::{Heartbeat, ToolResponse};
@@ -35,14 +35,15 @@ pub struct EngineOptions {
     pub heartbeat: Option<Duration>,
 }
 
-/// Operations a caller commits with a call's outcome, made from its response: those to write
-/// before the call's own records, and those after. A runbook records its step with the call, in
-/// one transaction instead of three.
+/// What a runbook walk commits with a call's outcome, made from its response: the records to
+/// write before the call's own, and those after. A runbook records its step with the call, in
+/// one transaction instead of three (the engine makes them the store's operations).
 #[derive(Clone)]
 pub struct CommitHook(pub Arc<CommitFn>);
 
-/// What a [`CommitHook`] runs: a response in, the ops before and after the call's own out.
-pub type CommitFn = dyn Fn(&ToolResponse) -> (Vec<Op>, Vec<Op>) + Send + Sync;
+/// What a [`CommitHook`] runs: a response in, the records before and after the call's own out.
+pub type CommitFn =
+    dyn Fn(&ToolResponse) -> (Vec<crate::WalkRecord>, Vec<crate::WalkRecord>) + Send + Sync;
 
 impl std::fmt::Debug for CommitHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

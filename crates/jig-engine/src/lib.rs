@@ -27,6 +27,7 @@ mod preview;
 mod reload;
 mod select;
 mod validation;
+mod walk_records;
 mod what_if;
 
 pub use decode::{decode_request, parse_json_strict};
@@ -43,6 +44,7 @@ pub use presets::{MAX_PRESET_BYTES, Preset, Presets};
 pub use preview::Preview;
 pub use select::{Candidate, Intent, ToolSelection};
 pub use validation::{Problem, ValidationResult};
+pub use walk_records::WalkRecord;
 pub use what_if::{MAX_WHAT_IF, WhatIf, WhatIfCall, parse_draft};
 
 pub use history::{History, Reader, RunDetail};

@@ -124,6 +124,8 @@ impl Call<'_> {
     ) -> Result<Vec<Outcome>, AuditError> {
         if let Some(hook) = self.context.commit_with.clone() {
             let (before, after) = (hook.0)(response);
+            let (before, after) =
+                (crate::walk_records::ops_of(before)?, crate::walk_records::ops_of(after)?);
             let own = std::mem::take(&mut self.ops);
             self.ops = before.into_iter().chain(own).chain(after).collect();
         }

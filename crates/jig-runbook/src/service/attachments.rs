@@ -3,8 +3,8 @@
 //! bytes themselves; an identical file is stored once.
 
 use base64::Engine as _;
-use jig_audit::Op;
 use jig_audit::blob::Blob;
+use jig_engine::WalkRecord;
 use jig_model::runbook::legacy::{EvidenceKind, EvidenceRequirement};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -29,11 +29,11 @@ impl Runbooks {
             let Some(given) = kept.get_mut(&requirement.name) else { continue };
             let (stored, blob) = attachment(&requirement.name, given)?;
             *given = stored;
-            blobs.push(Op::PutBlob(blob));
+            blobs.push(WalkRecord::Blob(blob));
         }
         if !blobs.is_empty() {
             // Stored before the evidence names them: a reference never dangles.
-            self.engine.store().apply(blobs).await?;
+            self.engine.record_walk(blobs).await?;
         }
         Ok(kept)
     }

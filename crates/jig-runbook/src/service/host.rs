@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use jig_audit::{ApprovalState, NewPacket, Op, Outcome, PacketKind};
+use jig_audit::{ApprovalState, NewPacket, Outcome, PacketKind};
+use jig_engine::WalkRecord;
 use jig_engine::{CallContext, CommitHook, Engine, ToolRequest, ToolResponse};
 use jig_model::ErrorCode;
 use serde_json::{Value, json};
@@ -26,7 +27,7 @@ pub(crate) struct EngineHost {
     pub tools: crate::registry::Resolved,
     /// Trace events held back to be committed with the next journal entry: one transaction
     /// instead of one per event.
-    pub pending: std::sync::Mutex<Vec<Op>>,
+    pub pending: std::sync::Mutex<Vec<WalkRecord>>,
     /// Step results already committed with their calls, by journal key.
     pub hooked: std::sync::Mutex<std::collections::HashMap<String, Entry>>,
     /// When the store was last asked for pauses, and how many it had: a pause asked for from
@@ -71,21 +72,26 @@ impl EngineHost {
         packet: Option<NewPacket>,
     ) -> Result<(bool, Value), HostError> {
         let mut ops = self.take_pending();
-        ops.push(Op::Journal { run_id: self.run_id.clone(), key: key.to_owned(), entry, packet });
-        match self.engine.store().apply(ops).await.map_err(Self::error)?.pop() {
+        ops.push(WalkRecord::Journal {
+            run_id: self.run_id.clone(),
+            key: key.to_owned(),
+            entry,
+            packet,
+        });
+        match self.engine.record_walk(ops).await.map_err(Self::error)?.pop() {
             Some(Outcome::Journaled { inserted, entry }) => Ok((inserted, entry)),
             other => Err(Self::error(format!("unexpected answer from the store: {other:?}"))),
         }
     }
 
-    fn take_pending(&self) -> Vec<Op> {
+    fn take_pending(&self) -> Vec<WalkRecord> {
         self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default()
     }
 
     async fn write_pending(&self) -> Result<(), HostError> {
         let ops = self.take_pending();
         if !ops.is_empty() {
-            self.engine.store().apply(ops).await.map_err(Self::error)?;
+            self.engine.record_walk(ops).await.map_err(Self::error)?;
         }
         Ok(())
     }
@@ -187,7 +193,7 @@ impl Host for EngineHost {
                 let after = answer_of(response)
                     .entry()
                     .and_then(|entry| serde_json::to_value(entry).ok())
-                    .map(|entry| Op::Journal {
+                    .map(|entry| WalkRecord::Journal {
                         run_id: run_id.clone(),
                         key: key.clone(),
                         entry,
@@ -246,7 +252,7 @@ impl Host for EngineHost {
         let data = json!({ "event": event.kind.as_str(), "step": event.step, "actor": event.actor, "data": event.data });
         let packet =
             self.packet(packet_kind(event.kind), event.step.as_deref(), &event.actor.id, data);
-        let op = Op::Journal {
+        let op = WalkRecord::Journal {
             run_id: self.run_id.clone(),
             key: format!("trace:{}", event.key),
             entry: json!({ "event": event.kind.as_str() }),

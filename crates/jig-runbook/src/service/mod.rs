@@ -16,7 +16,8 @@ pub use record::Recorded;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use jig_audit::{ApprovalState, NewPacket, Op, PacketKind, RunbookRunRecord};
+use jig_audit::{ApprovalState, NewPacket, PacketKind, RunbookRunRecord};
+use jig_engine::WalkRecord;
 use jig_engine::{Engine, RunbookEvent, canonical_principal};
 use jig_model::ErrorCode;
 use serde::{Deserialize, Serialize};
@@ -230,7 +231,7 @@ impl Runbooks {
             updated_us: 0,
             summary: None,
         };
-        self.engine.store().apply(vec![Op::SaveRunbookRun(Box::new(record))]).await?;
+        self.engine.record_walk(vec![WalkRecord::SaveRun(Box::new(record))]).await?;
         host.journal(keys::START, serde_json::to_value(&start).unwrap_or(Value::Null), None)
             .await
             .map_err(RunbookError::Host)?;
@@ -645,7 +646,7 @@ impl Runbooks {
         let status = saved_status(&progress);
         let saved =
             RunbookRunRecord { status, summary: serde_json::to_value(&progress).ok(), ..record };
-        self.engine.store().apply(vec![Op::SaveRunbookRun(Box::new(saved))]).await?;
+        self.engine.record_walk(vec![WalkRecord::SaveRun(Box::new(saved))]).await?;
         let record = self.record(id).await?;
         let view = self.view(record, progress).await;
         self.engine.announce_runbook(RunbookEvent {
