@@ -29,6 +29,12 @@ test("a runbook stepped through to its outcome: evidence, an approval by a secon
   await page.getByRole("group", { name: /tool step Who was on call: not reached/ }).waitFor();
   await look(page, "runbook");
 
+  // Started empty: each field says what it needs, beside it (not the browser's popup).
+  await page.getByRole("button", { name: "Start the run" }).click();
+  await page.getByRole("alert").filter({ hasText: "is required" }).first().waitFor();
+  assert.equal(await page.getByLabel("incident").getAttribute("aria-invalid"), "true");
+  assert.match(page.url(), /#\/runbooks\/book\//, "nothing started");
+  await look(page, "runbook-start-errors");
   await page.getByLabel("incident").fill("INC-4242");
   await page.getByLabel("week").fill("12");
   await page.getByRole("button", { name: "Start the run" }).click();

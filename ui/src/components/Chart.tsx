@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { axisTime, formatTime } from "../lib/format";
 
 /** One line of a chart. */
 export interface ChartSeries {
@@ -61,9 +62,22 @@ export function Chart({
         legend: { live: true },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [axis, { ...axis, size: 48 }],
+        axes: [
+          {
+            ...axis,
+            // ISO dates and a 24-hour clock, as everywhere else in the app.
+            values: (_: uPlot, splits: number[]) => {
+              const span = (times.at(-1) ?? 0) - (times[0] ?? 0);
+              return splits.map((t) => axisTime(t, span));
+            },
+          },
+          { ...axis, size: 48 },
+        ],
         series: [
-          {},
+          {
+            label: "Time",
+            value: (_: uPlot, t: number | null) => (t == null ? "–" : formatTime(t * 1_000_000)),
+          },
           ...series.map((s) => ({
             label: s.label,
             stroke: read(s.color),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bucketName, formatShortTime, formatTime } from "./format";
+import { axisTime, bucketName, formatShortTime, formatTime } from "./format";
 
 describe("bucket names", () => {
   it("says what one bucket spans, in the unit a person would", () => {
@@ -31,5 +31,13 @@ describe("short times", () => {
 describe("full times", () => {
   it("writes an ISO date and a 24-hour clock, local time", () => {
     expect(formatTime(new Date(2026, 10, 7, 9, 5, 1).getTime() * 1000)).toBe("2026-11-07 09:05:01");
+  });
+});
+
+describe("axisTime", () => {
+  it("writes a 24-hour clock, with the date once the chart spans more than a day", () => {
+    const at = new Date(2026, 10, 28, 14, 30).getTime() / 1000;
+    expect(axisTime(at, 3600)).toBe("14:30");
+    expect(axisTime(at, 3 * 86_400)).toBe("11-28 14:30");
   });
 });

@@ -64,3 +64,14 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
   return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
 }
+
+/**
+ * A chart's time tick, in the app's own style (ISO dates, a 24-hour clock): the time of day
+ * when the chart spans a day or less, else the date and the time. `seconds` since the epoch.
+ */
+export function axisTime(seconds: number, spanSeconds: number): string {
+  const date = new Date(seconds * 1000);
+  const hm = `${two(date.getHours())}:${two(date.getMinutes())}`;
+  if (spanSeconds <= 86_400) return hm;
+  return `${two(date.getMonth() + 1)}-${two(date.getDate())} ${hm}`;
+}

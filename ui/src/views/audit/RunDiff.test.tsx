@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { render, screen, within } from "@testing-library/react";
 import type { RunDetail } from "../../api/client";
 import { jsonDiff } from "../../lib/jsonDiff";
-import { Comparison } from "./RunDiff";
+import { Comparison, inOrder } from "./RunDiff";
 
 function detail(id: string, args: unknown, slug: string, rule = "rules[1]"): RunDetail {
   return {
@@ -75,5 +75,15 @@ describe("jsonDiff", () => {
     expect(jsonDiff({ "a/b~": 1 }, { "a/b~": 2 })[0]?.pointer).toBe("/a~1b~0");
     expect(jsonDiff([1, { k: "v" }], [1, { k: "v" }])).toEqual([]);
     expect(jsonDiff("x", 1)).toEqual([{ pointer: "/", change: "changed", left: "x", right: 1 }]);
+  });
+});
+
+describe("the order of two runs", () => {
+  it("puts the older on the left whichever was marked first", () => {
+    const older = detail("r1", { title: "a" }, "a");
+    const newer = detail("r2", { title: "b" }, "b");
+    (newer.run as { created_us: number }).created_us = 2;
+    expect(inOrder(newer, older)).toEqual({ a: older, b: newer });
+    expect(inOrder(older, newer)).toEqual({ a: older, b: newer });
   });
 });

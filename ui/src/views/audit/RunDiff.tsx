@@ -23,9 +23,17 @@ export default function RunDiff({ left, right }: { left: string; right: string }
         </h1>
       </header>
       {error && <Failure error={error} />}
-      {a.data && b.data && <Comparison a={a.data} b={b.data} />}
+      {a.data && b.data && <Comparison {...inOrder(a.data, b.data)} />}
     </div>
   );
+}
+
+/**
+ * The older run on the left, the newer on the right, whichever was marked first: what changed
+ * reads as from the left to the right (removed in red, added in green).
+ */
+export function inOrder(a: RunDetail, b: RunDetail): { a: RunDetail; b: RunDetail } {
+  return a.run.created_us <= b.run.created_us ? { a, b } : { a: b, b: a };
 }
 
 export function Comparison({ a, b }: { a: RunDetail; b: RunDetail }) {

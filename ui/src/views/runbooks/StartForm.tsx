@@ -3,6 +3,7 @@ import type { RunbookSummary } from "../../api/client";
 import { useFollowRun, useStartRunbook } from "../../api/queries";
 import { Failure } from "../../components/Failure";
 import { navigate } from "../../lib/route";
+import { Inline } from "../../components/Inline";
 
 interface InputDeclaration {
   type?: string;
@@ -58,6 +59,8 @@ export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow
     ),
   );
   const [stepwise, setStepwise] = useState(true);
+  // Said beside each field, in the app's words (not the browser's popup).
+  const [problems, setProblems] = useState<Record<string, string>>({});
   const start = useStartRunbook();
   const following = useFollowRun(follow?.runId ?? "");
   const pending = start.isPending || following.isPending;
@@ -65,6 +68,18 @@ export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow
 
   const submit = (event: SyntheticEvent) => {
     event.preventDefault();
+    const found = Object.fromEntries(
+      inputs.flatMap(([name, declaration]) => {
+        const problem = problemOf(values[name] ?? "", declaration);
+        return problem ? [[name, problem]] : [];
+      }),
+    );
+    setProblems(found);
+    const first = inputs.find(([name]) => name in found);
+    if (first) {
+      document.getElementById(`input-${first[0]}`)?.focus();
+      return;
+    }
     const given: Record<string, unknown> = {};
     for (const [name, declaration] of inputs) {
       const text = values[name] ?? "";
@@ -83,6 +98,7 @@ export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow
   return (
     <form
       className="card start-form"
+      noValidate
       onSubmit={submit}
       aria-label={follow ? `Continue with ${runbook.name}` : "Start a run"}
     >
@@ -98,7 +114,8 @@ export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow
       {inputs.length === 0 && <p className="muted">This runbook takes no inputs.</p>}
       {inputs.map(([name, declaration]) => {
         const id = `input-${name}`;
-        const hint = `${id}-hint`;
+        const problem = problems[name];
+        const hint = problem ? `${id}-hint ${id}-problem` : `${id}-hint`;
         return (
           <div key={name} className="field">
             <label htmlFor={id}>
@@ -127,15 +144,25 @@ export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow
                 value={values[name] ?? ""}
                 required={declaration.required}
                 inputMode={declaration.type === "int" ? "numeric" : undefined}
-                pattern={declaration.pattern}
+                aria-invalid={problem ? true : undefined}
                 aria-describedby={hint}
                 onChange={(e) => {
                   setValues({ ...values, [name]: e.target.value });
+                  if (problem) {
+                    setProblems((now) =>
+                      Object.fromEntries(Object.entries(now).filter(([key]) => key !== name)),
+                    );
+                  }
                 }}
               />
             )}
-            <span id={hint} className="muted">
-              {declaration.description ?? declaration.type ?? ""}
+            {problem && (
+              <span id={`${id}-problem`} className="field-error" role="alert">
+                {problem}
+              </span>
+            )}
+            <span id={`${id}-hint`} className="muted">
+              <Inline text={declaration.description ?? declaration.type ?? ""} />
               {declaration.pattern && (
                 <>
                   {" "}
@@ -167,4 +194,20 @@ export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow
       {error && <Failure error={error} />}
     </form>
   );
+}
+
+/** What is wrong with `text` for `declaration`, if anything (the server checks again). */
+export function problemOf(text: string, declaration: InputDeclaration): string | null {
+  if (text === "") return declaration.required ? "is required" : null;
+  if (declaration.type === "int" && !/^-?\d+$/.test(text.trim())) return "is a whole number";
+  if (declaration.pattern) {
+    let pattern: RegExp | null = null;
+    try {
+      pattern = new RegExp(`^(?:${declaration.pattern})$`, "u");
+    } catch {
+      pattern = null;
+    }
+    if (pattern && !pattern.test(text)) return `does not match ${declaration.pattern}`;
+  }
+  return null;
 }
