@@ -67,11 +67,7 @@ impl Remote {
             return Err(format!("`{path}` is not a request of the workbench"));
         }
         let method = reqwest::Method::from_bytes(method.as_bytes()).map_err(|e| e.to_string())?;
-        let mut request = self
-            .client
-            .request(method, format!("{}{path}", self.origin))
-            .header(reqwest::header::COOKIE, format!("jig_session={}", self.session))
-            .header(reqwest::header::ORIGIN, &self.origin);
+        let mut request = self.request(method, path);
         if let Some(body) = body {
             let kind = if path == "/auth/logout" {
                 "application/x-www-form-urlencoded"
@@ -98,10 +94,7 @@ impl Remote {
             return Err(format!("`{path}` is not a download of the workbench"));
         }
         let response = self
-            .client
-            .get(format!("{}{path}", self.origin))
-            .header(reqwest::header::COOKIE, format!("jig_session={}", self.session))
-            .header(reqwest::header::ORIGIN, &self.origin)
+            .request(reqwest::Method::GET, path)
             .send()
             .await
             .map_err(|e| unreachable(&self.origin, &e))?;
@@ -114,6 +107,14 @@ impl Remote {
             .ok()
             .and_then(|v| v["message"].as_str().map(str::to_owned))
             .unwrap_or_else(|| format!("HTTP {status}")))
+    }
+
+    /// A request to `path` on the server, with the app's session and the server's own origin.
+    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.client
+            .request(method, format!("{}{path}", self.origin))
+            .header(reqwest::header::COOKIE, format!("jig_session={}", self.session))
+            .header(reqwest::header::ORIGIN, &self.origin)
     }
 
     /// Follow the server's event stream into the window, reconnecting after a break (the page

@@ -108,13 +108,15 @@ function layout(chunks: Chunk[]) {
   for (const chunk of chunks) {
     const [runs, after] = parseAnsiFrom(chunk.text, styles.get(chunk.stream));
     styles.set(chunk.stream, after);
-    const count = (stripAnsi(chunk.text).match(/\n/g) ?? []).length;
-    lines += count;
-    if (chunk.stream === "stderr") errors += count;
-    // One piece per line at most, so the drawn part can start at any line.
+    // One piece per line at most, so the drawn part can start at any line; the lines are
+    // counted as they are cut (the runs' text is the chunk's without its escapes).
     for (const run of runs) {
       for (const line of run.text.split(/(?<=\n)/)) {
         all.push({ ...run, text: line, stream: chunk.stream });
+        if (line.endsWith("\n")) {
+          lines += 1;
+          if (chunk.stream === "stderr") errors += 1;
+        }
       }
     }
   }
@@ -128,7 +130,7 @@ function layout(chunks: Chunk[]) {
     let index = all.length;
     while (index > 0 && keep > 0) {
       index -= 1;
-      keep -= ((all[index]?.text ?? "").match(/\n/g) ?? []).length;
+      if (all[index]?.text.endsWith("\n")) keep -= 1;
     }
     pieces = all.slice(index);
     hidden = lines - SHOWN_LINES;
