@@ -52,7 +52,14 @@ test("a runbook stepped through to its outcome: evidence, an approval by a secon
   await findings.getByText(/was primary and .* secondary in week 12/).waitFor();
   // Paused, the run holds at the step until a person resumes it there.
   await page.getByRole("button", { name: "Pause" }).click();
-  await findings.getByText(/Someone paused the run here/).waitFor();
+  // Alice paused it: she reads that it was her, and the header says paused (not "waiting for
+  // people").
+  await findings.getByText(/You paused the run here/).waitFor();
+  await page.locator(".page-head .badge").getByText("paused", { exact: true }).waitFor();
+  await page
+    .getByRole("status")
+    .getByText(/Paused by/)
+    .waitFor();
   await look(page, "runbook-run-paused");
   await findings.getByRole("button", { name: "Resume here" }).click();
   const submit = findings.getByRole("button", { name: "Submit the evidence" });
@@ -97,7 +104,36 @@ test("a runbook stepped through to its outcome: evidence, an approval by a secon
   await trace.getByText("person: approve").waitFor();
   await trace.getByRole("cell", { name: "bob" }).first().waitFor();
   await trace.getByText("outcome_resolved").waitFor();
+  // Each event says when, from the run's start; step keys are read whole.
+  await trace.getByRole("cell", { name: /^\+\d/ }).first().waitFor();
   await look(page, "runbook-run-outcome");
+
+  // Every step opens: from the list (like a CI run's jobs, with durations) and from the graph.
+  const steps = page.getByRole("region", { name: "Steps" });
+  const rotaRow = steps.getByRole("link", { name: /^rota / });
+  assert.match(await rotaRow.innerText(), /\d+(\.\d)? (ms|s)/, "the step's duration");
+  await rotaRow.click();
+  await page.waitForURL(/#\/runbooks\/run\/[^/]+\/rota$/);
+  const detail = page.getByRole("region", { name: "rota" });
+  await detail.getByText("success").first().waitFor();
+  await detail.getByRole("heading", { name: "Inputs, as sent" }).waitFor();
+  await detail.getByRole("heading", { name: "Outputs" }).waitFor();
+  await detail.getByText(/run by alice/).waitFor();
+  await look(page, "runbook-run-step");
+  // The write's step: who approved it, and the call it made (linked to the audit).
+  await page.locator(".react-flow__node").filter({ hasText: "File the write-up" }).click();
+  await page.waitForURL(/file$/);
+  const write = page.getByRole("region", { name: /file$/ });
+  await write.getByText(/approve by bob/).waitFor();
+  await write.getByRole("link", { name: /^[0-9a-f]{8}$/ }).waitFor();
+  await write.getByText("succeeded").waitFor();
+  // The link names the step: opened afresh (another person, a reload), it opens the same.
+  await page.reload();
+  await page
+    .getByRole("region", { name: /file$/ })
+    .getByText(/approve by bob/)
+    .waitFor();
+  await page.getByText(/^Trace \(\d+ events; \d+ packets in the audit chain\)$/).click();
 
   // Its calls in the audit view, filtered to the run's session.
   await page.getByRole("link", { name: /See its steps' tool calls in the Audit view/ }).click();

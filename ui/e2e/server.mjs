@@ -68,6 +68,8 @@ export async function startServer({ configure, global = [], env = {} } = {}) {
   return {
     url: new URL(url).origin,
     project,
+    /** `name`'s personal token (for a command a test runs as that person). */
+    token: (name) => people[name].token,
     /** The URL that signs `name` in. */
     signIn: (name) => `${new URL(url).origin}/?token=${people[name].token}`,
     /** Call the API as `name` (for setting up state quickly; the UI is what is tested). */

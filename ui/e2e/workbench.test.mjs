@@ -1,6 +1,7 @@
 // The workbench end to end: a real `jig serve` on a scratch copy of the example project, Debian's
 // chromium through Playwright, one browser context per person.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -387,6 +388,104 @@ test("what-if replays a draft policy against the calls made so far", async () =>
   assert.match(await slugify.textContent(), /allow.*deny/s);
   await ada.page.getByRole("status").filter({ hasText: "would be decided differently" }).waitFor();
   await look(ada.page, "policy-what-if");
+  await ada.context.close();
+});
+
+test("a tool's history refills the form and runs a call again; the request copies as a working curl", async () => {
+  const asked = await suite.server.api("alice", "POST", "/api/calls", {
+    tool: "file_read",
+    args: { path: "jig.yaml" },
+  });
+  assert.equal(asked.status, 202, JSON.stringify(asked.body));
+  const alice = await signIn("alice");
+  const { page } = alice;
+  await alice.context.grantPermissions(["clipboard-read", "clipboard-write"], {
+    origin: suite.server.url,
+  });
+  await page.goto(`${suite.server.url}/#/tools/file_read`);
+  await page.getByRole("heading", { name: "file_read" }).waitFor();
+  await page.getByText(/^History/).click();
+  const use = page.getByRole("button", { name: /^Use the arguments of the call at/ }).first();
+  await use.click();
+  await page.getByRole("radio", { name: "JSON" }).click();
+  // The arguments as the call was made (the form fills in the schema's defaults).
+  const refilled = JSON.parse(await page.getByLabel("Arguments (JSON)").inputValue());
+  assert.equal(refilled.path, "jig.yaml");
+  await look(page, "tool-history");
+
+  const before = await suite.server.api("ada", "GET", "/api/audit/runs?tool=file_read");
+  await page
+    .getByRole("button", { name: /^Run the call at .* again$/ })
+    .first()
+    .click();
+  await page.getByText("Succeeded").first().waitFor();
+  const after = await suite.server.api("ada", "GET", "/api/audit/runs?tool=file_read");
+  assert.equal(after.body.runs.length, before.body.runs.length + 1, "one more call, run again");
+
+  // Copy as curl, then run what was copied: the API takes it as alice's call of the same
+  // request, which succeeds.
+  await page.getByRole("button", { name: "Copy as curl" }).click();
+  await page.getByRole("status").getByText("curl copied").waitFor();
+  const curl = await page.evaluate(() => navigator.clipboard.readText());
+  const output = execFileSync("sh", ["-c", curl], {
+    env: { ...process.env, JIG_TOKEN: suite.server.token("alice") },
+    encoding: "utf8",
+  });
+  const { request_id: copied } = JSON.parse(output);
+  let state = "";
+  for (let i = 0; i < 50 && state !== "succeeded"; i++) {
+    const call = await suite.server.api("alice", "GET", `/api/calls/${copied}`);
+    state = call.body.state;
+    if (state !== "succeeded") await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(state, "succeeded", output);
+  const shown = JSON.parse(await page.getByLabel("Arguments (JSON)").inputValue());
+  const mcp = page.getByRole("button", { name: "Copy as MCP" });
+  await mcp.click();
+  const request = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  assert.deepEqual(request.params, { name: "file_read", arguments: shown });
+  assert.deepEqual(alice.problems, []);
+  await alice.context.close();
+});
+
+test("the palette finds by words, not scattered letters; runbooks and runs too; ? opens it empty", async () => {
+  const started = await suite.server.api("alice", "POST", "/api/runbook-runs", {
+    runbook: "incident/write-up",
+    inputs: { incident: "INC-9", week: 2 },
+    stepwise: false,
+  });
+  assert.equal(started.status, 201);
+  const ada = await signIn("ada");
+  const { page } = ada;
+  await page.goto(`${suite.server.url}/#/audit`);
+  await page.getByRole("heading", { name: "Audit" }).waitFor();
+  await page.keyboard.press("?");
+  const input = page.getByRole("combobox", { name: "Command" });
+  await input.waitFor();
+  assert.equal(await input.inputValue(), "", "the ? is not typed into it");
+  const options = page.getByRole("option");
+  const shown = async () => (await options.allInnerTexts()).map((t) => t.split("\n")[0].trim());
+
+  await input.fill("maint");
+  await page.getByRole("option", { name: /maintenance_window/ }).waitFor();
+  const maint = await shown();
+  for (const loose of ["git_merge", "fs_move", "curl"])
+    assert.ok(!maint.some((t) => t.includes(loose)), `${loose} in ${maint.join(", ")}`);
+
+  await input.fill("write-up");
+  await page
+    .getByRole("option", { name: /incident\/write-up/ })
+    .first()
+    .waitFor();
+  assert.ok(!(await shown()).some((t) => t.includes("git_status")));
+
+  // A runbook run, by its runbook or its id; Enter opens it.
+  await input.fill(started.body.id.slice(0, 8));
+  await page.getByRole("option", { name: new RegExp(started.body.id.slice(0, 8)) }).waitFor();
+  await look(page, "palette-runs");
+  await page.keyboard.press("Enter");
+  await page.waitForURL(new RegExp(`#/runbooks/run/${started.body.id}`));
+  assert.deepEqual(ada.problems, []);
   await ada.context.close();
 });
 

@@ -6,6 +6,7 @@ import { Icon } from "./components/Icon";
 import { isMe } from "./lib/people";
 import { places } from "./lib/places";
 import { href, parseRoute, useRoute } from "./lib/route";
+import { useNavWidth } from "./lib/navWidth";
 import { useShortcuts } from "./lib/shortcuts";
 import { useTheme } from "./lib/theme";
 import { Notices } from "./views/people/Notices";
@@ -44,6 +45,7 @@ export function App() {
   const { route, changing } = useRoute();
   const place = route[0] ?? "tools";
   const [theme, setTheme] = useTheme();
+  const nav = useNavWidth();
   const [paletteOpen, setPaletteOpen] = useState(false);
   // Mounted from its first opening on (closing it keeps its chunk and state).
   const [paletteUsed, setPaletteUsed] = useState(false);
@@ -64,7 +66,7 @@ export function App() {
   }, [place]);
 
   return (
-    <div className="app">
+    <div className={nav.narrow ? "app nav-narrow" : "app"}>
       <header className="topbar">
         <span className="brand">
           <img src="./icon.svg" alt="" width={20} height={20} /> Jig
@@ -101,7 +103,7 @@ export function App() {
           <div />
         </div>
       )}
-      <Nav place={place} />
+      <Nav place={place} narrow={nav.narrow} toggle={nav.toggle} />
       <main className="view" id="main">
         <Suspense fallback={<Loading />}>
           <View place={place} rest={route.slice(1)} />
@@ -145,7 +147,7 @@ function View({ place, rest }: { place: string; rest: string[] }) {
   }
 }
 
-function Nav({ place }: { place: string }) {
+function Nav({ place, narrow, toggle }: { place: string; narrow: boolean; toggle: () => void }) {
   const approvals = useApprovals(false);
   const problems = useProblems();
   const session = useSession();
@@ -163,9 +165,14 @@ function Nav({ place }: { place: string }) {
   return (
     <nav className="nav" aria-label="Views">
       {places.map((p) => (
-        <a key={p.id} href={href(p.id)} aria-current={p.id === place ? "page" : undefined}>
+        <a
+          key={p.id}
+          href={href(p.id)}
+          aria-current={p.id === place ? "page" : undefined}
+          title={narrow ? p.label : undefined}
+        >
           <Icon name={p.icon} />
-          {p.label}
+          <span className="nav-label">{p.label}</span>
           {p.id === "approvals" && pending > 0 && (
             <span className={decider ? "count" : "count quiet"} aria-label={pendingLabel}>
               {pending}
@@ -179,9 +186,19 @@ function Nav({ place }: { place: string }) {
         </a>
       ))}
       <div className="grow" />
-      <p className="muted" style={{ fontSize: 12, padding: "0 8px" }}>
+      <p className="muted nav-help">
         <kbd>g</kbd> then a letter moves between views; <kbd>?</kbd> lists the keys.
       </p>
+      <button
+        type="button"
+        className="ghost nav-toggle"
+        aria-label={narrow ? "Widen the navigation" : "Narrow the navigation"}
+        aria-expanded={!narrow}
+        title={narrow ? "Widen the navigation" : "Narrow the navigation"}
+        onClick={toggle}
+      >
+        <Icon name="chevron" />
+      </button>
     </nav>
   );
 }

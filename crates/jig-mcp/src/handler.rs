@@ -175,13 +175,22 @@ impl JigMcp {
         // Still waiting: for a person who decides elsewhere, as long as the policy says.
         if let Some(approval_id) = outcome::pending_approval(&response).map(str::to_owned) {
             let within = Duration::from_secs(policy.config().mcp.wait_for_approval_seconds);
-            if !within.is_zero()
-                && waiting::decided(&self.engine, &approval_id, within, &context.ct, &listener)
-                    .await
-                    .is_some_and(|state| state != ApprovalState::Expired)
-            {
-                // Approved: this runs it; denied or withdrawn: this answers why, on record.
-                response = again().await;
+            let state = if within.is_zero() {
+                None
+            } else {
+                waiting::decided(&self.engine, &approval_id, within, &context.ct, &listener).await
+            };
+            match state {
+                // Approved: this runs it (or answers with the run the approval resumed).
+                Some(ApprovalState::Approved | ApprovalState::Consumed) => {
+                    response = again().await;
+                }
+                // Decided against, or ended undecided: the waiting call's own record already
+                // says so (no second request is made to learn it); the agent reads who and why.
+                Some(ended) => {
+                    response = waiting::ended(&self.engine, &approval_id, ended, response).await;
+                }
+                None => {}
             }
         }
         Ok(outcome::result(Some(&tool), &response))

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use jig_engine::{ApprovalState, Engine, Event};
+use jig_model::ErrorCode;
+use jig_model::envelope::{ResponseError, ToolResponse};
 use rmcp::model::ProgressNotificationParam;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
@@ -67,4 +69,34 @@ pub async fn decided(
             }
         }
     }
+}
+
+/// The answer to a call whose approval ended without it running: denied (by whom, and their
+/// reason), withdrawn, or expired undecided. `waiting` is the answer it had while it waited;
+/// the store already ended its run in that state.
+pub async fn ended(
+    engine: &Arc<Engine>,
+    id: &str,
+    state: ApprovalState,
+    mut waiting: ToolResponse,
+) -> ToolResponse {
+    let approval = engine.store().approval(id).await.ok().flatten();
+    let by = approval.as_ref().and_then(|a| a.decided_by.clone());
+    let note = approval.as_ref().and_then(|a| a.note.clone());
+    let why = note.map(|n| format!(": {n}")).unwrap_or_default();
+    let message = match state {
+        ApprovalState::Denied => format!(
+            "{} denied this request (approval {id}){why}",
+            by.as_deref().unwrap_or("a reviewer")
+        ),
+        ApprovalState::Withdrawn => format!("the request was withdrawn (approval {id}){why}"),
+        _ => format!(
+            "nobody decided this request before its approval expired (approval {id}); call again to ask again"
+        ),
+    };
+    let details = serde_json::json!({ "approval_state": state.as_str(), "decided_by": by });
+    waiting.ok = false;
+    waiting.errors =
+        vec![ResponseError { code: ErrorCode::Policy, message, details: Some(details) }];
+    waiting
 }

@@ -79,19 +79,39 @@ after(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-test("an agent's request on jig mcp appears live in the desktop app, is approved there and completes", async () => {
+/** An agent on `jig mcp` (stdio, the official SDK) for the project; what jig mcp printed. */
+async function agentOnMcp() {
   const { Client } = await sdk("client/index.js");
   const { StdioClientTransport } = await sdk("client/stdio.js");
-  const app = await openApp(driver, built("jig-desktop", "JIG_DESKTOP_BIN"), [project]);
   const agent = new Client({ name: "test-agent", version: "1.0.0" });
-  let stderr = "";
+  const said = { stderr: "" };
+  const transport = new StdioClientTransport({
+    command: built("jig", "JIG_BIN"),
+    args: ["--project", project, "mcp"],
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", (chunk) => (said.stderr += chunk));
+  await agent.connect(transport);
+  return { agent, said };
+}
+
+/** The app, open on the project's Approvals view. */
+async function appOnApprovals() {
+  const app = await openApp(driver, built("jig-desktop", "JIG_DESKTOP_BIN"), [project]);
+  await app.element('[role="listbox"][aria-label="Tools"] [role="option"]');
+  await app.execute(() => {
+    window.location.hash = "#/approvals";
+    return true;
+  });
+  return app;
+}
+
+test("an agent's request on jig mcp appears live in the desktop app, is approved there and completes", async () => {
+  // The person has the queue open before anything is asked: what arrives, arrives live.
+  const app = await appOnApprovals();
+  let agent;
+  let said = { stderr: "" };
   try {
-    // The person has the queue open before anything is asked: what arrives, arrives live.
-    await app.element('[role="listbox"][aria-label="Tools"] [role="option"]');
-    await app.execute(() => {
-      window.location.hash = "#/approvals";
-      return true;
-    });
     await app.waitFor("the empty queue", () =>
       document.querySelector(".empty")?.textContent?.includes("Nothing waits for you"),
     );
@@ -99,13 +119,7 @@ test("an agent's request on jig mcp appears live in the desktop app, is approved
     const back = await elsewhere(process.env.DISPLAY);
     await app.waitFor("the app to lose the focus", () => !document.hasFocus());
 
-    const transport = new StdioClientTransport({
-      command: built("jig", "JIG_BIN"),
-      args: ["--project", project, "mcp"],
-      stderr: "pipe",
-    });
-    transport.stderr?.on("data", (chunk) => (stderr += chunk));
-    await agent.connect(transport);
+    ({ agent, said } = await agentOnMcp());
     const call = agent.callTool(
       { name: "file_write", arguments: { path: "agent.txt", content: "written by the agent" } },
       undefined,
@@ -148,9 +162,69 @@ test("an agent's request on jig mcp appears live in the desktop app, is approved
     );
   } catch (error) {
     writeFileSync(join(shots, "FAILED-agent.png"), await app.screenshot());
-    throw new Error(`${error.message}\njig mcp said: ${stderr}`, { cause: error });
+    throw new Error(`${error.message}\njig mcp said: ${said.stderr}`, { cause: error });
   } finally {
-    await agent.close().catch(() => {});
+    await agent?.close().catch(() => {});
+    await app.close().catch(() => {});
+  }
+});
+
+test("a request denied in the desktop app with a reason: the agent reads the reason, the audit says denied", async () => {
+  const app = await appOnApprovals();
+  let agent;
+  let said = { stderr: "" };
+  try {
+    ({ agent, said } = await agentOnMcp());
+    const call = agent.callTool(
+      { name: "file_write", arguments: { path: "refused.txt", content: "not now" } },
+      undefined,
+      { timeout: 120000 },
+    );
+    const card = 'li[aria-label*="for file_write"]';
+    await app.waitFor(
+      "the agent's request in the queue",
+      (css) => {
+        return document.querySelector(css)?.textContent?.includes("refused.txt") ?? false;
+      },
+      card,
+    );
+    // Deny asks for a reason first; with one, the decision is made and the agent reads it.
+    await app.click(`${card} button.danger`);
+    await app.waitFor(
+      "the reason asked for",
+      (css) => document.querySelector(`${css} [role="alert"]`)?.textContent?.includes("Say why"),
+      card,
+    );
+    await app.type(`${card} textarea`, "not during the freeze");
+    await shoot(app, "desktop-deny-reason");
+    await app.click(`${card} button.danger`);
+    const result = await call;
+    assert.equal(result.isError, true, JSON.stringify(result));
+    assert.match(
+      JSON.stringify(result.content),
+      /not during the freeze/,
+      "the reason reaches the agent",
+    );
+    assert.equal(existsSync(join(project, "refused.txt")), false, "nothing written");
+
+    // The app's audit tells the call as denied, with who and why.
+    await app.execute(() => {
+      window.location.hash = "#/audit";
+      return true;
+    });
+    const denied = await app.waitFor("the denied call in the audit", () => {
+      const rows = [...document.querySelectorAll('[role="row"]')].map((r) => r.textContent ?? "");
+      const found = rows.filter((text) => text.includes("file_write") && text.includes("denied"));
+      return found.length > 0 ? found : null;
+    });
+    // One row: the call that waited ends denied; learning that made no second request.
+    assert.equal(denied.length, 1, denied.join("\n"));
+    await shoot(app, "desktop-audit-denied");
+  } catch (error) {
+    writeFileSync(join(shots, "FAILED-agent-deny.png"), await app.screenshot());
+    throw new Error(`${error.message}\njig mcp said: ${said.stderr}`, { cause: error });
+  } finally {
+    await agent?.close().catch(() => {});
     await app.close().catch(() => {});
   }
 });

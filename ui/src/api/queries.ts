@@ -93,7 +93,7 @@ export function useDecide() {
 export function useRuns(filters: RunFilters, limit = 200) {
   const api = useApi();
   return useInfiniteQuery({
-    queryKey: ["runs", filters],
+    queryKey: ["runs", filters, limit],
     initialPageParam: undefined as string | undefined,
     queryFn: async ({ pageParam }): Promise<RunPage> =>
       unwrap(

@@ -1646,6 +1646,8 @@ export interface components {
             verdicts: {
                 [key: string]: components["schemas"]["Preview"];
             };
+            /** @description Who paused the run, while it holds for a pause (the latest pause when there were several). */
+            paused_by?: string | null;
         };
         /** @description A runbook with the graph of its steps. */
         RunbookDetail: components["schemas"]["RunbookSummary"] & {

@@ -1,5 +1,7 @@
 import { Command } from "cmdk";
-import { useTools } from "../api/queries";
+import { useRunbookRuns, useRunbooks, useRuns, useTools } from "../api/queries";
+import { formatShortTime } from "../lib/format";
+import { paletteScore } from "../lib/match";
 import { places } from "../lib/places";
 import { chords } from "../lib/shortcuts";
 import { navigate } from "../lib/route";
@@ -8,7 +10,14 @@ import { useOpenProject, useProjectInfo } from "../views/project/useProjects";
 import { baseName } from "../views/project/ProjectChooser";
 import { Icon } from "./Icon";
 
-/** Ctrl/⌘+K: go anywhere, open any tool, change the theme; every entry shows its key. */
+/** How many of the latest runbook runs and calls the palette offers. */
+const RECENT = 15;
+
+/**
+ * Ctrl/⌘+K (or `?`): go anywhere, open any tool or runbook, a recent run or call, change the
+ * theme; every entry shows its key. Typed words match names and descriptions by words, never
+ * by scattered letters (lib/match.ts).
+ */
 export function Palette({
   open,
   onOpenChange,
@@ -21,6 +30,10 @@ export function Palette({
   setTheme: (theme: ThemeChoice) => void;
 }) {
   const tools = useTools();
+  const runbooks = useRunbooks();
+  const runbookRuns = useRunbookRuns();
+  const calls = useRuns({}, RECENT);
+  const recentCalls = (calls.data?.pages[0]?.runs ?? []).slice(0, RECENT);
   const projects = useProjectInfo();
   const openProject = useOpenProject();
   const run = (action: () => void) => {
@@ -36,6 +49,7 @@ export function Palette({
       className="palette"
       contentClassName="palette-content"
       overlayClassName="palette-overlay"
+      filter={paletteScore}
     >
       <Command.Input placeholder="Go to a view, open a tool, run a command…" aria-label="Command" />
       <Command.List>
@@ -44,7 +58,7 @@ export function Palette({
           {places.map((p) => (
             <Command.Item
               key={p.id}
-              value={`view ${p.label}`}
+              value={`view:${p.label}`}
               onSelect={() => {
                 run(() => {
                   navigate(p.id);
@@ -60,7 +74,7 @@ export function Palette({
         {projects.data && (
           <Command.Group heading="Projects">
             <Command.Item
-              value="open project folder"
+              value="project:open project folder"
               onSelect={() => {
                 run(() => {
                   openProject.mutate(null);
@@ -70,7 +84,7 @@ export function Palette({
               <Icon name="folder" /> Open a project folder…
             </Command.Item>
             <Command.Item
-              value="open example project"
+              value="project:open example project"
               onSelect={() => {
                 run(() => {
                   openProject.mutate({ example: true });
@@ -84,7 +98,7 @@ export function Palette({
               .map((path) => (
                 <Command.Item
                   key={path}
-                  value={`open project ${path}`}
+                  value={`project:open ${path}`}
                   onSelect={() => {
                     run(() => {
                       openProject.mutate(path);
@@ -102,7 +116,7 @@ export function Palette({
           {(["system", "light", "dark"] as const).map((choice) => (
             <Command.Item
               key={choice}
-              value={`theme ${choice}`}
+              value={`command:theme ${choice}`}
               onSelect={() => {
                 run(() => {
                   setTheme(choice);
@@ -114,7 +128,7 @@ export function Palette({
             </Command.Item>
           ))}
           <Command.Item
-            value="verify audit chain"
+            value="command:verify audit chain"
             onSelect={() => {
               run(() => {
                 navigate("audit");
@@ -124,7 +138,7 @@ export function Palette({
             <Icon name="check" /> Verify the audit chain (in Audit)
           </Command.Item>
           <Command.Item
-            value="focus search"
+            value="command:search in this view"
             onSelect={() => {
               run(() => document.querySelector<HTMLInputElement>("[data-search]")?.focus());
             }}
@@ -138,7 +152,8 @@ export function Palette({
           {(tools.data ?? []).map((tool) => (
             <Command.Item
               key={tool.id}
-              value={`tool ${tool.id} ${tool.description}`}
+              value={`tool:${tool.id}`}
+              keywords={[tool.description]}
               onSelect={() => {
                 run(() => {
                   navigate("tools", tool.id);
@@ -147,6 +162,64 @@ export function Palette({
             >
               <Icon name="tools" /> <span className="mono">{tool.id}</span>
               <span className="muted palette-desc">{tool.description}</span>
+            </Command.Item>
+          ))}
+        </Command.Group>
+        <Command.Group heading="Runbooks">
+          {(runbooks.data ?? []).map((book) => (
+            <Command.Item
+              key={book.name}
+              value={`runbook:${book.name}`}
+              keywords={[book.description ?? ""]}
+              onSelect={() => {
+                run(() => {
+                  navigate("runbooks", "book", book.name);
+                });
+              }}
+            >
+              <Icon name="runbooks" /> <span className="mono">{book.name}</span>
+              <span className="muted palette-desc">{book.description}</span>
+            </Command.Item>
+          ))}
+        </Command.Group>
+        <Command.Group heading="Recent runbook runs">
+          {(runbookRuns.data ?? []).slice(0, RECENT).map((r) => (
+            <Command.Item
+              key={r.id}
+              value={`runbook-run:${r.id}`}
+              keywords={[r.runbook, r.status, r.started_by ?? ""]}
+              onSelect={() => {
+                run(() => {
+                  navigate("runbooks", "run", r.id);
+                });
+              }}
+            >
+              <Icon name="runbooks" /> <span className="mono">{r.runbook}</span>{" "}
+              <span className="mono muted">{r.id.slice(0, 8)}</span>
+              <span className="muted palette-desc">
+                {r.status} · {r.started_by ?? "–"} · {formatShortTime(r.created_us)}
+              </span>
+            </Command.Item>
+          ))}
+        </Command.Group>
+        <Command.Group heading="Recent calls">
+          {recentCalls.map((call) => (
+            <Command.Item
+              key={call.request_id}
+              value={`call:${call.request_id}`}
+              keywords={[call.tool, call.state, call.principal ?? ""]}
+              onSelect={() => {
+                run(() => {
+                  navigate("audit", call.request_id);
+                });
+              }}
+            >
+              <Icon name="audit" /> <span className="mono">{call.tool}</span>{" "}
+              <span className="mono muted">{call.request_id.slice(0, 8)}</span>
+              <span className="muted palette-desc">
+                {call.state.replace("_", " ")} · {call.principal ?? "–"} ·{" "}
+                {formatShortTime(call.created_us)}
+              </span>
             </Command.Item>
           ))}
         </Command.Group>

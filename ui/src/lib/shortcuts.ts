@@ -58,6 +58,8 @@ export function useShortcuts({ openPalette }: { openPalette: () => void }): void
           search.select();
         }
       } else if (event.key === "?") {
+        // The key that opens the palette is not typed into it.
+        event.preventDefault();
         openPalette();
       }
     };

@@ -26,6 +26,12 @@ steps:
     outcome: { category: resolved, code: kept, meta: { kept: "{{ .keep }}" } }
 "#;
 
+/// Press one key at the pseudo-terminal (no Enter), and let it go out at once.
+fn press(session: &mut rexpect::session::PtySession, key: &str, what: &str) {
+    session.send(key).expect(what);
+    session.flush().expect(what);
+}
+
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tmp");
     std::fs::write(dir.path().join("jig.yaml"), "name: notes\n").expect("manifest");
@@ -208,7 +214,7 @@ fn a_run_paused_in_one_process_is_resumed_by_another() {
     // Held by a third process, it waits for a go-ahead at the step before the evidence.
     let paused = jig(dir.path(), &["runbook", "pause", &id]);
     assert_eq!(paused.status.code(), Some(6), "{}{}", text(&paused), stderr(&paused));
-    let hint = format!("paused: jig runbook resume {id} --go look");
+    let hint = format!("paused by root: jig runbook resume {id} --go look");
     assert!(text(&paused).contains(&hint), "{}", text(&paused));
     let twice = jig(dir.path(), &["runbook", "pause", &id]);
     assert!(stderr(&twice).contains("error[E_CONFLICT]"), "{}", stderr(&twice));
@@ -259,19 +265,62 @@ fn the_step_by_step_walk_through_a_pseudo_terminal() {
     session.exp_string("read (tool)").expect("the first step");
     session.exp_string("will call file_read {\"path\":\"notes.txt\"}").expect("what it will do");
     session.exp_string("[r]un, [s]kip, [p]ause?").expect("asks");
-    session.send_line("x").expect("send");
+    // A key answers on its own, without Enter.
+    press(&mut session, "x", "send");
     session.exp_string("(answer one of: r, s, p)").expect("insists on a key");
+    // An Enter typed out of habit after a key answers nothing more.
     session.send_line("r").expect("run");
     session.exp_string("look (manual)").expect("the manual step");
     session.exp_string("Read notes.txt and say what to keep.").expect("instructions");
-    session.send_line("r").expect("go");
     session.exp_string("[e]vidence, [p]ause?").expect("evidence");
+    // Nor is it taken for the text asked next.
     session.send_line("e").expect("e");
     session.exp_string("keep (text): ").expect("asks for the text");
     session.send_line("the first line").expect("text");
     session.exp_string("outcome: resolved (kept)").expect("the outcome");
     session.exp_string("kept: the first line").expect("meta");
     session.exp_eof().expect("exit");
+}
+
+/// A step a person may not take (here: approving the call of a run they started, which the
+/// policy forbids) is said and asked again; the walk does not end, and Ctrl-C pauses it.
+#[test]
+fn a_refused_self_approval_asks_again_and_ctrl_c_pauses() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        dir.path().join("jig.yaml"),
+        "name: own\npolicy:\n  approvals: { self_approval: false, allow_as: true }\n  rules:\n    - { effects: [write], action: require-approval }\n",
+    )
+    .expect("manifest");
+    std::fs::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    std::fs::write(
+        dir.path().join("runbooks/own.runbook.yaml"),
+        "apiVersion: kernel/v0\nmeta: { name: own }\ntools: [std/file_write]\nsteps:\n  - id: write\n    type: tool\n    tool: std/file_write\n    inputs: { path: out.txt, content: mine }\n  - id: done\n    type: end\n    outcome: { category: resolved, code: written }\n",
+    )
+    .expect("runbook");
+    let command = format!("{} --as alice runbook run own --step", env!("CARGO_BIN_EXE_jig"));
+    let mut c = std::process::Command::new("sh");
+    c.args(["-c", &command]).current_dir(dir.path()).env("NO_COLOR", "1");
+    let mut session = rexpect::session::spawn_with_options(
+        c,
+        rexpect::reader::Options { timeout_ms: Some(30_000), strip_ansi_escape_codes: true },
+    )
+    .expect("spawn");
+    session.exp_string("[r]un, [s]kip, [p]ause?").expect("the go-ahead");
+    press(&mut session, "r", "run");
+    session.exp_string("[a]pprove, [d]eny, [p]ause?").expect("the call waits for approval");
+    press(&mut session, "a", "approve my own");
+    session.exp_string("may not approve it").expect("refused, and why");
+    session.exp_string("[a]pprove, [d]eny, [p]ause?").expect("asked again");
+    session.send_control('c').expect("ctrl-c");
+    let (_, matched) =
+        session.exp_regex(r"resume with: jig runbook resume ([0-9a-f-]+)").expect("how to resume");
+    session.exp_eof().expect("exit");
+    let id = matched.trim().rsplit(' ').next().expect("id").to_owned();
+    assert!(!dir.path().join("out.txt").exists(), "nothing written");
+    let shown = jig(dir.path(), &["runbook", "show", &id, "--json"]);
+    let view = stdout_json(&shown);
+    assert_eq!(view["progress"]["waiting"][0]["need"]["need"], "approval", "{view}");
 }
 
 #[test]

@@ -69,6 +69,9 @@ pub struct RunView {
     /// What the policy will decide for each waiting tool step's call, by step instance: the
     /// reviewer sees the verdict before giving the go-ahead.
     pub verdicts: BTreeMap<String, jig_engine::Preview>,
+    /// Who paused the run, while it holds for a pause (the latest pause when there were several).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused_by: Option<String>,
 }
 
 /// A runbook with the graph of its steps.
@@ -669,6 +672,8 @@ impl Runbooks {
                 }
             }
         }
+        let held = progress.waiting.iter().any(|w| matches!(w.need, Need::Paused));
+        let paused_by = if held { self.paused_by(&record.id).await } else { None };
         RunView {
             id: record.id,
             runbook: record.runbook,
@@ -677,7 +682,23 @@ impl Runbooks {
             updated_us: record.updated_us,
             progress,
             verdicts,
+            paused_by,
         }
+    }
+
+    /// Who asked for the run's latest pause. Read only while a run holds (the whole journal):
+    /// a person reading "paused by you" knows the hold is theirs to lift.
+    async fn paused_by(&self, id: &str) -> Option<String> {
+        let journal = self.engine.store().runbook_journal(id).await.ok()?;
+        journal
+            .into_iter()
+            .filter_map(|(key, entry)| {
+                let n: usize = key.strip_prefix(keys::PAUSE)?.parse().ok()?;
+                Some((n, entry))
+            })
+            .max_by_key(|(n, _)| *n)
+            .and_then(|(_, entry)| serde_json::from_value::<Entry>(entry).ok())
+            .and_then(|entry| entry.by().map(str::to_owned))
     }
 }
 

@@ -407,6 +407,7 @@ async fn a_paused_run_holds_before_its_next_step_until_someone_resumes_it() {
     assert_eq!(paused.progress.waiting.len(), 1);
     assert_eq!(paused.progress.waiting[0].step_id, "look");
     assert!(matches!(paused.progress.waiting[0].need, Need::Paused), "{paused:?}");
+    assert_eq!(paused.paused_by.as_deref(), Some("bob"), "the view names who paused");
     let twice = runbooks.pause(&started.id, "carol").await;
     assert!(matches!(twice, Err(ServiceError::Conflict(_))), "{twice:?}");
     let early = runbooks.act(&started.id, "look", evidence("now"), "carol").await;
@@ -416,14 +417,18 @@ async fn a_paused_run_holds_before_its_next_step_until_someone_resumes_it() {
     let runbooks = Runbooks::new(open(dir.path()).await);
     let shown = runbooks.show(&started.id).await.expect("show");
     assert!(matches!(shown.progress.waiting[0].need, Need::Paused));
+    assert_eq!(shown.paused_by.as_deref(), Some("bob"));
     let resumed = runbooks.act(&started.id, "look", Action::Run, "carol").await.expect("resume");
     assert!(matches!(resumed.progress.waiting[0].need, Need::Evidence { .. }), "{resumed:?}");
-    // Paused again, a step skipped at the hold is skipped and the hold moves to the next.
-    runbooks.pause(&started.id, "bob").await.expect("pause again");
+    assert_eq!(resumed.paused_by, None, "a resumed run is held by nobody");
+    // Paused again (by someone else this time), a step skipped at the hold is skipped and the
+    // hold moves to the next.
+    runbooks.pause(&started.id, "dave").await.expect("pause again");
     let skip = Action::Skip { reason: "read it already".to_owned() };
     let moved = runbooks.act(&started.id, "look", skip, "carol").await.expect("skip");
     assert_eq!(moved.progress.waiting[0].step_id, "write", "{moved:?}");
     assert!(matches!(moved.progress.waiting[0].need, Need::Paused), "{moved:?}");
+    assert_eq!(moved.paused_by.as_deref(), Some("dave"), "the latest pause's person");
 
     // Each pause and resume is in the chain in its person's name.
     let trace = runbooks.trace(&started.id).await.expect("trace");
@@ -435,7 +440,7 @@ async fn a_paused_run_holds_before_its_next_step_until_someone_resumes_it() {
             (action, p.principal.clone().unwrap_or_default())
         })
         .collect();
-    let expected = [("pause", "bob"), ("run", "carol"), ("pause", "bob"), ("skip", "carol")];
+    let expected = [("pause", "bob"), ("run", "carol"), ("pause", "dave"), ("skip", "carol")];
     let expected: Vec<(String, String)> =
         expected.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
     assert_eq!(people, expected);

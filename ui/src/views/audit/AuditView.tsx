@@ -39,6 +39,7 @@ export default function AuditView({ rest }: { rest: string[] }) {
         <div className="page-head">
           <h1>Audit</h1>
           <span className="sub">Every call: request, decision, result, in one hash chain.</span>
+          <ChainBar />
           <span className="grow" />
           <ExportButtons filters={filters} />
           <button
@@ -53,7 +54,6 @@ export default function AuditView({ rest }: { rest: string[] }) {
             Compare {marked.length}/2 marked
           </button>
         </div>
-        <ChainBar />
         <AuditFilters filters={filters} onChange={setFilters} />
       </div>
       <div className={selected ? "audit-body with-detail" : "audit-body"}>

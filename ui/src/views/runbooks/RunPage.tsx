@@ -6,6 +6,8 @@ import {
   useRunbook,
   useRunbookRun,
   useRunbooks,
+  useRunbookTrace,
+  useRuns,
   useSession,
 } from "../../api/queries";
 import { useBackend } from "../../api/context";
@@ -13,11 +15,15 @@ import { Failure } from "../../components/Failure";
 import { Icon } from "../../components/Icon";
 import { JsonTree } from "../../components/JsonTree";
 import { count, formatTime } from "../../lib/format";
-import { href } from "../../lib/route";
+import { isMe } from "../../lib/people";
+import { href, navigate } from "../../lib/route";
 import { stepIdOfKey, type RunMarks } from "./layout";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { RunTrace } from "./RunTrace";
 import { StartForm } from "./StartForm";
+import { StepDetail } from "./StepDetail";
+import { StepList } from "./StepList";
+import { latestKeyOf, stepDurationMs, stepsOf } from "./steps";
 import { WaitingCard } from "./WaitingCard";
 
 const StepGraph = lazy(() => import("./StepGraph"));
@@ -39,8 +45,19 @@ function marksOf(run: RunView): RunMarks {
  * variables, and the trace. Moves made elsewhere (the terminal, another reviewer) arrive on
  * the event stream.
  */
-export default function RunPage({ id }: { id: string }) {
+export default function RunPage({ id, step }: { id: string; step?: string }) {
   const run = useRunbookRun(id);
+  const trace = useRunbookTrace(id);
+  const steps = useMemo(() => stepsOf(trace.data ?? []), [trace.data]);
+  // The tool calls the steps made, by their thread (`runbook:<run>:<step instance>`).
+  const calls = useRuns({ session: id });
+  const callOf = useMemo(() => {
+    const byThread = new Map(
+      (calls.data?.pages ?? []).flatMap((page) => page.runs).map((r) => [r.thread_id, r]),
+    );
+    return (key: string) => byThread.get(`runbook:${id}:${key}`);
+  }, [calls.data, id]);
+  const opened = steps.find((s) => s.key === step);
   const runbook = useRunbook(run.data?.runbook);
   const session = useSession();
   const resume = useResumeRun(id);
@@ -50,8 +67,8 @@ export default function RunPage({ id }: { id: string }) {
   const data = run.data;
   const waiting = data?.progress.waiting ?? [];
   // A run that has not ended can be held; one already held waits for a go-ahead instead.
-  const pausable =
-    data !== undefined && waiting.length > 0 && !waiting.some((w) => w.need.need === "paused");
+  const held = waiting.some((w) => w.need.need === "paused");
+  const pausable = data !== undefined && waiting.length > 0 && !held;
   return (
     <div className="page run-page">
       <header className="page-head">
@@ -66,7 +83,7 @@ export default function RunPage({ id }: { id: string }) {
         <h1>
           Run <span className="mono">{id.slice(0, 8)}</span>
         </h1>
-        {data && <RunStatusBadge status={data.progress.status} />}
+        {data && <RunStatusBadge status={data.progress.status} held={held} />}
         {data && (
           <span className="sub">
             started by <strong>{data.started_by ?? "unknown"}</strong> ·{" "}
@@ -107,14 +124,34 @@ export default function RunPage({ id }: { id: string }) {
           <section aria-label="Steps" className="graph-pane">
             {runbook.data ? (
               <Suspense fallback={<div className="step-graph" aria-busy />}>
-                <StepGraph graph={runbook.data.graph} marks={marks} />
+                <StepGraph
+                  graph={runbook.data.graph}
+                  marks={marks}
+                  onPick={(stepId) => {
+                    const key = latestKeyOf(steps, stepId);
+                    if (key) navigate("runbooks", "run", id, key);
+                  }}
+                />
               </Suspense>
             ) : (
               <div className="step-graph" aria-busy />
             )}
           </section>
           <aside className="side-pane" aria-label="Run">
-            <Standing run={data} />
+            {opened && (
+              <StepDetail
+                runId={id}
+                step={opened}
+                call={callOf(opened.key)}
+                me={session.data?.person.name}
+              />
+            )}
+            {step !== undefined && !opened && trace.data && (
+              <p className="callout warn" role="status">
+                This run has no step <code>{step}</code> (yet).
+              </p>
+            )}
+            <Standing run={data} me={session.data?.person.name} />
             {(data.progress.waiting ?? []).map((waiting) => (
               <WaitingCard
                 key={waiting.key}
@@ -123,8 +160,15 @@ export default function RunPage({ id }: { id: string }) {
                 verdict={data.verdicts[waiting.key]}
                 viewer={viewer}
                 startedBy={data.started_by}
+                pausedBy={data.paused_by}
               />
             ))}
+            <StepList
+              runId={id}
+              steps={steps}
+              open={opened?.key}
+              tookMs={(s) => callOf(s.key)?.duration_ms ?? stepDurationMs(s)}
+            />
             <Attachments run={data} />
             <details className="card">
               <summary>Variables</summary>
@@ -203,8 +247,9 @@ function Attachments({ run }: { run: RunView }) {
 }
 
 /** The outcome, or why the run stopped. */
-function Standing({ run }: { run: RunView }) {
+function Standing({ run, me }: { run: RunView; me: string | undefined }) {
   const { outcome, failure, status } = run.progress;
+  const held = (run.progress.waiting ?? []).some((w) => w.need.need === "paused");
   // The next runbook has its own form below; the tree shows the rest.
   const details = Object.fromEntries(
     Object.entries(outcome?.meta ?? {}).filter(([key]) => key !== "next_runbook"),
@@ -230,6 +275,17 @@ function Standing({ run }: { run: RunView }) {
         <strong>Stopped at {failure.key || "the end"}</strong>: [{failure.failure.kind}]{" "}
         {failure.failure.message}
       </section>
+    );
+  if (held)
+    return (
+      <p className="muted" role="status">
+        Paused by{" "}
+        <strong>
+          {run.paused_by ? (isMe(run.paused_by, me) ? "you" : run.paused_by) : "someone"}
+        </strong>
+        : nothing new happens until a person resumes it (Resume here, below, or{" "}
+        <code>jig runbook resume {run.id}</code> in a terminal).
+      </p>
     );
   if (status === "paused")
     return (

@@ -1,5 +1,8 @@
-/** A runbook run's status as a badge: paused runs wait for people. */
-export function RunStatusBadge({ status }: { status: string }) {
+/**
+ * A runbook run's status as a badge. A `paused` run waits for people: for a go-ahead, evidence or
+ * an approval ("waiting for people"), or because someone paused it (`held`: "paused").
+ */
+export function RunStatusBadge({ status, held = false }: { status: string; held?: boolean }) {
   const tone =
     status === "completed"
       ? "ok"
@@ -8,6 +11,6 @@ export function RunStatusBadge({ status }: { status: string }) {
         : status === "failed" || status === "error" || status === "denied"
           ? "bad"
           : "";
-  const words = status === "paused" ? "waiting for people" : status;
+  const words = status === "paused" ? (held ? "paused" : "waiting for people") : status;
   return <span className={`badge ${tone}`}>{words}</span>;
 }

@@ -1,6 +1,6 @@
 import { useRunbookTrace } from "../../api/queries";
 import { Failure } from "../../components/Failure";
-import { formatShortTime } from "../../lib/format";
+import { formatDuration, formatShortTime } from "../../lib/format";
 import { href } from "../../lib/route";
 
 /** The run's trace as the audit chain has it: each event, its step and who it is attributed to. */
@@ -9,6 +9,7 @@ export function RunTrace({ id }: { id: string }) {
   const all = trace.data ?? [];
   // Seals tie journal rows to the chain; people read the events.
   const packets = all.filter((packet) => (packet.data as { event?: string }).event !== undefined);
+  const began = all[0]?.ts_us;
   return (
     <details className="card">
       <summary>
@@ -19,6 +20,7 @@ export function RunTrace({ id }: { id: string }) {
         <thead>
           <tr>
             <th scope="col">#</th>
+            <th scope="col">When</th>
             <th scope="col">Event</th>
             <th scope="col">Step</th>
             <th scope="col">By</th>
@@ -30,10 +32,13 @@ export function RunTrace({ id }: { id: string }) {
             const event =
               data.event === "person" ? `person: ${data.action?.action ?? "acted"}` : data.event;
             return (
-              <tr key={packet.seq} title={formatShortTime(packet.ts_us)}>
+              <tr key={packet.seq}>
                 <td className="mono">{packet.seq}</td>
+                <td className="mono" title={formatShortTime(packet.ts_us)}>
+                  {began === undefined ? "" : `+${formatDuration((packet.ts_us - began) / 1000)}`}
+                </td>
                 <td className="mono">{event}</td>
-                <td className="mono ellipsis">{packet.thread_id ?? ""}</td>
+                <td className="mono">{packet.thread_id ?? ""}</td>
                 <td>{packet.principal ?? ""}</td>
               </tr>
             );

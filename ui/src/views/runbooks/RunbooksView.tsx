@@ -15,7 +15,7 @@ const RunPage = lazy(() => import("./RunPage"));
  * (`#/runbooks/run/ID`).
  */
 export default function RunbooksView({ rest }: { rest: string[] }) {
-  const [what, which] = rest;
+  const [what, which, step] = rest;
   if (what === "book" && which)
     return (
       <Suspense fallback={null}>
@@ -25,7 +25,7 @@ export default function RunbooksView({ rest }: { rest: string[] }) {
   if (what === "run" && which)
     return (
       <Suspense fallback={null}>
-        <RunPage key={which} id={which} />
+        <RunPage key={which} id={which} step={step} />
       </Suspense>
     );
   return <Overview />;

@@ -37,7 +37,7 @@ const STATE_WORDS: Record<StepState, string> = {
 /** One step: its kind, title and one line on what it does; its state as colour and words. */
 function StepNode({ data }: NodeProps<Node<StepData>>) {
   return (
-    <div className={`step-node ${data.state}`}>
+    <div className={`step-node ${data.state}`} title={`${data.label}: ${STATE_WORDS[data.state]}`}>
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <div className="step-node-head">
         <span className={`step-kind ${data.kind}`}>{data.kind}</span>
@@ -71,7 +71,16 @@ function stateOf(stepId: string, marks: RunMarks | undefined): StepState {
  * by side, loops and jumps dashed; with a run, the path it took is drawn strong and the steps
  * waiting for people are outlined. The same steps are listed for screen readers.
  */
-export default function StepGraph({ graph, marks }: { graph: Graph; marks?: RunMarks }) {
+export default function StepGraph({
+  graph,
+  marks,
+  onPick,
+}: {
+  graph: Graph;
+  marks?: RunMarks;
+  /** A step's node was clicked: open that step (the step list is the keyboard's way there). */
+  onPick?: (stepId: string) => void;
+}) {
   const [placement, setPlacement] = useState<Placement | null>(null);
   useEffect(() => {
     let live = true;
@@ -140,11 +149,16 @@ export default function StepGraph({ graph, marks }: { graph: Graph; marks?: RunM
           edges={edges}
           nodeTypes={nodeTypes}
           fitView
-          fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
+          // Text stays readable (about 11 px and up) on a narrow pane: a large graph is panned
+          // rather than shrunk to fit.
+          fitViewOptions={{ padding: 0.15, maxZoom: 1, minZoom: 0.8 }}
           minZoom={0.2}
           nodesDraggable={false}
           nodesConnectable={false}
           elementsSelectable={false}
+          onNodeClick={(_, node) => {
+            onPick?.(node.data.stepId);
+          }}
           proOptions={{ hideAttribution: true }}
           aria-label="Step graph"
         >

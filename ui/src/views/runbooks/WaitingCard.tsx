@@ -1,3 +1,4 @@
+import { isMe } from "../../lib/people";
 import { useState } from "react";
 import type { Preview, StepAction, Waiting } from "../../api/client";
 import { useActOnRun, useApprovals } from "../../api/queries";
@@ -26,12 +27,15 @@ export function WaitingCard({
   verdict,
   viewer,
   startedBy,
+  pausedBy,
 }: {
   runId: string;
   waiting: Waiting;
   verdict: Preview | undefined;
   viewer: Viewer;
   startedBy: string | null | undefined;
+  /** Who holds the run, when it is paused. */
+  pausedBy?: string | null;
 }) {
   const act = useActOnRun(runId);
   const send = (action: StepAction) => {
@@ -82,6 +86,7 @@ export function WaitingCard({
         waiting={waiting}
         viewer={viewer}
         startedBy={startedBy}
+        pausedBy={pausedBy}
         selfApproval={verdict?.self_approval}
         busy={act.isPending}
         send={send}
@@ -95,6 +100,7 @@ function Need({
   waiting,
   viewer,
   startedBy,
+  pausedBy,
   selfApproval,
   busy,
   send,
@@ -102,6 +108,7 @@ function Need({
   waiting: Waiting;
   viewer: Viewer;
   startedBy: string | null | undefined;
+  pausedBy: string | null | undefined;
   selfApproval: boolean | null | undefined;
   busy: boolean;
   send: (action: StepAction) => void;
@@ -205,6 +212,7 @@ function Need({
           required={need.need === "go" ? (need.required ?? 1) : 1}
           approvedBy={need.need === "go" ? (need.approved_by ?? []) : []}
           me={viewer.name}
+          pausedBy={pausedBy}
           disabled={!runner || busy}
           send={send}
         />
@@ -217,6 +225,7 @@ function GoForm({
   required,
   approvedBy,
   me,
+  pausedBy,
   disabled,
   send,
 }: {
@@ -224,6 +233,7 @@ function GoForm({
   required: number;
   approvedBy: string[];
   me: string | undefined;
+  pausedBy: string | null | undefined;
   disabled: boolean;
   send: (action: StepAction) => void;
 }) {
@@ -248,7 +258,10 @@ function GoForm({
         </p>
       )}
       {reason === "paused" && (
-        <p>Someone paused the run here: nothing new happens until a person resumes it.</p>
+        <p>
+          {pausedBy ? isMe(pausedBy, me) ? "You" : <strong>{pausedBy}</strong> : "Someone"} paused
+          the run here: nothing new happens until a person resumes it.
+        </p>
       )}
       {already && <p className="muted">You have said go; someone else must too.</p>}
       <div className="row">

@@ -5,11 +5,12 @@ import type { ToolDetail } from "../../api/client";
 import { useSession } from "../../api/queries";
 import { Icon } from "../../components/Icon";
 import { formValidator } from "../../lib/schema";
-import { jigCallCommand } from "../../lib/shell";
 import { formSchema, uiSchemaFor } from "../../lib/widgets";
 import { CallOutcome } from "./CallOutcome";
 import { FieldTemplate } from "./FieldTemplate";
 import { Presets } from "./Presets";
+import { CopyAs } from "./CopyAs";
+import { History } from "./History";
 import { PreviewBox } from "./PreviewBox";
 import { useCall } from "./useCall";
 
@@ -50,6 +51,11 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
     setAsked(JSON.stringify(args));
     void call.start(tool.id, args);
   };
+  const fill = (next: Record<string, unknown>) => {
+    setArgs(next);
+    setText(JSON.stringify(next, null, 2));
+    setTextError(null);
+  };
 
   return (
     <div
@@ -80,16 +86,7 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
           ))}
         </div>
         <span className="grow" />
-        <Presets
-          tool={tool.id}
-          args={args}
-          canSave={mayRun}
-          onLoad={(loaded) => {
-            setArgs(loaded);
-            setText(JSON.stringify(loaded, null, 2));
-            setTextError(null);
-          }}
-        />
+        <Presets tool={tool.id} args={args} canSave={mayRun} onLoad={fill} />
       </div>
       {mode === "form" ? (
         <div className="rjsf-host">
@@ -167,14 +164,7 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
             <Icon name="stop" /> Cancel
           </button>
         )}
-        <button
-          type="button"
-          className="ghost"
-          onClick={() => void navigator.clipboard.writeText(jigCallCommand(tool.id, args))}
-          title={jigCallCommand(tool.id, args)}
-        >
-          <Icon name="copy" /> Copy as <code>jig call</code>
-        </button>
+        <CopyAs tool={tool.id} args={args} />
         {mayRun ? (
           <span className="muted">
             <kbd>Ctrl</kbd> <kbd>Enter</kbd> runs
@@ -186,6 +176,17 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
         )}
       </div>
       <CallOutcome view={call.view} outputSchema={tool.output_schema} />
+      <History
+        tool={tool.id}
+        canRun={mayRun && !running}
+        onUse={fill}
+        onRerun={(again) => {
+          // Run again: the same arguments, through the policy as any call (a write asks again).
+          fill(again);
+          setAsked(JSON.stringify(again));
+          void call.start(tool.id, again);
+        }}
+      />
     </div>
   );
 }

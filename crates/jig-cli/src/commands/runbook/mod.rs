@@ -1,5 +1,6 @@
 //! `jig runbook list|run|resume|pause|follow|show|test|record`.
 
+mod keys;
 mod print;
 mod record;
 mod run;

@@ -96,7 +96,12 @@ pub fn run(out: &mut impl Write, view: &RunView) -> std::io::Result<()> {
                 "failed ({}); retry: jig runbook resume {} --retry {}",
                 failure.message, view.id, w.step_id
             ),
-            Need::Paused => format!("paused: jig runbook resume {} --go {}", view.id, w.step_id),
+            Need::Paused => format!(
+                "paused{}: jig runbook resume {} --go {}",
+                view.paused_by.as_deref().map(|by| format!(" by {by}")).unwrap_or_default(),
+                view.id,
+                w.step_id
+            ),
         };
         writeln!(out, "  {hint}")?;
     }

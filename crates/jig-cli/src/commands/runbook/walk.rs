@@ -2,9 +2,10 @@
 //! each step shows what it will do (the tool and its rendered inputs, the instructions) and
 //! waits for a key — run, skip, evidence, approve, retry, pause.
 //!
-//! Lines are read from stdin, so the walk works in a terminal and under a pseudo-terminal in
-//! tests. Pausing leaves the run where it stands: `jig runbook resume RUN` picks it up, from
-//! this or any other process.
+//! At a terminal a key answers at once (keys.rs); from a pipe, keys are read as lines. Pausing
+//! (`p`, Ctrl-C, the end of input) leaves the run where it stands: `jig runbook resume RUN`
+//! picks it up, from this or any other process. A step a person may not take (their own
+//! approval, someone else acted first) is said and asked again: the walk goes on.
 
 use std::io::{BufRead, Write};
 
@@ -12,6 +13,7 @@ use jig_model::runbook::legacy::{EvidenceKind, EvidenceRequirement};
 use jig_runbook::{Action, Need, RunView, Runbooks, ServiceError, Waiting};
 use serde_json::{Map, Value};
 
+use super::keys;
 use super::print;
 
 /// What the reviewer chose for one waiting step.
@@ -44,11 +46,17 @@ pub async fn walk(
             Choice::Act(action) => {
                 match runbooks.act(&view.id, &waiting.key, action, principal).await {
                     Ok(next) => view = next,
-                    Err(error @ (ServiceError::Conflict(_) | ServiceError::Forbidden(_))) => {
+                    // What the store or the walk itself fails at ends the walk; what a person
+                    // may not do here (approve their own step, act after someone else) is
+                    // said, and the step asked again: they can pause or choose otherwise.
+                    Err(error @ ServiceError::Store(_)) => return Err(error),
+                    Err(error) if error.code() == jig_model::ErrorCode::Internal => {
+                        return Err(error);
+                    }
+                    Err(error) => {
                         let _ = writeln!(out, "! [{}] {error}", error.code());
                         view = runbooks.show(&view.id).await?;
                     }
-                    Err(error) => return Err(error),
                 }
             }
         }
@@ -83,11 +91,7 @@ fn describe(out: &mut impl Write, w: &Waiting) {
 fn prompt(input: &mut impl BufRead, out: &mut impl Write, text: &str) -> Option<String> {
     let _ = write!(out, "{text}");
     let _ = out.flush();
-    let mut line = String::new();
-    match input.read_line(&mut line) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_owned()),
-    }
+    keys::line(input)
 }
 
 fn ask(input: &mut impl BufRead, out: &mut impl Write, w: &Waiting) -> Option<Choice> {
@@ -115,7 +119,7 @@ fn ask(input: &mut impl BufRead, out: &mut impl Write, w: &Waiting) -> Option<Ch
                 &["t", "x", "p"],
             ),
         };
-        let answer = prompt(input, out, &question)?;
+        let answer = keys::key(input, out, &question)?;
         let key = answer.trim().to_lowercase();
         if !keys.contains(&key.as_str()) {
             let _ = writeln!(out, "  (answer one of: {})", keys.join(", "));
