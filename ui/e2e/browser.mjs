@@ -18,9 +18,13 @@ export async function launch() {
   });
 }
 
-/** A person's own browser context (their own cookie), at 1280×800. */
-export async function person(browser, colorScheme = "light") {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme });
+/** A person's own browser context (their own cookie), at 1280×800 unless told a size. */
+export async function person(
+  browser,
+  colorScheme = "light",
+  viewport = { width: 1280, height: 800 },
+) {
+  const context = await browser.newContext({ viewport, colorScheme });
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));

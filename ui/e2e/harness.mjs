@@ -14,9 +14,9 @@ export function workbench() {
     await suite.browser?.close();
     suite.server?.stop();
   });
-  /** `name` signed in, on the Tools view. */
-  suite.signIn = async (name) => {
-    const who = await person(suite.browser);
+  /** `name` signed in, on the Tools view (at 1280×800, or `viewport`). */
+  suite.signIn = async (name, viewport) => {
+    const who = await person(suite.browser, "light", viewport);
     await who.page.goto(suite.server.signIn(name));
     await who.page.getByRole("listbox", { name: "Tools" }).waitFor();
     return who;

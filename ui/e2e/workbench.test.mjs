@@ -448,6 +448,55 @@ test("a tool's history refills the form and runs a call again; the request copie
   await alice.context.close();
 });
 
+test("the audit's filters are in its URL (a link opens the same timeline) and can be saved", async () => {
+  await suite.server.api("alice", "POST", "/api/calls", {
+    tool: "file_read",
+    args: { path: "no-such-file.txt" },
+  });
+  const ada = await signIn("ada");
+  const { page } = ada;
+  await page.goto(`${suite.server.url}/#/audit`);
+  await page.getByRole("combobox", { name: "State" }).selectOption("failed");
+  await page.getByLabel("Tool", { exact: true }).fill("file_read");
+  await page.waitForFunction(() => window.location.hash.includes("tool=file_read"));
+  const link = page.url();
+  assert.match(link, /#\/audit\?.*state=failed/);
+  // Opening a run keeps them in the URL.
+  await page
+    .getByRole("row", { name: /file_read/ })
+    .first()
+    .getByRole("link", { name: "file_read" })
+    .click();
+  await page.waitForFunction(() => /^#\/audit\/[^?]+\?.*state=failed/.test(window.location.hash));
+
+  // The link, opened by another person, shows the same timeline.
+  const bob = await signIn("bob");
+  await bob.page.goto(link);
+  assert.equal(await bob.page.getByRole("combobox", { name: "State" }).inputValue(), "failed");
+  assert.equal(await bob.page.getByLabel("Tool", { exact: true }).inputValue(), "file_read");
+  await bob.page
+    .getByRole("row", { name: /file_read/ })
+    .first()
+    .waitFor();
+  await bob.context.close();
+
+  // Saved under a name, the filters come back after a reload from an empty timeline.
+  await page.getByRole("button", { name: "Save filters" }).click();
+  await page.getByLabel("Name of the saved filter").fill("failed reads");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.goto(`${suite.server.url}/#/tools`);
+  await page.reload();
+  await page.goto(`${suite.server.url}/#/audit`);
+  assert.equal(await page.getByRole("combobox", { name: "State" }).inputValue(), "");
+  await page.getByRole("combobox", { name: "Saved filters" }).selectOption("failed reads");
+  assert.equal(await page.getByRole("combobox", { name: "State" }).inputValue(), "failed");
+  assert.equal(await page.getByLabel("Tool", { exact: true }).inputValue(), "file_read");
+  await page.waitForFunction(() => window.location.hash.includes("state=failed"));
+  await look(page, "audit-saved-filters");
+  assert.deepEqual(ada.problems, []);
+  await ada.context.close();
+});
+
 test("the palette finds by words, not scattered letters; runbooks and runs too; ? opens it empty", async () => {
   const started = await suite.server.api("alice", "POST", "/api/runbook-runs", {
     runbook: "incident/write-up",
@@ -467,7 +516,7 @@ test("the palette finds by words, not scattered letters; runbooks and runs too; 
   const shown = async () => (await options.allInnerTexts()).map((t) => t.split("\n")[0].trim());
 
   await input.fill("maint");
-  await page.getByRole("option", { name: /maintenance_window/ }).waitFor();
+  await page.getByRole("option", { name: /^acme\.maintenance_window Plan/ }).waitFor();
   const maint = await shown();
   for (const loose of ["git_merge", "fs_move", "curl"])
     assert.ok(!maint.some((t) => t.includes(loose)), `${loose} in ${maint.join(", ")}`);

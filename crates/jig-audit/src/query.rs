@@ -20,7 +20,8 @@ pub const MAX_PAGE: i64 = 1000;
 pub struct RunQuery {
     /// Only this tool.
     pub tool: Option<String>,
-    /// Only runs in this state.
+    /// Only runs in this state (`approved`: also the calls a person approved, whatever their
+    /// approved run did).
     pub state: Option<RunState>,
     /// Only this session.
     pub session: Option<String>,
@@ -94,8 +95,15 @@ impl Store {
         if let Some(tool) = &query.tool {
             clauses.push(format!("tool = {}", binds.text(tool)));
         }
-        if let Some(state) = query.state {
-            clauses.push(format!("state = {}", binds.text(state.as_str())));
+        match query.state {
+            // A call a person approved reads as what its approved run did (`succeeded` …),
+            // linked to that run: asking for the approved ones finds those too.
+            Some(RunState::Approved) => clauses.push(format!(
+                "(state = {} OR resumed_as IS NOT NULL)",
+                binds.text(RunState::Approved.as_str())
+            )),
+            Some(state) => clauses.push(format!("state = {}", binds.text(state.as_str()))),
+            None => {}
         }
         if let Some(session) = &query.session {
             clauses.push(format!("session_id = {}", binds.text(session)));

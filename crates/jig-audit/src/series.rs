@@ -1,6 +1,7 @@
 //! Calls over time, from the runs table: what the workbench's metrics charts draw. A window is
 //! cut into equal buckets; each tool gets its calls, failures, denials and latency percentiles
-//! per bucket, and the window as a whole gets its denials by rule and its busiest sessions.
+//! per bucket, and the window as a whole gets its denials by rule, its busiest sessions and its
+//! approvals by outcome.
 
 use std::collections::HashMap;
 
@@ -85,6 +86,10 @@ pub struct Series {
     pub denials: Vec<Count>,
     /// The sessions with the most calls, most first.
     pub sessions: Vec<Count>,
+    /// The approvals asked in the window, by what became of them: `approved` (granted, or
+    /// granted and used), `denied`, `pending`, `expired`, `withdrawn`.
+    #[serde(default)]
+    pub approvals: Vec<Count>,
 }
 
 /// A line being filled: durations kept per bucket until the percentiles are taken.
@@ -143,6 +148,9 @@ fn most_first(counts: HashMap<String, u64>, keep: usize) -> Vec<Count> {
 
 const RUNS: &str = "SELECT tool, state, rule, session_id, created_us, duration_ms FROM runs \
      WHERE created_us >= $1 AND created_us < $2";
+
+const APPROVALS: &str = "SELECT state, COUNT(*) AS n FROM approvals \
+     WHERE created_us >= $1 AND created_us < $2 GROUP BY state";
 
 impl Store {
     /// Calls over the window of `query`, per tool and bucket.
@@ -209,6 +217,19 @@ impl Store {
             })
             .collect();
         tools.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.tool.cmp(&b.tool)));
+        let mut approvals: HashMap<String, u64> = HashMap::new();
+        for row in sqlx::query(APPROVALS)
+            .bind(query.since_us)
+            .bind(query.until_us)
+            .fetch_all(self.pool())
+            .await?
+        {
+            let state: String = row.try_get("state")?;
+            let n: i64 = row.try_get("n")?;
+            // A granted approval that was then used is still one a person approved.
+            let outcome = if state == "consumed" { "approved".to_owned() } else { state };
+            *approvals.entry(outcome).or_default() += u64::try_from(n).unwrap_or(0);
+        }
         Ok(Series {
             start_us: query.since_us,
             bucket_us,
@@ -216,6 +237,7 @@ impl Store {
             tools,
             denials: most_first(denials, usize::MAX),
             sessions: most_first(sessions, BUSIEST),
+            approvals: most_first(approvals, usize::MAX),
         })
     }
 }

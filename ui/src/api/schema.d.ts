@@ -1728,6 +1728,11 @@ export interface components {
             denials: components["schemas"]["Count"][];
             /** @description The sessions with the most calls, most first. */
             sessions: components["schemas"]["Count"][];
+            /**
+             * @description The approvals asked in the window, by what became of them: `approved` (granted, or
+             *     granted and used), `denied`, `pending`, `expired`, `withdrawn`.
+             */
+            approvals?: components["schemas"]["Count"][];
         };
         /** @description Who is acting, where. */
         Session: {

@@ -155,6 +155,16 @@ async fn the_runner_asks_the_approver_approves_in_their_own_name_and_exactly_tha
     );
     let (_, run) = send(served.get(&format!("/api/audit/runs/{resumed}")), Some(BOB)).await;
     assert_eq!(run["run"]["principal"], "alice", "the approved call runs in the asker's name");
+    // Filtered by `approved`, the timeline finds the call a person approved (it reads as what
+    // its run did, linked to that run); the run it resumed as was never asked about.
+    let (_, approved_runs) = send(served.get("/api/audit/runs?state=approved"), Some(BOB)).await;
+    let found: Vec<&str> = approved_runs["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .filter_map(|r| r["resumed_as"].as_str())
+        .collect();
+    assert_eq!(found, [resumed.as_str()], "{approved_runs}");
     // Approving twice is a conflict.
     assert_eq!(send(served.post(&path, &json!({})), Some(BOB)).await.0, 409);
 }

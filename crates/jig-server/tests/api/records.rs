@@ -92,20 +92,9 @@ async fn presets_are_files_beside_the_tool_that_a_runner_saves_lists_and_deletes
 }
 
 async fn record(served: &Served, title: &str) {
-    let request = jig_engine::ToolRequest {
-        kind: Default::default(),
-        tool: "acme.slugify".to_owned(),
-        args: json!({ "title": title }),
-        request_id: uuid::Uuid::new_v4().to_string(),
-        session_id: Some("export".to_owned()),
-        timestamp: None,
-    };
-    let context = jig_engine::CallContext {
-        session_id: "export".to_owned(),
-        principal: "=cmd|' /C calc'!A0".to_owned(),
-        ..jig_engine::CallContext::default()
-    };
-    let response = served.engine.dispatch(request, context).await;
+    let response =
+        respond(served, "acme.slugify", json!({ "title": title }), "export", "=cmd|' /C calc'!A0")
+            .await;
     assert!(response.ok, "{response:?}");
 }
 
@@ -210,7 +199,14 @@ async fn what_if_replays_a_draft_policy_against_the_history_and_records_nothing(
     assert!(error["message"].as_str().expect("message").contains("rulez"), "{error}");
 }
 
-async fn dispatch(served: &Served, tool: &str, args: Value, session: &str) -> bool {
+/// `tool` called with `args` as `principal` in `session`, through the engine: its response.
+async fn respond(
+    served: &Served,
+    tool: &str,
+    args: Value,
+    session: &str,
+    principal: &str,
+) -> jig_engine::ToolResponse {
     let request = jig_engine::ToolRequest {
         kind: Default::default(),
         tool: tool.to_owned(),
@@ -221,10 +217,14 @@ async fn dispatch(served: &Served, tool: &str, args: Value, session: &str) -> bo
     };
     let context = jig_engine::CallContext {
         session_id: session.to_owned(),
-        principal: "alice".to_owned(),
+        principal: principal.to_owned(),
         ..jig_engine::CallContext::default()
     };
-    served.engine.dispatch(request, context).await.ok
+    served.engine.dispatch(request, context).await
+}
+
+async fn dispatch(served: &Served, tool: &str, args: Value, session: &str) -> bool {
+    respond(served, tool, args, session, "alice").await.ok
 }
 
 #[tokio::test]
@@ -303,4 +303,36 @@ async fn the_series_counts_calls_per_tool_and_bucket_from_the_store() {
             send(served.get(&format!("/api/metrics/series?{bad}")), Some(VIC)).await;
         assert_eq!(status, 400, "{bad}: {error}");
     }
+}
+
+/// Ask for a write under the example's policy (it needs approval): the approval's id.
+async fn ask_to_write(served: &Served, path: &str) -> String {
+    let args = json!({ "path": path, "content": "x" });
+    let response = respond(served, "file_write", args, "series-approvals", "alice").await;
+    response.pending_approval().expect("the write waits for approval").to_owned()
+}
+
+#[tokio::test]
+async fn the_series_counts_approvals_by_what_became_of_them() {
+    let served = Served::start().await;
+    let denied = ask_to_write(&served, "no.txt").await;
+    let approved = ask_to_write(&served, "yes.txt").await;
+    let _waiting = ask_to_write(&served, "later.txt").await;
+    served.engine.deny(&denied, "bob", Some("not now"), None).await.expect("deny");
+    served.engine.approve(&approved, "bob", None).await.expect("approve");
+
+    let (status, series) = send(served.get("/api/metrics/series?buckets=4"), Some(VIC)).await;
+    assert_eq!(status, 200, "{series}");
+    let counts: std::collections::BTreeMap<String, u64> = series["approvals"]
+        .as_array()
+        .expect("approvals")
+        .iter()
+        .map(|c| (c["name"].as_str().expect("name").to_owned(), c["count"].as_u64().expect("n")))
+        .collect();
+    let expected: std::collections::BTreeMap<String, u64> =
+        [("approved", 1), ("denied", 1), ("pending", 1)]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
+    assert_eq!(counts, expected, "{series}");
 }

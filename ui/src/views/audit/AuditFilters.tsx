@@ -1,11 +1,15 @@
 import { useEffect, useState } from "react";
 import type { RunFilters } from "../../api/queries";
 
+/** Every state a call can be in, what people look for first. */
 const states = [
   "succeeded",
   "failed",
   "denied",
   "pending_approval",
+  "approved",
+  "expired",
+  "withdrawn",
   "cancelled",
   "running",
   "queued",
@@ -25,7 +29,18 @@ const bounds = [
   { key: "until_us", word: "to", label: "To", title: "Runs up to this time; empty for any" },
 ] as const;
 
-/** Text, tool, state, person, session and time range; text applies as you pause typing. */
+/** A time (µs) as a `datetime-local` value, in the person's zone; "" for none. */
+function localInput(us: number | undefined): string {
+  if (us === undefined) return "";
+  const date = new Date(us / 1000);
+  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
+}
+
+/**
+ * Text, tool, state, person, session and time range; text applies as you pause typing. Mounted
+ * afresh (a new `key`) when the filters are replaced from outside, as a saved filter is.
+ */
 export function AuditFilters({
   filters,
   onChange,
@@ -101,6 +116,7 @@ export function AuditFilters({
               aria-label={label}
               className={filters[key] === undefined ? "unset" : undefined}
               title={title}
+              defaultValue={localInput(filters[key])}
               onChange={(e) => {
                 set(key, toUs(e.target.value));
               }}

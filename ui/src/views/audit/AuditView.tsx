@@ -1,24 +1,27 @@
-import { lazy, Suspense, useCallback, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState } from "react";
 import type { RunFilters } from "../../api/queries";
+import { writeHashQuery } from "../../lib/hashQuery";
 import { navigate } from "../../lib/route";
 import { AuditFilters } from "./AuditFilters";
 import { ChainBar } from "./ChainBar";
 import { ExportButtons } from "./ExportButtons";
+import { SavedFilters } from "./SavedFilters";
 import { Timeline } from "./Timeline";
+import { filtersFromUrl, filtersToUrl } from "./urlFilters";
 
 const RunDetailPane = lazy(() => import("./RunDetailPane"));
 const RunDiff = lazy(() => import("./RunDiff"));
 
-/** Filters a link asked for (`#/audit?session=RUN`: a runbook run's calls). */
-function linkedFilters(): RunFilters {
-  const query = new URLSearchParams(window.location.hash.split("?")[1] ?? "");
-  const session = query.get("session");
-  return session ? { session } : {};
-}
-
 /** The record: a virtualized timeline of runs with filters, one run's detail, two runs' diff. */
 export default function AuditView({ rest }: { rest: string[] }) {
-  const [filters, setFilters] = useState<RunFilters>(linkedFilters);
+  // The filters are in the URL (`#/audit?state=denied`): a link opens the same timeline, and
+  // opening a run keeps them there.
+  const [filters, setFilters] = useState<RunFilters>(() => filtersFromUrl());
+  // Bumped when the filters are replaced whole (a saved filter picked): the fields remount.
+  const [picked, setPicked] = useState(0);
+  useEffect(() => {
+    writeHashQuery(filtersToUrl(filters));
+  }, [filters, rest]);
   const [marked, setMarked] = useState<string[]>([]);
   // Stable, so the timeline's memoized rows do not all redraw on every change.
   const toggleMark = useCallback((id: string) => {
@@ -41,6 +44,13 @@ export default function AuditView({ rest }: { rest: string[] }) {
           <span className="sub">Every call: request, decision, result, in one hash chain.</span>
           <ChainBar />
           <span className="grow" />
+          <SavedFilters
+            filters={filters}
+            onPick={(chosen) => {
+              setFilters(chosen);
+              setPicked((n) => n + 1);
+            }}
+          />
           <ExportButtons filters={filters} />
           <button
             type="button"
@@ -54,7 +64,7 @@ export default function AuditView({ rest }: { rest: string[] }) {
             Compare {marked.length}/2 marked
           </button>
         </div>
-        <AuditFilters filters={filters} onChange={setFilters} />
+        <AuditFilters key={picked} filters={filters} onChange={setFilters} />
       </div>
       <div className={selected ? "audit-body with-detail" : "audit-body"}>
         <Timeline filters={filters} selected={selected} marked={marked} onToggleMark={toggleMark} />

@@ -176,6 +176,14 @@ const TimelineRow = memo(function TimelineRow({
         <a href={href("audit", run.request_id)}>{run.tool}</a>
       </span>
       <span role="cell">
+        {run.resumed_as && (
+          <span
+            className="badge ok"
+            title={`approved by a person; ran as ${run.resumed_as}, which ${run.state}`}
+          >
+            approved
+          </span>
+        )}
         <StateBadge state={run.state} />
         {run.replayed_from && (
           <span className="badge" title={`replayed ${run.replayed_from}`}>

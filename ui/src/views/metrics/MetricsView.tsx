@@ -1,4 +1,4 @@
-import { useMemo, useState } from "react";
+import { useId, useMemo, useState } from "react";
 import { useMetrics, useSeries, WINDOWS, type WindowKey } from "../../api/queries";
 import type { Schemas } from "../../api/client";
 import { Chart, type ChartSeries } from "../../components/Chart";
@@ -79,6 +79,12 @@ export default function MetricsView() {
       {data && data.tools.length > 0 && (
         <div className="metrics-tables">
           <ToolTable tools={data.tools} selected={tool} onSelect={setTool} />
+          <CountTable
+            title="Approvals by outcome"
+            what="Outcome"
+            counts={data.approvals ?? []}
+            empty="No call asked for approval in this window."
+          />
           <CountTable
             title="Denials by rule"
             what="Rule"
@@ -230,9 +236,10 @@ function CountTable({
   counts: Schemas["Count"][];
   empty: string;
 }) {
+  const heading = useId();
   return (
-    <section className="card">
-      <h2>{title}</h2>
+    <section className="card" aria-labelledby={heading}>
+      <h2 id={heading}>{title}</h2>
       {counts.length === 0 ? (
         <p className="muted">{empty}</p>
       ) : (

@@ -1,15 +1,21 @@
+import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import type { ApprovalRecord } from "../../api/client";
 import { useBackend, useEvents } from "../../api/context";
+import { isMe } from "../../lib/people";
 import type { Platform } from "../../platform";
 import { useSession } from "../../api/queries";
 import { Icon } from "../../components/Icon";
 import { href } from "../../lib/route";
 
-/** Something that waits for the person signed in. */
+/** Something that waits for the person signed in, or what became of their own request. */
 interface Notice {
   id: string;
   text: string;
   link: string;
+  /** The link's words: Review (something waits for you), Open (your request was decided). */
+  action: string;
+  tone?: "bad";
 }
 
 /** How long a notice stays, unless dismissed. */
@@ -17,8 +23,9 @@ const SHOWN_MS = 12_000;
 
 /**
  * Tells the person when something arrives that waits for them — someone else's call to approve
- * — wherever they are in the workbench, and, when the page is in the background and they
- * allowed it, as a notification of the system.
+ * — and when someone decided a request of theirs (approved, or denied with the reason), wherever
+ * they are in the workbench; when the page is in the background and they allowed it, also as a
+ * notification of the system.
  */
 export function Notices() {
   const session = useSession();
@@ -27,15 +34,17 @@ export function Notices() {
   const me = session.data?.person.name;
   const role = session.data?.person.role;
   const decider = role === "approver" || role === "admin";
+  const queries = useQueryClient();
 
   useEvents((raw) => {
-    const event = raw as { event?: string; approval_id?: string; tool?: string; asked_by?: string };
-    if (event.event !== "ApprovalRequested" || !decider || event.asked_by === me) return;
-    const notice = {
-      id: event.approval_id ?? String(Date.now()),
-      text: `${event.asked_by ?? "Someone"} asks to run ${event.tool ?? "a tool"}`,
-      link: href("approvals"),
-    };
+    const event = raw as Announced;
+    const notice =
+      event.event === "ApprovalRequested"
+        ? asked(event, me, decider)
+        : event.event === "ApprovalDecided"
+          ? decided(event, me, queries.getQueryData<ApprovalRecord[]>(["approvals", false]))
+          : null;
+    if (!notice) return;
     setNotices((now) => [...now.filter((n) => n.id !== notice.id), notice].slice(-4));
     systemNotice(notice, platform);
   });
@@ -55,10 +64,10 @@ export function Notices() {
   };
   return (
     <section className="notices" aria-label="Notifications" aria-live="polite">
-      {notices.map((notice) => (
+      {notices.map((notice, index) => (
         <div
           key={notice.id}
-          className="notice card"
+          className={notice.tone === "bad" ? "notice card bad" : "notice card"}
           role="status"
           onKeyDown={(e) => {
             if (e.key === "Escape") dismiss(notice.id);
@@ -73,7 +82,7 @@ export function Notices() {
               dismiss(notice.id);
             }}
           >
-            Review
+            {notice.action}
           </a>
           <button
             type="button"
@@ -85,11 +94,64 @@ export function Notices() {
           >
             <Icon name="cross" />
           </button>
-          {!platform.notify && <SystemNoticesOffer />}
+          {index === 0 && !platform.notify && <SystemNoticesOffer />}
         </div>
       ))}
     </section>
   );
+}
+
+/** What the event stream says about approvals (the fields notices read). */
+interface Announced {
+  event?: string;
+  approval_id?: string;
+  tool?: string;
+  asked_by?: string;
+  verdict?: string;
+  by?: string;
+  reason?: string;
+}
+
+/** Someone else's request, for a person who may decide it. */
+function asked(event: Announced, me: string | undefined, decider: boolean): Notice | null {
+  if (!decider || event.asked_by === me) return null;
+  return {
+    id: event.approval_id ?? String(Date.now()),
+    text: `${event.asked_by ?? "Someone"} asks to run ${event.tool ?? "a tool"}`,
+    link: href("approvals"),
+    action: "Review",
+  };
+}
+
+/**
+ * A request of mine someone else decided: the approval is one of mine still listed as waiting
+ * (the list every person has of their own requests), read before the decision refreshes it.
+ */
+function decided(
+  event: Announced,
+  me: string | undefined,
+  waiting: ApprovalRecord[] | undefined,
+): Notice | null {
+  if (event.verdict !== "approved" && event.verdict !== "denied") return null;
+  if (isMe(event.by, me)) return null;
+  const approval = waiting?.find((a) => a.id === event.approval_id);
+  if (!approval || !isMe(approval.principal, me)) return null;
+  const link = approval.request_id ? href("audit", approval.request_id) : href("audit");
+  const id = `decided-${approval.id}`;
+  if (event.verdict === "approved")
+    return {
+      id,
+      text: `${event.by ?? "A reviewer"} approved your ${approval.tool}: it runs now`,
+      link,
+      action: "Open",
+    };
+  return {
+    id,
+    text: `${event.by ?? "A reviewer"} denied your ${approval.tool}${event.reason ? `: ${event.reason}` : ""}`,
+    link,
+    action: "Open",
+    tone: "bad",
+  };
 }
 
 /**
@@ -98,16 +160,20 @@ export function Notices() {
  */
 function systemNotice(notice: Notice, platform: Platform): void {
   if (platform.notify) {
-    if (!document.hasFocus()) platform.notify("Jig: waiting for you", notice.text);
+    if (!document.hasFocus()) platform.notify(titleOf(notice), notice.text);
     return;
   }
   if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible") return;
-  const shown = new Notification("Jig: waiting for you", { body: notice.text, tag: notice.id });
+  const shown = new Notification(titleOf(notice), { body: notice.text, tag: notice.id });
   shown.onclick = () => {
     window.focus();
     window.location.hash = notice.link;
   };
+}
+
+function titleOf(notice: Notice): string {
+  return notice.action === "Review" ? "Jig: waiting for you" : "Jig: your request";
 }
 
 /** Offers the browser's notifications once, while the person has not chosen. */
