@@ -35,6 +35,18 @@ for (const [width, height] of [
     await asker.keyboard.press("Enter");
     await asker.keyboard.type("line two");
     assert.equal(await content.inputValue(), "line one\nline two");
+    // A boolean's box sits beside its name, not centred across the form above it.
+    const box = await asker.getByRole("checkbox", { name: "create_dirs" }).boundingBox();
+    const name = await asker
+      .locator(".checkbox > label span", { hasText: "create_dirs" })
+      .boundingBox();
+    const middle = (r) => r.y + r.height / 2;
+    assert.ok(
+      Math.abs(middle(box) - middle(name)) < 6 &&
+        name.x > box.x &&
+        name.x - (box.x + box.width) < 24,
+      `box ${JSON.stringify(box)}, name ${JSON.stringify(name)}`,
+    );
     await asker.getByRole("status", { name: "Preview" }).getByText("needs approval").waitFor();
     await asker.getByRole("button", { name: "Run", exact: true }).click();
     await asker.getByRole("heading", { name: "Waiting for approval" }).waitFor();
