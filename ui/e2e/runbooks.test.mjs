@@ -263,3 +263,41 @@ test("an ended run continues with the runbook its outcome names, its inputs pref
   assert.deepEqual(alice.problems, []);
   await alice.context.close();
 });
+
+test("an ended run runs again with the same inputs, each still editable", async () => {
+  writeFileSync(
+    join(suite.server.project, "playbooks/again.runbook.yaml"),
+    'apiVersion: kernel/v0\nmeta:\n  name: again\n  inputs:\n    who: { type: string }\n    times: { type: integer, default: 1 }\nsteps:\n  - id: done\n    type: end\n    outcome: { category: resolved, code: greeted, meta: { who: "{{ .who }}" } }\n',
+  );
+  const alice = await signIn("alice");
+  const { page } = alice;
+  let started;
+  for (let i = 0; i < 50; i++) {
+    started = await suite.server.api("alice", "POST", "/api/runbook-runs", {
+      runbook: "again",
+      inputs: { who: "ada", times: 3 },
+      stepwise: false,
+    });
+    if (started.status === 201) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(started.status, 201, JSON.stringify(started.body));
+  await page.goto(`${suite.server.url}/#/runbooks/run/${started.body.id}`);
+  await page.getByRole("region", { name: "Outcome" }).getByText("greeted").waitFor();
+  await page.getByText("Run again with the same inputs").click();
+  const form = page.getByRole("form", { name: "Run again" });
+  assert.equal(await form.getByLabel(/^who/).inputValue(), "ada");
+  assert.equal(await form.getByLabel(/^times/).inputValue(), "3");
+  await form.getByLabel(/^who/).fill("grace");
+  await form.getByRole("checkbox", { name: /Step by step/ }).uncheck();
+  await form.getByRole("button", { name: "Start the run" }).click();
+  await page.waitForURL((url) => !url.hash.includes(started.body.id));
+  await page.getByRole("region", { name: "Outcome" }).getByText("greeted").waitFor();
+  const again = decodeURIComponent(page.url().split("/").pop());
+  const shown = await suite.server.api("alice", "GET", `/api/runbook-runs/${again}`);
+  assert.equal(shown.body.progress.outcome.meta.who, "grace");
+  assert.equal(shown.body.progress.variables.times, 3);
+  await look(page, "runbook-run-again");
+  assert.deepEqual(alice.problems, []);
+  await alice.context.close();
+});

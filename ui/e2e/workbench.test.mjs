@@ -538,6 +538,33 @@ test("the palette finds by words, not scattered letters; runbooks and runs too; 
   await ada.context.close();
 });
 
+test("Metrics shows its time zone, and a drag across a chart zooms into that time", async () => {
+  for (const title of ["A", "B", "C"])
+    await suite.server.api("alice", "POST", "/api/calls", {
+      tool: "acme.slugify",
+      args: { title },
+    });
+  const ada = await signIn("ada");
+  const { page } = ada;
+  await page.goto(`${suite.server.url}/#/metrics`);
+  await page.getByText(/Times in \S+ \(UTC[+-]\d\d:\d\d\)/).waitFor();
+  const chart = page.locator("figure.chart").first();
+  const over = chart.locator(".u-over");
+  await over.waitFor();
+  const box = await over.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.55, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.9, box.y + box.height / 2, { steps: 8 });
+  await page.mouse.up();
+  // The caption says what the chart shows now, and takes it back.
+  const zoomed = chart.getByRole("status").filter({ hasText: /^zoomed to / });
+  await zoomed.waitFor();
+  await chart.getByRole("button", { name: "Show all" }).click();
+  await zoomed.waitFor({ state: "detached" });
+  assert.deepEqual(ada.problems, []);
+  await ada.context.close();
+});
+
 test("every other view passes axe and is captured", async () => {
   const ada = await signIn("ada");
   for (const view of ["policy", "metrics"]) {

@@ -13,8 +13,9 @@ export interface ChartSeries {
 }
 
 /**
- * A time chart drawn by uPlot: `times` in seconds since the epoch, one or more series. The
- * canvas is described for assistive technology by `summary` (it cannot read the lines).
+ * A time chart drawn by uPlot: `times` in seconds since the epoch, one or more series, in the
+ * person's time zone. The canvas is described for assistive technology by `summary` (it cannot
+ * read the lines).
  */
 export function Chart({
   title,
@@ -32,6 +33,9 @@ export function Chart({
   const box = useRef<HTMLDivElement>(null);
   const scheme = useColorScheme();
   const [width, setWidth] = useState(0);
+  // The time range a drag zoomed into (seconds), said in the caption; none when it shows all.
+  const [zoom, setZoom] = useState<{ from: number; to: number } | null>(null);
+  const plotRef = useRef<uPlot | null>(null);
 
   useEffect(() => {
     const element = box.current;
@@ -60,8 +64,20 @@ export function Chart({
         width,
         height,
         legend: { live: true },
-        cursor: { drag: { x: false, y: false } },
+        // Drag across the chart to zoom into that time (double-click zooms out), as in Grafana;
+        // a series is hidden or shown by clicking its name in the legend.
+        cursor: { drag: { x: true, y: false, setScale: true } },
         scales: { x: { time: true } },
+        hooks: {
+          setScale: [
+            (u: uPlot, key: string) => {
+              if (key !== "x") return;
+              const { min, max } = u.scales.x ?? {};
+              const whole = min === times[0] && max === times.at(-1);
+              setZoom(min == null || max == null || whole ? null : { from: min, to: max });
+            },
+          ],
+        },
         axes: [
           {
             ...axis,
@@ -92,14 +108,37 @@ export function Chart({
       [times, ...series.map((s) => s.values)],
       element,
     );
+    plotRef.current = plot;
     return () => {
+      plotRef.current = null;
       plot.destroy();
     };
   }, [width, height, times, series, scheme]);
 
   return (
     <figure className="chart card">
-      <figcaption>{title}</figcaption>
+      <figcaption className="row">
+        <span>{title}</span>
+        {zoom && (
+          <>
+            <span className="muted" role="status">
+              zoomed to {formatTime(zoom.from * 1_000_000)} – {formatTime(zoom.to * 1_000_000)}
+            </span>
+            <button
+              type="button"
+              className="ghost"
+              onClick={() => {
+                const plot = plotRef.current;
+                const [first, last] = [times[0], times.at(-1)];
+                if (plot && first !== undefined && last !== undefined)
+                  plot.setScale("x", { min: first, max: last });
+              }}
+            >
+              Show all
+            </button>
+          </>
+        )}
+      </figcaption>
       <div
         ref={box}
         role="img"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { axisTime, bucketName, formatShortTime, formatTime } from "./format";
+import { axisTime, bucketName, formatShortTime, formatTime, zoneName } from "./format";
 
 describe("bucket names", () => {
   it("says what one bucket spans, in the unit a person would", () => {
@@ -39,5 +39,11 @@ describe("axisTime", () => {
     const at = new Date(2026, 10, 28, 14, 30).getTime() / 1000;
     expect(axisTime(at, 3600)).toBe("14:30");
     expect(axisTime(at, 3 * 86_400)).toBe("11-28 14:30");
+  });
+});
+
+describe("zoneName", () => {
+  it("names the zone and its offset from UTC", () => {
+    expect(zoneName(new Date())).toMatch(/^\S+ \(UTC[+-]\d\d:\d\d\)$/);
   });
 });

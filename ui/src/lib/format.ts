@@ -75,3 +75,12 @@ export function axisTime(seconds: number, spanSeconds: number): string {
   if (spanSeconds <= 86_400) return hm;
   return `${two(date.getMonth() + 1)}-${two(date.getDate())} ${hm}`;
 }
+
+/** The person's time zone as the app shows times in it: `Europe/Berlin (UTC+01:00)`. */
+export function zoneName(at: Date = new Date()): string {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const minutes = -at.getTimezoneOffset();
+  const sign = minutes < 0 ? "-" : "+";
+  const abs = Math.abs(minutes);
+  return `${zone} (UTC${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)})`;
+}

@@ -126,7 +126,6 @@ function Decide({ approval, me, role, selfApproval, repeats = [] }: Viewed) {
   return (
     <form
       className="decide"
-      aria-label="Decide"
       onSubmit={(event) => {
         event.preventDefault();
       }}

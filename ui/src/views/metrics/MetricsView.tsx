@@ -4,7 +4,7 @@ import type { Schemas } from "../../api/client";
 import { Chart, type ChartSeries } from "../../components/Chart";
 import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
-import { bucketName, formatDuration } from "../../lib/format";
+import { bucketName, formatDuration, zoneName } from "../../lib/format";
 
 type Line = Schemas["Line"];
 
@@ -28,7 +28,10 @@ export default function MetricsView() {
     <div className="page">
       <header className="page-head">
         <h1>Metrics</h1>
-        <span className="sub">From the audit store: every call any process recorded.</span>
+        <span className="sub">
+          From the audit store: every call any process recorded. Times in {zoneName()}; drag across
+          a chart to zoom in, double-click to zoom out.
+        </span>
         <span className="spacer" />
         <label className="row">
           Tool

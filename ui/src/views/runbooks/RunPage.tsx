@@ -121,7 +121,7 @@ export default function RunPage({ id, step }: { id: string; step?: string }) {
       {pause.error && <Failure error={pause.error} />}
       {data && (
         <div className="runbook-body">
-          <section aria-label="Steps" className="graph-pane">
+          <section aria-label="Step graph" className="graph-pane">
             {runbook.data ? (
               <Suspense fallback={<div className="step-graph" aria-busy />}>
                 <StepGraph
@@ -169,6 +169,7 @@ export default function RunPage({ id, step }: { id: string; step?: string }) {
               open={opened?.key}
               tookMs={(s) => callOf(s.key)?.duration_ms ?? stepDurationMs(s)}
             />
+            <RunAgain run={data} />
             <Attachments run={data} />
             <details className="card">
               <summary>Variables</summary>
@@ -317,4 +318,27 @@ function NextRunbook({ run }: { run: RunView }) {
       </p>
     );
   return <StartForm runbook={summary} follow={{ runId: run.id, inputs: next.inputs ?? {} }} />;
+}
+
+/**
+ * An ended run started again with the same inputs (as a CI's re-run): the start form of its
+ * runbook, prefilled with the values the run was given, each still editable.
+ */
+function RunAgain({ run }: { run: RunView }) {
+  const runbooks = useRunbooks();
+  const { outcome, failure, status } = run.progress;
+  const ended = Boolean(outcome) || (Boolean(failure) && status !== "paused");
+  const summary = runbooks.data?.find((r) => r.name === run.runbook);
+  if (!ended || !summary) return null;
+  const declared = Object.keys(summary.inputs);
+  const variables = run.progress.variables as Record<string, unknown>;
+  const given = Object.fromEntries(
+    declared.filter((name) => name in variables).map((name) => [name, variables[name]]),
+  );
+  return (
+    <details className="card run-again">
+      <summary>Run again with the same inputs</summary>
+      <StartForm runbook={summary} prefill={given} label="Run again" />
+    </details>
+  );
 }

@@ -43,9 +43,21 @@ export interface Following {
 /**
  * The inputs of a new run, typed as the runbook declares them; started in the viewer's name.
  * With `follow`, it continues an ended run instead: prefilled with what its outcome gives, and
- * step by step when that run was.
+ * step by step when that run was. With `prefill` (run again), a new run starts from those
+ * values, each still editable.
  */
-export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow?: Following }) {
+export function StartForm({
+  runbook,
+  follow,
+  prefill,
+  label,
+}: {
+  runbook: RunbookSummary;
+  follow?: Following;
+  prefill?: Record<string, unknown>;
+  /** The form's name and heading when not the default ("Start a run"). */
+  label?: string;
+}) {
   const declared = runbook.inputs as Record<string, InputDeclaration> | null;
   const inputs = Object.entries(declared ?? {}).sort(
     ([, a], [, b]) => Number(b.required ?? false) - Number(a.required ?? false),
@@ -53,7 +65,7 @@ export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(
       inputs.map(([name, d]) => {
-        const given = follow?.inputs[name] ?? d.default;
+        const given = follow?.inputs[name] ?? prefill?.[name] ?? d.default;
         return [name, given === undefined ? "" : textOf(given)];
       }),
     ),
@@ -100,7 +112,7 @@ export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow
       className="card start-form"
       noValidate
       onSubmit={submit}
-      aria-label={follow ? `Continue with ${runbook.name}` : "Start a run"}
+      aria-label={follow ? `Continue with ${runbook.name}` : (label ?? "Start a run")}
     >
       <h2>
         {follow ? (
@@ -108,7 +120,7 @@ export function StartForm({ runbook, follow }: { runbook: RunbookSummary; follow
             Continue with <span className="mono">{runbook.name}</span>
           </>
         ) : (
-          "Start a run"
+          (label ?? "Start a run")
         )}
       </h2>
       {inputs.length === 0 && <p className="muted">This runbook takes no inputs.</p>}

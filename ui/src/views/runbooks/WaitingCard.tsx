@@ -46,7 +46,7 @@ export function WaitingCard({
     <section className="card waiting" aria-label={`Step ${title}`}>
       <div className="row">
         <span className={`step-kind ${waiting.step_type}`}>{waiting.step_type}</span>
-        <h3>{title}</h3>
+        <h2>{title}</h2>
         {waiting.key !== waiting.step_id && <code className="muted">{waiting.key}</code>}
       </div>
       {waiting.instructions && <Markdown className="instructions" text={waiting.instructions} />}

@@ -30,17 +30,20 @@ export default function ToolsView({ selected }: { selected: string | undefined }
             <ToolPage key={selected} id={selected} />
           </Suspense>
         ) : (
-          <EmptyState title="Pick a tool">
-            <p>
-              Every tool of the project is on the left, grouped by package. Type to search (
-              <kbd>/</kbd> gets you there), narrow by side effects, risk or kind, and move with{" "}
-              <kbd>↑</kbd> <kbd>↓</kbd> and <kbd>Enter</kbd>.
-            </p>
-            <p>
-              A tool's page shows what the policy lets it do before you run it. New tools are{" "}
-              <code>*.tool.yaml</code> files in the project; they appear here as you save them.
-            </p>
-          </EmptyState>
+          <>
+            <h1 className="visually-hidden">Tools</h1>
+            <EmptyState title="Pick a tool">
+              <p>
+                Every tool of the project is on the left, grouped by package. Type to search (
+                <kbd>/</kbd> gets you there), narrow by side effects, risk or kind, and move with{" "}
+                <kbd>↑</kbd> <kbd>↓</kbd> and <kbd>Enter</kbd>.
+              </p>
+              <p>
+                A tool's page shows what the policy lets it do before you run it. New tools are{" "}
+                <code>*.tool.yaml</code> files in the project; they appear here as you save them.
+              </p>
+            </EmptyState>
+          </>
         )}
       </section>
     </div>
