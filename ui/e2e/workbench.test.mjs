@@ -28,6 +28,15 @@ test("a runner finds a tool by search, fills its $ref/oneOf form, previews and r
     .first()
     .selectOption({ label: "After a delay from the reference time" });
   await page.getByLabel(/^after_minutes/).fill("30");
+  // A date-time reads as the app writes times, in the person's zone, which is named.
+  const reference = page.getByRole("textbox", { name: /^reference/ });
+  assert.equal(await reference.inputValue(), "2026-01-05 09:00");
+  assert.match(
+    await page
+      .locator(`#${(await reference.getAttribute("aria-describedby")).split(" ")[0]}`)
+      .innerText(),
+    /\(UTC[+-]\d\d:\d\d\)$/,
+  );
   // An array of objects ($ref to $defs/service, minItems 1): its first item is there to fill.
   await page.getByLabel(/^name/).fill("checkout-api");
   await page.getByLabel(/^environment/).selectOption("staging");

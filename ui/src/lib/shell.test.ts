@@ -27,3 +27,15 @@ describe("copy a call", () => {
     expect(mcp.params).toEqual({ name: "file_write", arguments: args });
   });
 });
+
+describe("shellQuote against a real shell", () => {
+  it("keeps a hostile argument one word, exactly as it was", async () => {
+    const { execFileSync } = await import("node:child_process");
+    for (const word of ["$(touch /tmp/jig-pwned)", "a'b\"c`d`", "two\nlines", "-rf", "~/*"]) {
+      const echoed = execFileSync("sh", ["-c", `printf %s ${shellQuote(word)}`], {
+        encoding: "utf8",
+      });
+      expect(echoed).toBe(word);
+    }
+  });
+});

@@ -10,6 +10,7 @@ import { CallOutcome } from "./CallOutcome";
 import { FieldTemplate } from "./FieldTemplate";
 import { Presets } from "./Presets";
 import { CopyAs } from "./CopyAs";
+import { DateTimeWidget } from "./DateTimeWidget";
 import { History } from "./History";
 import { PreviewBox } from "./PreviewBox";
 import { useCall } from "./useCall";
@@ -17,6 +18,8 @@ import { useCall } from "./useCall";
 type Mode = "form" | "json";
 
 const templates = { FieldTemplate };
+// `date-time` strings: the app's own ISO format in the person's zone, the zone named.
+const widgets = { DateTimeWidget };
 
 /** The run form: fields from the input schema (or raw JSON, kept in sync), preview, Run. */
 export function RunPanel({ tool }: { tool: ToolDetail }) {
@@ -94,6 +97,7 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
             schema={schema}
             uiSchema={uiSchema}
             templates={templates}
+            widgets={widgets}
             formData={args}
             validator={formValidator}
             liveValidate="onChange"
