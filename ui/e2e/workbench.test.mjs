@@ -37,7 +37,10 @@ test("a runner finds a tool by search, fills its $ref/oneOf form, previews and r
       .innerText(),
     /\(UTC[+-]\d\d:\d\d\)$/,
   );
-  // An array of objects ($ref to $defs/service, minItems 1): its first item is there to fill.
+  // An array of objects ($ref to $defs/service, minItems 1): its first item is there to fill,
+  // named by its array and number (not rjsf's `services-1*`).
+  await page.getByText("services, item 1", { exact: true }).waitFor();
+  assert.equal(await page.getByText("services-1").count(), 0);
   await page.getByLabel(/^name/).fill("checkout-api");
   await page.getByLabel(/^environment/).selectOption("staging");
   // A constraint broken shows inline as you type; fixing it clears it.

@@ -8,6 +8,7 @@ import { formValidator } from "../../lib/schema";
 import { formSchema, uiSchemaFor } from "../../lib/widgets";
 import { CallOutcome } from "./CallOutcome";
 import { FieldTemplate } from "./FieldTemplate";
+import { TitleField } from "./TitleField";
 import { Presets } from "./Presets";
 import { CopyAs } from "./CopyAs";
 import { DateTimeWidget } from "./DateTimeWidget";
@@ -17,7 +18,7 @@ import { useCall } from "./useCall";
 
 type Mode = "form" | "json";
 
-const templates = { FieldTemplate };
+const templates = { FieldTemplate, TitleFieldTemplate: TitleField };
 // `date-time` strings: the app's own ISO format in the person's zone, the zone named.
 const widgets = { DateTimeWidget };
 
