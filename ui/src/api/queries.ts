@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { unwrap, type RunPage, type RunView, type StepAction } from "./client";
+import { unwrap, type Api, type RunPage, type RunView, type StepAction } from "./client";
 import { useApi } from "./context";
 import { sessionQuery } from "./session";
 
@@ -105,14 +105,18 @@ export function useRuns(filters: RunFilters, limit = 200) {
   });
 }
 
+/** One run's record and packets: the query `useRun` keeps, for a caller that asks once. */
+export function runQuery(api: Api, id: string) {
+  return {
+    queryKey: ["run", id],
+    queryFn: async () =>
+      unwrap(await api.GET("/api/audit/runs/{id}", { params: { path: { id } } })),
+  };
+}
+
 export function useRun(id: string | undefined) {
   const api = useApi();
-  return useQuery({
-    queryKey: ["run", id],
-    enabled: id !== undefined,
-    queryFn: async () =>
-      unwrap(await api.GET("/api/audit/runs/{id}", { params: { path: { id: id ?? "" } } })),
-  });
+  return useQuery({ ...runQuery(api, id ?? ""), enabled: id !== undefined });
 }
 
 /** The latest batch jobs (seed 001's slurm and hybrid plans), newest first. */

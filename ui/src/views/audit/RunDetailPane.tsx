@@ -3,6 +3,7 @@ import { useCancelCall, useRun, useSession } from "../../api/queries";
 import { Artifacts, artifactsOf } from "../../components/Artifacts";
 import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
+import { PacketList } from "../../components/PacketList";
 import { StateBadge } from "../../components/Verdict";
 import { formatDuration, formatTime } from "../../lib/format";
 import { href } from "../../lib/route";
@@ -80,22 +81,15 @@ export default function RunDetailPane({ id, closeTo = "audit" }: { id: string; c
       <h3>Outcome</h3>
       <JsonTree value={parts.outcome} label="Outcome" />
       <h3>Packets ({packets.length})</h3>
-      <ol className="packets">
-        {packets.map((p) => (
-          <li key={p.seq}>
-            <details>
-              <summary>
-                <span className="mono">#{p.seq}</span> <strong>{p.kind}</strong>{" "}
-                <span className="muted">{formatTime(p.ts_us)}</span>{" "}
-                <code className="muted" title={`hash ${p.hash}\nprevious ${p.prev_hash}`}>
-                  {p.hash.slice(0, 12)}
-                </code>
-              </summary>
-              <JsonTree value={p.data} label={`Packet ${p.seq}`} />
-            </details>
-          </li>
-        ))}
-      </ol>
+      <PacketList
+        packets={packets}
+        title={(p) => p.kind}
+        detail={(p) => (
+          <code className="muted" title={`hash ${p.hash}\nprevious ${p.prev_hash}`}>
+            {p.hash.slice(0, 12)}
+          </code>
+        )}
+      />
     </aside>
   );
 }

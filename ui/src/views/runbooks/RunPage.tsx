@@ -23,7 +23,7 @@ import { RunTrace } from "./RunTrace";
 import { StartForm } from "./StartForm";
 import { StepDetail } from "./StepDetail";
 import { StepList } from "./StepList";
-import { latestKeyOf, stepDurationMs, stepsOf } from "./steps";
+import { latestKeyOf, stepDurationMs, stepsOf, type StepRecord } from "./steps";
 import { WaitingCard } from "./WaitingCard";
 
 const StepGraph = lazy(() => import("./StepGraph"));
@@ -58,6 +58,8 @@ export default function RunPage({ id, step }: { id: string; step?: string }) {
     return (key: string) => byThread.get(`runbook:${id}:${key}`);
   }, [calls.data, id]);
   const opened = steps.find((s) => s.key === step);
+  // A tool step took as long as its call; any other, from its start to its completion.
+  const tookMs = (s: StepRecord) => callOf(s.key)?.duration_ms ?? stepDurationMs(s);
   const runbook = useRunbook(run.data?.runbook);
   const session = useSession();
   const resume = useResumeRun(id);
@@ -143,6 +145,7 @@ export default function RunPage({ id, step }: { id: string; step?: string }) {
                 runId={id}
                 step={opened}
                 call={callOf(opened.key)}
+                took={tookMs(opened)}
                 me={session.data?.person.name}
               />
             )}
@@ -163,12 +166,7 @@ export default function RunPage({ id, step }: { id: string; step?: string }) {
                 pausedBy={data.paused_by}
               />
             ))}
-            <StepList
-              runId={id}
-              steps={steps}
-              open={opened?.key}
-              tookMs={(s) => callOf(s.key)?.duration_ms ?? stepDurationMs(s)}
-            />
+            <StepList runId={id} steps={steps} open={opened?.key} tookMs={tookMs} />
             <RunAgain run={data} />
             <Attachments run={data} />
             <details className="card">

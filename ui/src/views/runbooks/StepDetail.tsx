@@ -1,13 +1,14 @@
 import type { RunRecord } from "../../api/client";
 import { useRun } from "../../api/queries";
 import { JsonTree } from "../../components/JsonTree";
+import { PacketList } from "../../components/PacketList";
 import { OutputLog, type Chunk } from "../../components/OutputLog";
 import { StateBadge } from "../../components/Verdict";
 import { formatDuration, formatTime } from "../../lib/format";
 import { isMe } from "../../lib/people";
 import { href } from "../../lib/route";
 import { stepTone } from "./StepList";
-import { stepDurationMs, type StepRecord } from "./steps";
+import type { StepRecord } from "./steps";
 
 /**
  * One step of a run opened: when it started and how long it took, who acted on it, the inputs
@@ -18,15 +19,17 @@ export function StepDetail({
   runId,
   step,
   call,
+  took,
   me,
 }: {
   runId: string;
   step: StepRecord;
   call: RunRecord | undefined;
+  /** How long it took (its call's duration for a tool step). */
+  took: number | undefined;
   me: string | undefined;
 }) {
   const { tone, words } = stepTone(step.status);
-  const took = call?.duration_ms ?? stepDurationMs(step);
   const who = (name: string) => (isMe(name, me) ? `${name} (you)` : name);
   return (
     <section className="card step-detail" aria-labelledby="step-detail-heading">
@@ -110,22 +113,11 @@ export function StepDetail({
       {call && <CallLog requestId={call.request_id} />}
       <details>
         <summary>Packets ({step.packets.length})</summary>
-        <ol className="packets">
-          {step.packets.map((p) => (
-            <li key={p.seq}>
-              <details>
-                <summary>
-                  <span className="mono">#{p.seq}</span>{" "}
-                  <strong>{(p.data as { event?: string }).event ?? p.kind}</strong>{" "}
-                  <span className="muted">
-                    {formatTime(p.ts_us)} · {p.principal ?? "–"}
-                  </span>
-                </summary>
-                <JsonTree value={p.data} label={`Packet ${p.seq}`} />
-              </details>
-            </li>
-          ))}
-        </ol>
+        <PacketList
+          packets={step.packets}
+          title={(p) => (p.data as { event?: string }).event ?? p.kind}
+          detail={(p) => <span className="muted">{p.principal ?? "–"}</span>}
+        />
       </details>
     </section>
   );

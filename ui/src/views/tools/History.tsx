@@ -1,8 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { unwrap, type RunDetail } from "../../api/client";
 import { useApi } from "../../api/context";
-import { useRuns } from "../../api/queries";
+import { runQuery, useRuns } from "../../api/queries";
 import { StateBadge } from "../../components/Verdict";
 import { formatDuration, formatShortTime } from "../../lib/format";
 import { href } from "../../lib/route";
@@ -33,11 +32,7 @@ export function History({
   const [error, setError] = useState<string | null>(null);
   const rows = (runs.data?.pages[0]?.runs ?? []).slice(0, SHOWN);
   const argsOf = async (id: string): Promise<Record<string, unknown>> => {
-    const detail = await queries.query({
-      queryKey: ["run", id],
-      queryFn: async (): Promise<RunDetail> =>
-        unwrap(await api.GET("/api/audit/runs/{id}", { params: { path: { id } } })),
-    });
+    const detail = await queries.query(runQuery(api, id));
     const args = runParts(detail).args;
     return args !== null && typeof args === "object" ? (args as Record<string, unknown>) : {};
   };
