@@ -12,6 +12,9 @@ pub enum AppError {
     /// No such tool, call or approval.
     #[error("{0}")]
     NotFound(String),
+    /// The request itself is wrong (it names what and why).
+    #[error("{0}")]
+    Invalid(String),
     /// The engine refused or failed.
     #[error(transparent)]
     Engine(#[from] jig_engine::EngineError),
@@ -26,6 +29,7 @@ impl AppError {
         match self {
             Self::Forbidden(_) => ErrorCode::Policy,
             Self::NotFound(_) => ErrorCode::NotFound,
+            Self::Invalid(_) => ErrorCode::ValidationFail,
             Self::Engine(error) => error.code(),
             Self::Runbook(error) => error.code(),
         }

@@ -5,16 +5,17 @@
 //!
 //! - Calls ([`App::call`], [`App::start`], [`App::cancel`]): one place builds what the engine
 //!   needs to know about a call (its [`jig_engine::CallContext`]).
-//! - Approvals ([`App::approve`], [`App::deny`], [`App::approvals`]): a decision is recorded,
-//!   the waiting call runs where it waits (this process, another instance, or the caller's
-//!   next identical call), a runbook step waiting for it walks on, and nobody but the asker is
-//!   handed a token.
+//! - Approvals ([`App::approve`], [`App::deny`], [`App::decide_many`], [`App::approvals`]): a
+//!   decision is recorded, the waiting call runs where it waits (this process, another
+//!   instance, or the caller's next identical call), a runbook step waiting for it walks on,
+//!   and nobody but the asker is handed a token.
 //!
 //! Below it, the engine records (it alone writes the audit) and the runbook service walks runs.
 
 mod actor;
 mod approvals;
 mod calls;
+mod decide_many;
 mod error;
 
 use std::sync::Arc;
@@ -25,6 +26,7 @@ use jig_runbook::Runbooks;
 pub use actor::Actor;
 pub use approvals::{Approved, Denied, Walked};
 pub use calls::CallSpec;
+pub use decide_many::{MOST_AT_ONCE, Outcome, Verdict};
 pub use error::AppError;
 
 /// The application over one engine.

@@ -364,18 +364,22 @@ pub enum ApprovalsCommand {
         all: bool,
     },
     /// Approve a pending call: it runs where it waits (or at its caller's next identical
-    /// call); prints its one-time token on stdout only when the call is your own
+    /// call); prints its one-time token on stdout only when the call is your own. Several
+    /// ids are each approved with the same comment, and print `ID OUTCOME` lines instead
     Approve {
-        /// The approval id (a unique prefix is enough)
-        id: String,
+        /// The approval id (a unique prefix is enough); several for the same decision
+        #[arg(required = true, num_args = 1.., value_name = "ID")]
+        ids: Vec<String>,
         /// A comment for who asked (kept in the audit)
         #[arg(long)]
         comment: Option<String>,
     },
-    /// Deny a pending call, saying why (shown to who asked, kept in the audit)
+    /// Deny a pending call, saying why (shown to who asked, kept in the audit). Several ids
+    /// are each denied with the same reason, which is then required
     Deny {
-        /// The approval id (a unique prefix is enough)
-        id: String,
+        /// The approval id (a unique prefix is enough); several for the same decision
+        #[arg(required = true, num_args = 1.., value_name = "ID")]
+        ids: Vec<String>,
         /// Why: shown to who asked
         #[arg(long)]
         reason: Option<String>,

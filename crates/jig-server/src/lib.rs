@@ -64,6 +64,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(approvals::list))
         .routes(routes!(approvals::approve))
         .routes(routes!(approvals::deny))
+        .routes(routes!(approvals::decide))
         .routes(routes!(tokens::list, tokens::make))
         .routes(routes!(tokens::revoke))
         .routes(routes!(runbooks::list))

@@ -1,5 +1,12 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { unwrap, type Api, type RunPage, type RunView, type StepAction } from "./client";
+import {
+  unwrap,
+  type Api,
+  type RunPage,
+  type RunView,
+  type Schemas,
+  type StepAction,
+} from "./client";
 import { useApi } from "./context";
 import { sessionQuery } from "./session";
 
@@ -61,16 +68,17 @@ export function useDecide() {
       /** Pending requests identical to `id`'s: denied with it, or as repeats when it runs. */
       repeats?: string[];
     }) => {
-      const deny = async (which: string, reason: string | null) => {
-        unwrap(
-          await api.POST("/api/approvals/{id}/deny", {
-            params: { path: { id: which } },
-            body: { reason },
-          }),
-        );
-      };
       if (verdict === "deny") {
-        for (const which of [id, ...repeats]) await deny(which, note ?? null);
+        if (repeats.length === 0) {
+          unwrap(
+            await api.POST("/api/approvals/{id}/deny", {
+              params: { path: { id } },
+              body: { reason: note ?? null },
+            }),
+          );
+        } else {
+          await decideAll(api, [id, ...repeats], "deny", note ?? "");
+        }
         return null;
       }
       const approved = unwrap(
@@ -80,10 +88,75 @@ export function useDecide() {
         }),
       );
       // The request runs once: the repeats end, saying why.
-      for (const which of repeats) {
-        await deny(which, `the same request as ${id}, which was approved: it runs once`);
+      if (repeats.length > 0) {
+        await decideAll(
+          api,
+          repeats,
+          "deny",
+          `the same request as ${id}, which was approved: it runs once`,
+        );
       }
       return approved;
+    },
+    onSettled: () => queries.invalidateQueries({ queryKey: ["approvals"] }),
+  });
+}
+
+/** What became of each approval of one decision. */
+export type DecideOutcome = Schemas["DecideOutcome"];
+
+/** Several approvals, one decision and one note; each is decided (or fails) on its own. */
+async function decideAll(
+  api: Api,
+  ids: string[],
+  verdict: "approve" | "deny",
+  note: string,
+): Promise<DecideOutcome[]> {
+  return unwrap(
+    await api.POST("/api/approvals/decide", { body: { ids, verdict, note: note || null } }),
+  );
+}
+
+/** An approval picked in the queue, with the pending requests that ask exactly the same. */
+export interface Picked {
+  id: string;
+  repeats: string[];
+}
+
+/**
+ * Decide a reviewer's selection with one verdict and one note. A denial ends each picked
+ * approval and its repeats; an approval runs each picked request once and ends its repeats
+ * (only of those it did approve: one someone else decided meanwhile keeps its own).
+ */
+export function useDecideMany() {
+  const api = useApi();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: async ({
+      picked,
+      verdict,
+      note,
+    }: {
+      picked: Picked[];
+      verdict: "approve" | "deny";
+      note: string;
+    }) => {
+      const ids = picked.map((p) => p.id);
+      if (verdict === "deny") {
+        return decideAll(api, [...ids, ...picked.flatMap((p) => p.repeats)], "deny", note);
+      }
+      const outcomes = await decideAll(api, ids, "approve", note);
+      const approved = new Set(outcomes.filter((o) => o.outcome === "approved").map((o) => o.id));
+      const repeats = picked.filter((p) => approved.has(p.id)).flatMap((p) => p.repeats);
+      if (repeats.length > 0) {
+        await decideAll(
+          api,
+          repeats,
+          "deny",
+          "the same request as one approved with it: it runs once",
+        );
+      }
+      return outcomes;
     },
     onSettled: () => queries.invalidateQueries({ queryKey: ["approvals"] }),
   });

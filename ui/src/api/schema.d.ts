@@ -25,6 +25,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/approvals/decide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide several approvals at once with one note: each is recorded and run (or ended) on its
+         *     own, so one already decided by someone else fails alone. The list is refused whole when it
+         *     is empty, too long, repeats an id, or denies without a reason.
+         */
+        post: operations["decideApprovals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/approvals/{id}/approve": {
         parameters: {
             query?: never;
@@ -978,6 +999,33 @@ export interface components {
              */
             count: number;
         };
+        /** @description What became of one approval. */
+        DecideOutcome: {
+            /** @description The approval. */
+            id: string;
+            /** @description `approved`, `seconded` (recorded; more people must approve), `denied`, or `error`. */
+            outcome: string;
+            /** @description The request now running the approved call, when it waits in this server. */
+            resumed_as?: string | null;
+            /** @description The stable error code, when it failed (decided meanwhile by someone else: `E_CONFLICT`). */
+            code?: string | null;
+            /** @description What happened, when it failed. */
+            message?: string | null;
+        };
+        /** @description Several approvals decided with one note. */
+        DecideRequest: {
+            /** @description The approvals (1 to 200, each once). */
+            ids: string[];
+            /** @description `approve` or `deny`. */
+            verdict: components["schemas"]["DecideVerdict"];
+            /** @description A deny's reason, shown to each asker (needed to deny); an approval's comment. */
+            note?: string | null;
+        };
+        /**
+         * @description Approve or deny.
+         * @enum {string}
+         */
+        DecideVerdict: "approve" | "deny";
         /** @description The policy's answer for one call: its action, the rule that decided, and a sentence. */
         Decision: {
             /** @description `allow`, `require-approval` or `deny`. */
@@ -2000,6 +2048,45 @@ export interface operations {
                 };
             };
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    decideApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecideRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecideOutcome"][];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -16,7 +16,14 @@ pub async fn run(
 ) -> anyhow::Result<Code> {
     match command {
         ApprovalsCommand::List { json, all } => list(settings, *json, *all, out).await,
-        ApprovalsCommand::Approve { id, comment } => {
+        ApprovalsCommand::Approve { ids, comment } if ids.len() > 1 => {
+            many(settings, ids, jig_app::Verdict::Approve, comment.as_deref(), out).await
+        }
+        ApprovalsCommand::Deny { ids, reason } if ids.len() > 1 => {
+            many(settings, ids, jig_app::Verdict::Deny, reason.as_deref(), out).await
+        }
+        ApprovalsCommand::Approve { ids, comment } => {
+            let id = &ids[0];
             let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
             if let Err(message) = settings.check_identity(&engine) {
                 eprintln!("error[E_POLICY]: {message}");
@@ -58,7 +65,8 @@ pub async fn run(
                 }
             }
         }
-        ApprovalsCommand::Deny { id, reason } => {
+        ApprovalsCommand::Deny { ids, reason } => {
+            let id = &ids[0];
             let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
             if let Err(message) = settings.check_identity(&engine) {
                 eprintln!("error[E_POLICY]: {message}");
@@ -78,6 +86,53 @@ pub async fn run(
             }
         }
     }
+}
+
+/// One decision for several approvals: a line per approval on stdout (`ID OUTCOME [detail]`),
+/// and a failure for any that could not be decided (someone else was quicker, say).
+async fn many(
+    settings: &Settings,
+    ids: &[String],
+    verdict: jig_app::Verdict,
+    note: Option<&str>,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
+    if let Err(message) = settings.check_identity(&engine) {
+        eprintln!("error[E_POLICY]: {message}");
+        return Ok(Code::Usage);
+    }
+    let app = jig_app::App::new(engine);
+    let outcomes = match app.decide_many(&settings.actor(), ids, verdict, note).await {
+        Ok(outcomes) => outcomes,
+        Err(error) => {
+            eprintln!("error[{}]: {error}", error.code());
+            return Ok(if matches!(error, jig_app::AppError::Invalid(_)) {
+                Code::Usage
+            } else {
+                Code::Failed
+            });
+        }
+    };
+    let mut failed = 0;
+    for outcome in &outcomes {
+        match (&outcome.code, &outcome.message) {
+            (Some(code), Some(message)) => {
+                failed += 1;
+                writeln!(out, "{} error", outcome.id)?;
+                eprintln!("error[{code}]: {}: {message}", outcome.id);
+            }
+            _ => writeln!(out, "{} {}", outcome.id, outcome.outcome)?,
+        }
+    }
+    eprintln!(
+        "{} of {} {} as {}",
+        outcomes.len() - failed,
+        outcomes.len(),
+        if verdict == jig_app::Verdict::Deny { "denied" } else { "approved" },
+        settings.principal
+    );
+    Ok(if failed == 0 { Code::Ok } else { Code::Failed })
 }
 
 /// Say where a runbook run waiting on the decision stands now.

@@ -275,3 +275,43 @@ fn call_and_audit_work_on_a_postgres_store() {
     );
     assert!(!root.join(".jig").exists(), "nothing was written to the default SQLite store");
 }
+
+#[test]
+fn several_approvals_are_denied_with_one_reason() {
+    let dir = example_copy();
+    let ask = |path: &str| {
+        let args = format!(r#"{{"path": "{path}", "content": "x"}}"#);
+        let asked = jig(dir.path(), &["--as", "alice", "call", "file_write", "--args", &args]);
+        stdout_json(&asked)["errors"][0]["details"]["approval_id"].as_str().expect("id").to_owned()
+    };
+    let (one, two) = (ask("a.txt"), ask("b.txt"));
+    // Several at once need the reason each asker reads; nothing is decided without it.
+    let bare = jig(dir.path(), &["--as", "bob", "approvals", "deny", &one, &two]);
+    assert_eq!(bare.status.code(), Some(2), "{}", stderr(&bare));
+    assert!(stderr(&bare).contains("`note`"), "{}", stderr(&bare));
+    let pending = jig(dir.path(), &["approvals", "list", "--json"]);
+    assert_eq!(stdout_json(&pending).as_array().expect("list").len(), 2);
+
+    let reason = "frozen until Monday";
+    let denied =
+        jig(dir.path(), &["--as", "bob", "approvals", "deny", &one, &two, "--reason", reason]);
+    assert_eq!(denied.status.code(), Some(0), "{}", stderr(&denied));
+    assert_eq!(
+        String::from_utf8_lossy(&denied.stdout),
+        format!("{one} denied\n{two} denied\n"),
+        "{}",
+        stderr(&denied)
+    );
+    let all = stdout_json(&jig(dir.path(), &["approvals", "list", "--all", "--json"]));
+    for approval in all.as_array().expect("list") {
+        assert_eq!(
+            (approval["state"].as_str(), approval["note"].as_str()),
+            (Some("denied"), Some(reason))
+        );
+    }
+    // Once more: each fails alone, and the command says so.
+    let again = jig(dir.path(), &["--as", "bob", "approvals", "approve", &one, &two]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stderr(&again).contains("already denied"), "{}", stderr(&again));
+    assert!(stderr(&again).contains("0 of 2 approved"), "{}", stderr(&again));
+}

@@ -8,7 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::Person;
 use crate::error::ApiError;
-use crate::extract::{MaybeBody, Params};
+use crate::extract::{Body, MaybeBody, Params};
 use crate::state::{AppState, actor};
 use jig_model::envelope::ErrorMessage;
 
@@ -105,4 +105,74 @@ pub async fn deny(
     let reason = body.and_then(|request| request.reason);
     state.app.deny(&actor(&person), &id, reason.as_deref()).await?;
     Ok(axum::http::StatusCode::NO_CONTENT)
+}
+
+/// Several approvals decided with one note.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DecideRequest {
+    /// The approvals (1 to 200, each once).
+    pub ids: Vec<String>,
+    /// `approve` or `deny`.
+    pub verdict: DecideVerdict,
+    /// A deny's reason, shown to each asker (needed to deny); an approval's comment.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// Approve or deny.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DecideVerdict {
+    /// Run each request, in the name of who asked it.
+    Approve,
+    /// End each request, with the note as the reason.
+    Deny,
+}
+
+/// What became of one approval.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DecideOutcome {
+    /// The approval.
+    pub id: String,
+    /// `approved`, `seconded` (recorded; more people must approve), `denied`, or `error`.
+    pub outcome: String,
+    /// The request now running the approved call, when it waits in this server.
+    pub resumed_as: Option<String>,
+    /// The stable error code, when it failed (decided meanwhile by someone else: `E_CONFLICT`).
+    pub code: Option<String>,
+    /// What happened, when it failed.
+    pub message: Option<String>,
+}
+
+/// Decide several approvals at once with one note: each is recorded and run (or ended) on its
+/// own, so one already decided by someone else fails alone. The list is refused whole when it
+/// is empty, too long, repeats an id, or denies without a reason.
+#[utoipa::path(post, path = "/api/approvals/decide", operation_id = "decideApprovals", tag = "approvals",
+    request_body(content = DecideRequest, content_type = "application/json"),
+    responses((status = 200, body = Vec<DecideOutcome>), (status = 400, body = ErrorMessage),
+        (status = 403, body = ErrorMessage)))]
+pub async fn decide(
+    State(state): State<AppState>,
+    Extension(person): Extension<Person>,
+    Body(body): Body<DecideRequest>,
+) -> Result<Json<Vec<DecideOutcome>>, ApiError> {
+    let verdict = match body.verdict {
+        DecideVerdict::Approve => jig_app::Verdict::Approve,
+        DecideVerdict::Deny => jig_app::Verdict::Deny,
+    };
+    let outcomes =
+        state.app.decide_many(&actor(&person), &body.ids, verdict, body.note.as_deref()).await?;
+    Ok(Json(
+        outcomes
+            .into_iter()
+            .map(|o| DecideOutcome {
+                id: o.id,
+                outcome: o.outcome.to_owned(),
+                resumed_as: o.resumed_as,
+                code: o.code,
+                message: o.message,
+            })
+            .collect(),
+    ))
 }

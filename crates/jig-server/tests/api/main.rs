@@ -4,6 +4,7 @@
 mod access;
 mod artifacts;
 mod calls;
+mod decide;
 mod desktop_signin;
 mod local;
 mod openapi;

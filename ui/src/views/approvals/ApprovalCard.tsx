@@ -6,6 +6,7 @@ import { JsonTree } from "../../components/JsonTree";
 import { formatTime } from "../../lib/format";
 import { isMe } from "../../lib/people";
 import { href } from "../../lib/route";
+import { DecisionNote } from "./DecisionNote";
 import { WhatRuns, type ApprovalRequest } from "./WhatRuns";
 import { Inline } from "../../components/Inline";
 
@@ -20,15 +21,38 @@ interface Viewed {
   selfApproval: boolean;
   /** Pending approvals asking exactly the same (decided together with this one). */
   repeats?: ApprovalRecord[];
+  /** Picking it for one decision with others, when the reviewer may decide it. */
+  pick?: Pick;
+}
+
+/** A card's place in the reviewer's selection. */
+interface Pick {
+  on: boolean;
+  set: (on: boolean) => void;
+  /** Other pending approvals asking the same of the same tool, from other people. */
+  alike: string[];
+  /** Select this one and those alike. */
+  setAlike: () => void;
 }
 
 /** One approval: what runs, who asked and why it waits, and — for a decider — the decision. */
-export function ApprovalCard({ approval, me, role, selfApproval, repeats = [] }: Viewed) {
+export function ApprovalCard({ approval, me, role, selfApproval, repeats = [], pick }: Viewed) {
   const pending = approval.state === "pending";
   const request = approval.request as ApprovalRequest | null;
   return (
     <li className="card approval" aria-label={`Approval ${approval.id} for ${approval.tool}`}>
       <div className="row">
+        {pick && (
+          <input
+            type="checkbox"
+            className="pick"
+            checked={pick.on}
+            aria-label={`Select ${approval.tool} asked by ${approval.principal ?? "unknown"} (${approval.id.slice(0, 8)})`}
+            onChange={(e) => {
+              pick.set(e.target.checked);
+            }}
+          />
+        )}
         <a href={href("tools", approval.tool)} className="mono">
           <strong>{approval.tool}</strong>
         </a>
@@ -53,6 +77,15 @@ export function ApprovalCard({ approval, me, role, selfApproval, repeats = [] }:
           <span className="badge warn">×{repeats.length + 1}</span> Asked {repeats.length + 1}{" "}
           times, the same request each time ({repeats.map((r) => r.id.slice(0, 8)).join(", ")}).
           Approving runs it once and ends the repeats; denying denies them all.
+        </p>
+      )}
+      {pick && pick.alike.length > 0 && (
+        <p className="alike" role="note">
+          {pick.alike.length} other {pick.alike.length === 1 ? "person asks" : "people ask"} the
+          same of <code>{approval.tool}</code>.{" "}
+          <button type="button" className="link" onClick={pick.setAlike}>
+            Select all {pick.alike.length + 1}
+          </button>
         </p>
       )}
       {approval.required > 1 && <Approvers approval={approval} me={me} />}
@@ -130,25 +163,18 @@ function Decide({ approval, me, role, selfApproval, repeats = [] }: Viewed) {
         event.preventDefault();
       }}
     >
-      <label htmlFor={noteId}>
-        Note for {asker} <span className="muted">(optional to approve, needed to deny)</span>
-      </label>
-      <textarea
+      <DecisionNote
         id={noteId}
-        rows={2}
-        value={note}
-        maxLength={2000}
-        aria-invalid={wantReason && !note.trim()}
-        aria-describedby={wantReason && !note.trim() ? `${noteId}-why` : undefined}
-        onChange={(e) => {
-          setNote(e.target.value);
-        }}
+        label={
+          <>
+            Note for {asker} <span className="muted">(optional to approve, needed to deny)</span>
+          </>
+        }
+        note={note}
+        setNote={setNote}
+        missing={wantReason && !note.trim()}
+        why={`Say why you deny it: ${asker} reads this.`}
       />
-      {wantReason && !note.trim() && (
-        <span id={`${noteId}-why`} className="field-error" role="alert">
-          Say why you deny it: {asker} reads this.
-        </span>
-      )}
       <div className="row">
         <button
           type="button"

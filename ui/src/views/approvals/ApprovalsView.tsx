@@ -5,7 +5,8 @@ import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
 import { isMe } from "../../lib/people";
 import { ApprovalCard } from "./ApprovalCard";
-import { groupRepeats } from "./repeats";
+import { BulkDecide } from "./BulkDecide";
+import { alike, groupRepeats } from "./repeats";
 import { waitsFor } from "./waiting";
 
 /** Which approvals the queue shows. */
@@ -29,6 +30,7 @@ export default function ApprovalsView() {
   const decider = role === "approver" || role === "admin";
   const own = session.data?.self_approval ?? false;
   const [chosen, setChosen] = useState<Show | undefined>();
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
   const show: Show = chosen ?? (decider ? "mine" : "asked");
   const approvals = useApprovals(show === "asked" || show === "decided");
   const all = approvals.data ?? [];
@@ -42,6 +44,21 @@ export default function ApprovalsView() {
   const shown = (["mine", "asked", "pending", "decided"] as const).filter(
     (s) => s !== "mine" || decider,
   );
+  const groups = groupRepeats(list);
+  const links = alike(groups);
+  // What this person may decide here; a selection keeps only those still listed.
+  const pickable = groups.filter((g) => waitsFor(g.approval, me, decider, own));
+  const chosenGroups = pickable.filter((g) => picked.has(g.approval.id));
+  const pick = (ids: string[], on: boolean) => {
+    setPicked((was) => {
+      const next = new Set(was);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  };
   return (
     <div className="page">
       <header className="page-head">
@@ -60,6 +77,7 @@ export default function ApprovalsView() {
               aria-checked={show === s}
               onClick={() => {
                 setChosen(s);
+                setPicked(new Set());
               }}
             >
               {LABELS[s]}
@@ -70,18 +88,70 @@ export default function ApprovalsView() {
       </header>
       {approvals.error && <Failure error={approvals.error} />}
       {approvals.data && list.length === 0 && <Empty show={show} />}
-      <ul className="approval-list" aria-label="Approvals">
-        {groupRepeats(list).map(({ approval, repeats }) => (
-          <ApprovalCard
-            key={approval.id}
-            approval={approval}
-            repeats={repeats}
-            me={me}
-            role={role}
-            selfApproval={own}
+      {pickable.length > 1 && (
+        <label className="pick-all">
+          <input
+            type="checkbox"
+            checked={chosenGroups.length === pickable.length}
+            ref={(box) => {
+              if (box) {
+                box.indeterminate =
+                  chosenGroups.length > 0 && chosenGroups.length < pickable.length;
+              }
+            }}
+            onChange={(e) => {
+              pick(
+                pickable.map((g) => g.approval.id),
+                e.target.checked,
+              );
+            }}
           />
-        ))}
+          Select all {pickable.length} you can decide
+        </label>
+      )}
+      <ul className="approval-list" aria-label="Approvals">
+        {groups.map(({ approval, repeats }) => {
+          const canPick = pickable.some((g) => g.approval.id === approval.id);
+          const same = (links.get(approval.id) ?? []).filter((id) =>
+            pickable.some((g) => g.approval.id === id),
+          );
+          return (
+            <ApprovalCard
+              key={approval.id}
+              approval={approval}
+              repeats={repeats}
+              me={me}
+              role={role}
+              selfApproval={own}
+              pick={
+                canPick
+                  ? {
+                      on: picked.has(approval.id),
+                      set: (on) => {
+                        pick([approval.id], on);
+                      },
+                      alike: same,
+                      setAlike: () => {
+                        pick([approval.id, ...same], true);
+                      },
+                    }
+                  : undefined
+              }
+            />
+          );
+        })}
       </ul>
+      {decider && (
+        <BulkDecide
+          picked={chosenGroups.map((g) => ({
+            id: g.approval.id,
+            repeats: g.repeats.map((r) => r.id),
+          }))}
+          onDone={() => {
+            setPicked(new Set());
+          }}
+        />
+      )}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ApprovalRecord } from "../../api/client";
-import { groupRepeats } from "./repeats";
+import { alike, groupRepeats } from "./repeats";
 
 const approval = (id: string, args: unknown, extra: Partial<ApprovalRecord> = {}) =>
   ({
@@ -28,5 +28,24 @@ describe("groupRepeats", () => {
       ["d", []],
       ["f", []],
     ]);
+  });
+});
+
+describe("alike", () => {
+  it("links pending groups asking the same of the same tool, whoever asked", () => {
+    const groups = groupRepeats([
+      approval("a", { path: "x" }),
+      approval("b", { path: "x" }, { principal: "bob" }),
+      approval("c", { path: "x" }, { principal: "carol" }),
+      approval("d", { path: "y" }, { principal: "bob" }),
+      approval("e", { path: "x" }, { principal: "dave", tool: "file_delete" }),
+      approval("f", { path: "x" }, { principal: "erin", state: "denied" } as never),
+    ]);
+    const links = alike(groups);
+    expect(links.get("a")).toEqual(["b", "c"]);
+    expect(links.get("c")).toEqual(["a", "b"]);
+    expect(links.get("d")).toEqual([]);
+    expect(links.get("e")).toEqual([]);
+    expect(links.has("f")).toBe(false);
   });
 });

@@ -29,11 +29,34 @@ export function groupRepeats(list: ApprovalRecord[]): Grouped[] {
   return out;
 }
 
+/**
+ * For each pending group, the other pending groups asking the same tool with the same
+ * arguments, whoever asked (several people, or several agents, wanting the same thing): a
+ * reviewer may pick them all and decide them with one note.
+ */
+export function alike(groups: Grouped[]): Map<string, string[]> {
+  const byRequest = new Map<string, string[]>();
+  for (const { approval } of groups) {
+    if (approval.state !== "pending") continue;
+    const key = requestKey(approval);
+    byRequest.set(key, [...(byRequest.get(key) ?? []), approval.id]);
+  }
+  const out = new Map<string, string[]>();
+  for (const ids of byRequest.values()) {
+    for (const id of ids)
+      out.set(
+        id,
+        ids.filter((other) => other !== id),
+      );
+  }
+  return out;
+}
+
 function repeatKey(approval: ApprovalRecord): string {
+  return JSON.stringify([personOf(approval.principal ?? ""), requestKey(approval)]);
+}
+
+function requestKey(approval: ApprovalRecord): string {
   const request = approval.request as { args?: unknown } | null;
-  return JSON.stringify([
-    approval.tool,
-    personOf(approval.principal ?? ""),
-    request?.args ?? approval.request,
-  ]);
+  return JSON.stringify([approval.tool, request?.args ?? approval.request]);
 }
