@@ -74,6 +74,40 @@ test("a runner finds a tool by search, fills its $ref/oneOf form, previews and r
   await context.close();
 });
 
+test("an array's items take the form's width, and an item nobody reached yet is not red", async () => {
+  const { page, context, problems } = await signIn("alice", { width: 1024, height: 700 });
+  await page.goto(`${suite.server.url}/#/tools/acme.maintenance_window`);
+  await page.getByRole("heading", { name: "acme.maintenance_window" }).waitFor();
+  const services = page.getByRole("group", { name: /^services/ }).first();
+  await page.getByLabel(/^name/).first().fill("checkout-api");
+  await services.getByRole("button", { name: "Add" }).click();
+  const second = page.getByRole("group", { name: "services, item 2" });
+  await second.waitFor();
+  // The items fill the array's box (they were squeezed to about 250 px beside their buttons).
+  const outer = await services.boundingBox();
+  for (const name of ["services, item 1", "services, item 2"]) {
+    const item = await page.getByRole("group", { name }).boundingBox();
+    assert.ok(item.width > outer.width * 0.75, `${name}: ${item.width} of ${outer.width}`);
+  }
+  // Adding an item turned every empty required field red; now only what was reached is.
+  const alerts = page.locator(".rjsf-host").getByRole("alert");
+  assert.equal(await alerts.count(), 0, await alerts.allInnerTexts().then(String));
+  assert.equal(await second.getByLabel(/^name/).getAttribute("aria-invalid"), null);
+  // The preview says what is still missing, every field of it.
+  await page
+    .getByRole("status", { name: "Preview" })
+    .getByText(/Not valid yet/)
+    .waitFor();
+  // Reaching a field and leaving it empty shows its error; the untouched one below stays calm.
+  await second.getByLabel(/^name/).focus();
+  await second.getByLabel(/^name/).blur();
+  await second.getByRole("alert").getByText("is required").waitFor();
+  assert.equal(await second.getByLabel(/^environment/).getAttribute("aria-invalid"), null);
+  await look(page, "tool-array-items");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("a preset is saved beside the tool and loads back into the form", async () => {
   const { page, context } = await signIn("alice");
   await page.goto(`${suite.server.url}/#/tools/acme.slugify`);

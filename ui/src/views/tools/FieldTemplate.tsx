@@ -1,6 +1,8 @@
 import type { FieldTemplateProps } from "@rjsf/utils";
+import { useContext } from "react";
 import { Inline } from "../../components/Inline";
 import { count } from "../../lib/format";
+import { ShowErrors } from "./touched";
 
 /** A schema's constraints in words: what a field accepts, shown beside it. */
 export function constraints(schema: object): string[] {
@@ -33,7 +35,8 @@ function controlId(id: string, schema: object): string {
 
 /**
  * Each field: its label, the input, its description, its constraints, and its errors as you
- * type, tied to the input with aria-describedby-friendly ids.
+ * type (once you have reached it: see `touched.ts`), tied to the input with
+ * aria-describedby-friendly ids.
  */
 export function FieldTemplate(props: FieldTemplateProps) {
   const {
@@ -50,9 +53,10 @@ export function FieldTemplate(props: FieldTemplateProps) {
     schema,
     help,
   } = props;
+  const showErrors = useContext(ShowErrors);
   if (hidden) return <div hidden>{children}</div>;
   const rules = constraints(schema);
-  const errors = rawErrors ?? [];
+  const errors = showErrors(id) ? (rawErrors ?? []) : [];
   return (
     <div
       className={`field ${classNames ?? ""}${errors.length > 0 ? " has-error" : ""}`}
@@ -79,11 +83,13 @@ export function FieldTemplate(props: FieldTemplateProps) {
         </div>
       )}
       {errors.length > 0 && (
-        <ul className="field-errors" id={`${id}__error`} role="alert">
-          {errors.map((error) => (
-            <li key={error}>{error}</li>
-          ))}
-        </ul>
+        <div id={`${id}__error`} role="alert">
+          <ul className="field-errors">
+            {errors.map((error) => (
+              <li key={error}>{error}</li>
+            ))}
+          </ul>
+        </div>
       )}
       {help}
     </div>

@@ -1,4 +1,4 @@
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import Form from "@rjsf/core";
 import type { RJSFSchema } from "@rjsf/utils";
 import type { ToolDetail } from "../../api/client";
@@ -15,6 +15,7 @@ import { DateTimeWidget } from "./DateTimeWidget";
 import { History } from "./History";
 import { PreviewBox } from "./PreviewBox";
 import { useCall } from "./useCall";
+import { ShowErrors, touchedWithin } from "./touched";
 
 type Mode = "form" | "json";
 
@@ -29,6 +30,16 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
   const [text, setText] = useState("{}");
   const [textError, setTextError] = useState<string | null>(null);
   const [formErrors, setFormErrors] = useState(0);
+  // Fields the person changed or left; `null`: every field shows its errors (arguments filled
+  // from a preset, the history or the JSON text were all "typed" at once).
+  const [touched, setTouched] = useState<ReadonlySet<string> | null>(new Set<string>());
+  const touch = useCallback((id: string | undefined) => {
+    if (id) setTouched((was) => (was === null || was.has(id) ? was : new Set(was).add(id)));
+  }, []);
+  const showErrors = useCallback(
+    (id: string) => touched === null || touchedWithin(touched, id),
+    [touched],
+  );
   const [previewValid, setPreviewValid] = useState(false);
   const call = useCall();
   const role = useSession().data?.person.role;
@@ -57,6 +68,7 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
   };
   const fill = (next: Record<string, unknown>) => {
     setArgs(next);
+    setTouched(null);
     setText(JSON.stringify(next, null, 2));
     setTextError(null);
   };
@@ -82,6 +94,7 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
               onClick={() => {
                 // The JSON text starts from the form's values; the form reads back what parses.
                 if (m === "json" && mode !== "json") setText(JSON.stringify(args, null, 2));
+                if (m === "form" && mode !== "form") setTouched(null);
                 setMode(m);
               }}
             >
@@ -94,21 +107,25 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
       </div>
       {mode === "form" ? (
         <div className="rjsf-host">
-          <Form
-            schema={schema}
-            uiSchema={uiSchema}
-            templates={templates}
-            widgets={widgets}
-            formData={args}
-            validator={formValidator}
-            liveValidate="onChange"
-            showErrorList={false}
-            noHtml5Validate
-            onChange={(event) => {
-              setArgs((event.formData ?? {}) as Record<string, unknown>);
-              setFormErrors(event.errors.length);
-            }}
-          />
+          <ShowErrors.Provider value={showErrors}>
+            <Form
+              schema={schema}
+              uiSchema={uiSchema}
+              templates={templates}
+              widgets={widgets}
+              formData={args}
+              validator={formValidator}
+              liveValidate="onChange"
+              showErrorList={false}
+              noHtml5Validate
+              onChange={(event, id) => {
+                setArgs((event.formData ?? {}) as Record<string, unknown>);
+                setFormErrors(event.errors.length);
+                touch(id);
+              }}
+              onBlur={touch}
+            />
+          </ShowErrors.Provider>
         </div>
       ) : (
         <div>
