@@ -584,12 +584,15 @@ test("the palette finds by words, not scattered letters; runbooks and runs too; 
   await ada.context.close();
 });
 
-test("Metrics shows its time zone, and a drag across a chart zooms into that time", async () => {
+test("Metrics shows its time zone, zooms by drag, and compares tools by latency and error rate", async () => {
   for (const title of ["A", "B", "C"])
     await suite.server.api("alice", "POST", "/api/calls", {
       tool: "acme.slugify",
       args: { title },
     });
+  // A second tool, so there is something to compare (a file that is not there fails).
+  for (const path of ["jig.yaml", "missing.txt"])
+    await suite.server.api("alice", "POST", "/api/calls", { tool: "file_read", args: { path } });
   const ada = await signIn("ada");
   const { page } = ada;
   await page.goto(`${suite.server.url}/#/metrics`);
@@ -607,6 +610,44 @@ test("Metrics shows its time zone, and a drag across a chart zooms into that tim
   await zoomed.waitFor();
   await chart.getByRole("button", { name: "Show all" }).click();
   await zoomed.waitFor({ state: "detached" });
+
+  // Per tool, as Grafana's panels: each tool's error rate and latency percentiles over the
+  // window (the store's own figures), sortable, and the busiest tools compared over time.
+  const series = await suite.server.api("ada", "GET", "/api/metrics/series?buckets=60");
+  const table = page.getByRole("region", { name: "Tools" });
+  const rowOf = (tool) => table.getByRole("row").filter({ has: page.getByLabel(`Chart ${tool}`) });
+  const cells = async (tool) =>
+    (await rowOf(tool).getByRole("cell").allInnerTexts()).map((t) => t.trim());
+  const slug = series.body.tools.find((t) => t.tool === "acme.slugify");
+  const [, calls, failed, rate, p50, p95, p99] = await cells("acme.slugify");
+  assert.deepEqual([calls, failed], [String(slug.calls), String(slug.failed)]);
+  assert.equal(rate, `${((slug.failed / (slug.calls - slug.denied)) * 100).toFixed(1)} %`);
+  for (const [shown, ms] of [
+    [p50, slug.p50],
+    [p95, slug.p95],
+    [p99, slug.p99],
+  ]) {
+    assert.match(shown, /^\d+(\.\d+)? (ms|s)$/, `a duration: ${shown}`);
+    assert.ok(ms !== null);
+  }
+  // Sorted by p95, the slowest tool of the window comes first.
+  await table.getByRole("button", { name: "p95" }).click();
+  await table
+    .getByRole("columnheader", { name: /p95/ })
+    .and(page.locator("[aria-sort=descending]"))
+    .waitFor();
+  const slowest = [...series.body.tools]
+    .filter((t) => t.p95 !== null)
+    .sort((a, b) => b.p95 - a.p95 || a.tool.localeCompare(b.tool))[0];
+  const firstRow = table.getByRole("row").nth(1);
+  assert.equal(await firstRow.getByRole("button").first().innerText(), slowest.tool);
+  for (const title of ["p95 latency by tool", "Error rate by tool"]) {
+    const compared = page.locator("figure.chart").filter({ hasText: title });
+    await compared.waitFor();
+    // A line per busy tool, named in the legend.
+    await compared.locator(".u-legend").getByText(series.body.tools[0].tool).waitFor();
+  }
+  await look(page, "metrics-by-tool");
   assert.deepEqual(ada.problems, []);
   await ada.context.close();
 });

@@ -56,6 +56,14 @@ pub struct ToolLine {
     pub calls: u64,
     /// Its failures in the window.
     pub failed: u64,
+    /// Its calls the policy refused in the window.
+    pub denied: u64,
+    /// Median execution time (ms) over the whole window; `null` when nothing ran.
+    pub p50: Option<f64>,
+    /// 95th percentile over the window (ms).
+    pub p95: Option<f64>,
+    /// 99th percentile over the window (ms).
+    pub p99: Option<f64>,
     /// Per bucket.
     pub line: Line,
 }
@@ -120,15 +128,25 @@ impl Accumulator {
     }
 
     fn finish(self) -> Line {
+        self.finish_with_window().0
+    }
+
+    /// The line, and the window's own percentiles (of every duration, not of the buckets'
+    /// percentiles, which cannot be combined).
+    fn finish_with_window(self) -> (Line, [Option<f64>; 3]) {
         let mut line =
             Line { calls: self.calls, failed: self.failed, denied: self.denied, ..Line::default() };
+        let mut all = Vec::with_capacity(self.durations.iter().map(Vec::len).sum());
         for mut durations in self.durations {
             durations.sort_by(f64::total_cmp);
             line.p50.push(quantile(&durations, 0.50));
             line.p95.push(quantile(&durations, 0.95));
             line.p99.push(quantile(&durations, 0.99));
+            all.extend(durations);
         }
-        line
+        all.sort_by(f64::total_cmp);
+        let window = [quantile(&all, 0.50), quantile(&all, 0.95), quantile(&all, 0.99)];
+        (line, window)
     }
 }
 
@@ -207,11 +225,15 @@ impl Store {
         let mut tools: Vec<ToolLine> = tools
             .into_iter()
             .map(|(tool, acc)| {
-                let line = acc.finish();
+                let (line, [p50, p95, p99]) = acc.finish_with_window();
                 ToolLine {
                     tool,
                     calls: line.calls.iter().sum(),
                     failed: line.failed.iter().sum(),
+                    denied: line.denied.iter().sum(),
+                    p50,
+                    p95,
+                    p99,
                     line,
                 }
             })

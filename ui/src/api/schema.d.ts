@@ -1872,6 +1872,26 @@ export interface components {
              * @description Its failures in the window.
              */
             failed: number;
+            /**
+             * Format: int64
+             * @description Its calls the policy refused in the window.
+             */
+            denied: number;
+            /**
+             * Format: double
+             * @description Median execution time (ms) over the whole window; `null` when nothing ran.
+             */
+            p50?: number | null;
+            /**
+             * Format: double
+             * @description 95th percentile over the window (ms).
+             */
+            p95?: number | null;
+            /**
+             * Format: double
+             * @description 99th percentile over the window (ms).
+             */
+            p99?: number | null;
             /** @description Per bucket. */
             line: components["schemas"]["Line"];
         };

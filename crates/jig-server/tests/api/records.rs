@@ -254,6 +254,21 @@ async fn the_series_counts_calls_per_tool_and_bucket_from_the_store() {
     assert_eq!(slugify["tool"], "acme.slugify", "busiest first: {series}");
     assert_eq!(slugify["calls"], 3);
     assert_eq!(slugify["failed"], 0);
+    assert_eq!(slugify["denied"], 0);
+    // The window's percentiles are of its runs' own durations (nearest rank of three: the
+    // middle one, then the slowest).
+    let (_, runs) = send(served.get("/api/audit/runs?tool=acme.slugify"), Some(VIC)).await;
+    let mut took: Vec<f64> = runs["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| r["duration_ms"].as_f64().expect("duration"))
+        .collect();
+    took.sort_by(f64::total_cmp);
+    assert_eq!(took.len(), 3, "{runs}");
+    assert_eq!(slugify["p50"].as_f64(), Some(took[1]), "{slugify}");
+    assert_eq!(slugify["p95"].as_f64(), Some(took[2]), "{slugify}");
+    assert_eq!(slugify["p99"].as_f64(), Some(took[2]), "{slugify}");
     assert_eq!(series["sessions"][0], json!({ "name": "series-a", "count": 3 }));
     assert_eq!(series["sessions"][1], json!({ "name": "series-b", "count": 1 }));
     let denied_total: u64 = serde_json::from_value::<Vec<u64>>(series["overall"]["denied"].clone())

@@ -5,6 +5,9 @@ import { Chart, type ChartSeries } from "../../components/Chart";
 import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
 import { bucketName, formatDuration, zoneName } from "../../lib/format";
+import { ByTool } from "./ByTool";
+import { errorRate } from "./errorRate";
+import { ToolTable } from "./ToolTable";
 
 type Line = Schemas["Line"];
 
@@ -77,7 +80,10 @@ export default function MetricsView() {
           </p>
         </EmptyState>
       ) : (
-        <Charts line={line} times={times} bucket={bucket} />
+        <>
+          <Charts line={line} times={times} bucket={bucket} />
+          {!tool && <ByTool tools={data.tools} times={times} bucket={bucket} />}
+        </>
       )}
       {data && data.tools.length > 0 && (
         <div className="metrics-tables">
@@ -132,11 +138,7 @@ function Charts({ line, times, bucket }: { line: Line; times: number[]; bucket: 
       {
         label: "error rate",
         color: "--bad",
-        // Failures among the runs that ran (a denial or a pending approval is not an error).
-        values: line.calls.map((n, i) => {
-          const ran = n - (line.denied[i] ?? 0);
-          return ran > 0 ? Math.round(((line.failed[i] ?? 0) / ran) * 1000) / 10 : null;
-        }),
+        values: line.calls.map((n, i) => errorRate(n, line.failed[i] ?? 0, line.denied[i] ?? 0)),
       },
     ],
     [line],
@@ -147,10 +149,7 @@ function Charts({ line, times, bucket }: { line: Line; times: number[]; bucket: 
       <div className="stat-grid">
         <Stat label="Calls" value={String(calls)} />
         <Stat label="Failed" value={String(failed)} />
-        <Stat
-          label="Error rate"
-          value={calls - denied > 0 ? `${((failed / (calls - denied)) * 100).toFixed(1)} %` : "–"}
-        />
+        <Stat label="Error rate" value={rateText(errorRate(calls, failed, denied))} />
         <Stat label="Denied" value={String(denied)} />
         <Stat label="Worst p95" value={formatDuration(worstP95)} />
       </div>
@@ -175,56 +174,6 @@ function Charts({ line, times, bucket }: { line: Line; times: number[]; bucket: 
         />
       </div>
     </>
-  );
-}
-
-function ToolTable({
-  tools,
-  selected,
-  onSelect,
-}: {
-  tools: Schemas["ToolLine"][];
-  selected: string;
-  onSelect: (tool: string) => void;
-}) {
-  return (
-    <section className="card">
-      <h2>Tools</h2>
-      <table className="grid">
-        <thead>
-          <tr>
-            <th scope="col">Tool</th>
-            <th scope="col" className="num">
-              Calls
-            </th>
-            <th scope="col" className="num">
-              Failed
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {tools.slice(0, 20).map((t) => (
-            <tr key={t.tool} aria-selected={t.tool === selected}>
-              <td>
-                <button
-                  type="button"
-                  className="link mono"
-                  onClick={() => {
-                    onSelect(t.tool === selected ? "" : t.tool);
-                  }}
-                  aria-pressed={t.tool === selected}
-                  aria-label={`Chart ${t.tool}`}
-                >
-                  {t.tool}
-                </button>
-              </td>
-              <td className="num">{t.calls}</td>
-              <td className="num">{t.failed}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
   );
 }
 
@@ -299,6 +248,10 @@ function Stat({ label, value }: { label: string; value: string }) {
       <div className="stat-value">{value}</div>
     </div>
   );
+}
+
+function rateText(rate: number | null): string {
+  return rate == null ? "–" : `${rate.toFixed(1)} %`;
 }
 
 function sum(values: number[]): number {
