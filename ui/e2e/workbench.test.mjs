@@ -108,6 +108,54 @@ test("an array's items take the form's width, and an item nobody reached yet is 
   await context.close();
 });
 
+test("the JSON editor completes from the tool's schema and marks a wrong value where it is", async () => {
+  const { page, context, problems } = await signIn("alice");
+  await page.goto(`${suite.server.url}/#/tools/acme.maintenance_window`);
+  await page.getByRole("heading", { name: "acme.maintenance_window" }).waitFor();
+  await page.getByRole("radio", { name: "JSON" }).click();
+  const editor = page.getByLabel("Arguments (JSON)");
+  await editor.click();
+  await page.keyboard.press("Control+a");
+  await page.keyboard.press("Delete");
+  // Keys come from the schema (through $ref and oneOf), required ones first.
+  await page.keyboard.type('{"serv');
+  const list = page.getByRole("listbox").filter({ hasText: '"services"' });
+  await list.waitFor();
+  await page.keyboard.press("Enter");
+  await page.keyboard.type('[{"environment": ');
+  await page.keyboard.press("Control+Space");
+  const values = page.getByRole("listbox").filter({ hasText: '"staging"' });
+  await values.waitFor();
+  assert.deepEqual(await values.locator(".cm-completionLabel").allInnerTexts(), [
+    '"dev"',
+    '"staging"',
+    '"production"',
+  ]);
+  await look(page, "tool-json-completion");
+  await page.keyboard.press("Escape");
+  await page.keyboard.type('"moon"');
+  // The wrong value is marked where it is, with the path and what the schema wants.
+  const mark = page.locator(".cm-lintRange-error").filter({ hasText: '"moon"' });
+  await mark.waitFor();
+  await mark.hover();
+  await page
+    .getByText(/\/services\/0\/environment: /)
+    .first()
+    .waitFor();
+  const typed = (await editor.innerText()).replace(/\s+/g, "");
+  assert.ok(typed.startsWith('{"services":[{"environment":"moon"'), typed);
+  await look(page, "tool-json-mark");
+  // Tab leaves the editor, as it leaves any field.
+  await editor.focus();
+  await page.keyboard.press("Tab");
+  assert.equal(
+    await page.evaluate(() => document.activeElement?.classList.contains("cm-content")),
+    false,
+  );
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("a preset is saved beside the tool and loads back into the form", async () => {
   const { page, context } = await signIn("alice");
   await page.goto(`${suite.server.url}/#/tools/acme.slugify`);
@@ -455,7 +503,7 @@ test("a tool's history refills the form and runs a call again; the request copie
   await use.click();
   await page.getByRole("radio", { name: "JSON" }).click();
   // The arguments as the call was made (the form fills in the schema's defaults).
-  const refilled = JSON.parse(await page.getByLabel("Arguments (JSON)").inputValue());
+  const refilled = JSON.parse(await page.getByLabel("Arguments (JSON)").innerText());
   assert.equal(refilled.path, "jig.yaml");
   await look(page, "tool-history");
 
@@ -485,7 +533,7 @@ test("a tool's history refills the form and runs a call again; the request copie
     if (state !== "succeeded") await new Promise((r) => setTimeout(r, 100));
   }
   assert.equal(state, "succeeded", output);
-  const shown = JSON.parse(await page.getByLabel("Arguments (JSON)").inputValue());
+  const shown = JSON.parse(await page.getByLabel("Arguments (JSON)").innerText());
   const mcp = page.getByRole("button", { name: "Copy as MCP" });
   await mcp.click();
   const request = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));

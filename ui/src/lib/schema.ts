@@ -135,6 +135,30 @@ export function check(schema: object, value: unknown): string[] {
   });
 }
 
+/**
+ * Problems of `value` against `schema`, each with where it is (the keys and indices to the
+ * value at fault; a missing property is its object's) and what is wrong: for marking them in
+ * a JSON text.
+ */
+export function locate(schema: object, value: unknown): { at: string[]; message: string }[] {
+  return relevant(validator(schema).validate(value).errors).map((unit) => {
+    const at = unit.instanceLocation
+      .replace(/^#/, "")
+      .split("/")
+      .filter(Boolean)
+      .map((part) => decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~"));
+    const missing =
+      unit.keyword === "required" ? /required property "(.+)"/.exec(unit.error)?.[1] : undefined;
+    return {
+      at,
+      message:
+        missing !== undefined
+          ? `needs "${missing}"`
+          : (toError(unit, schema, value).message ?? unit.error),
+    };
+  });
+}
+
 /** rjsf's validator interface over the interpreter. */
 class InterpretingValidator implements ValidatorType {
   validateFormData(

@@ -1,10 +1,39 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import type { ToolDetail } from "../../api/client";
 import { json } from "../../platform/mock";
 import { pathOf, renderWith } from "../../test/render";
 import { RunPanel } from "./RunPanel";
+
+// CodeMirror measures a laid-out page, which jsdom has not: here the JSON editor is a plain
+// text box with the same contract (its completion and marks are tested in chromium,
+// ui/e2e/workbench.test.mjs, and its parts in json/*.test.ts).
+vi.mock("./json/JsonEditor", () => ({
+  default: ({
+    value,
+    onChange,
+    label,
+    describedBy,
+    invalid,
+  }: {
+    value: string;
+    onChange: (text: string) => void;
+    label: string;
+    describedBy?: string;
+    invalid: boolean;
+  }) => (
+    <textarea
+      aria-label={label}
+      aria-describedby={describedBy}
+      aria-invalid={invalid}
+      value={value}
+      onChange={(e) => {
+        onChange(e.target.value);
+      }}
+    />
+  ),
+}));
 
 /** A schema with what makes forms hard: $defs/$ref, oneOf, nullable, arrays of objects, enums. */
 const hard = {
@@ -121,7 +150,7 @@ describe("the run form", () => {
 
     // The JSON view shows exactly what the form holds.
     await user.click(screen.getByRole("radio", { name: "JSON" }));
-    const text = screen.getByLabelText<HTMLTextAreaElement>("Arguments (JSON)").value;
+    const text = (await screen.findByLabelText<HTMLTextAreaElement>("Arguments (JSON)")).value;
     const shown: unknown = JSON.parse(text);
     expect(shown).toEqual({
       target: { tag: "v1.2" },
@@ -161,7 +190,7 @@ describe("the run form", () => {
     const user = userEvent.setup();
     renderWith(<RunPanel tool={tool} />, api([]));
     await user.click(await screen.findByRole("radio", { name: "JSON" }));
-    const area = screen.getByLabelText("Arguments (JSON)");
+    const area = await screen.findByLabelText("Arguments (JSON)");
     await user.clear(area);
     await user.type(area, "[[1,2]");
     expect(document.getElementById("raw-args-error")).toHaveTextContent(/JSON/);
@@ -188,7 +217,7 @@ describe("content fields", () => {
     expect((await screen.findByLabelText(/^path/)).tagName).toBe("INPUT");
     await user.type(content, "line one{Enter}line two");
     await user.click(screen.getByRole("radio", { name: "JSON" }));
-    const text = screen.getByLabelText<HTMLTextAreaElement>("Arguments (JSON)").value;
+    const text = (await screen.findByLabelText<HTMLTextAreaElement>("Arguments (JSON)")).value;
     expect(JSON.parse(text)).toEqual({ content: "line one\nline two" });
   });
 });
@@ -207,7 +236,7 @@ describe("a free-form object", () => {
     const add = await screen.findByRole("button", { name: /add/i });
     await user.click(add);
     await user.click(screen.getByRole("radio", { name: "JSON" }));
-    const text = screen.getByLabelText<HTMLTextAreaElement>("Arguments (JSON)").value;
+    const text = (await screen.findByLabelText<HTMLTextAreaElement>("Arguments (JSON)")).value;
     const shown = JSON.parse(text) as { attribution: Record<string, unknown> };
     expect(Object.keys(shown.attribution)).toHaveLength(1);
   });

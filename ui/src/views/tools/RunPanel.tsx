@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from "react";
+import { lazy, Suspense, useCallback, useMemo, useState } from "react";
 import Form from "@rjsf/core";
 import type { RJSFSchema } from "@rjsf/utils";
 import type { ToolDetail } from "../../api/client";
@@ -20,6 +20,9 @@ import { ShowErrors, touchedWithin } from "./touched";
 type Mode = "form" | "json";
 
 const templates = { FieldTemplate, TitleFieldTemplate: TitleField };
+// The JSON editor (CodeMirror) loads when someone first switches to JSON: the form is enough
+// for most calls, and the editor is the largest part of the page.
+const JsonEditor = lazy(() => import("./json/JsonEditor"));
 // `date-time` strings: the app's own ISO format in the person's zone, the zone named.
 const widgets = { DateTimeWidget };
 
@@ -129,27 +132,34 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
         </div>
       ) : (
         <div>
-          <label htmlFor="raw-args">Arguments (JSON)</label>
-          <textarea
-            id="raw-args"
-            rows={Math.min(24, Math.max(6, text.split("\n").length + 1))}
-            value={text}
-            spellCheck={false}
-            aria-invalid={textError !== null}
-            aria-describedby="raw-args-error"
-            onChange={(e) => {
-              setText(e.target.value);
-              try {
-                const parsed: unknown = JSON.parse(e.target.value);
-                if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
-                  throw new Error("the arguments are one JSON object");
-                setArgs(parsed as Record<string, unknown>);
-                setTextError(null);
-              } catch (error) {
-                setTextError(error instanceof Error ? error.message : String(error));
-              }
-            }}
-          />
+          <span className="field-label" aria-hidden="true">
+            Arguments (JSON){" "}
+            <span className="muted">
+              — keys and values from the tool&rsquo;s schema as you type; <kbd>Ctrl</kbd>{" "}
+              <kbd>Space</kbd> lists them
+            </span>
+          </span>
+          <Suspense fallback={<div className="json-editor loading" aria-busy="true" />}>
+            <JsonEditor
+              value={text}
+              schema={schema}
+              label="Arguments (JSON)"
+              describedBy="raw-args-error"
+              invalid={textError !== null}
+              onChange={(next) => {
+                setText(next);
+                try {
+                  const parsed: unknown = JSON.parse(next);
+                  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+                    throw new Error("the arguments are one JSON object");
+                  setArgs(parsed as Record<string, unknown>);
+                  setTextError(null);
+                } catch (error) {
+                  setTextError(error instanceof Error ? error.message : String(error));
+                }
+              }}
+            />
+          </Suspense>
           <div
             id="raw-args-error"
             role="status"
