@@ -700,15 +700,38 @@ test("Metrics shows its time zone, zooms by drag, and compares tools by latency 
   await ada.context.close();
 });
 
-test("every other view passes axe and is captured", async () => {
-  const ada = await signIn("ada");
-  for (const view of ["policy", "metrics"]) {
-    await ada.page.goto(`${suite.server.url}/#/${view}`);
-    await ada.page.getByRole("heading", { level: 1 }).first().waitFor();
-    await look(ada.page, view);
+test("every view at 1024×700 and 1280×800 passes axe and is captured, light and dark", async () => {
+  const views = [
+    "tools",
+    "approvals",
+    "jobs",
+    "audit",
+    "runbooks",
+    "problems",
+    "policy",
+    "metrics",
+    "tokens",
+    "tools/acme.maintenance_window",
+  ];
+  for (const [width, height] of [
+    [1024, 700],
+    [1280, 800],
+  ]) {
+    const ada = await signIn("ada", { width, height });
+    for (const view of views) {
+      await ada.page.goto(`${suite.server.url}/#/${view}`);
+      await ada.page.getByRole("heading", { level: 1 }).first().waitFor();
+      // Nothing runs off the side at this size: the page scrolls down, never across.
+      const across = await ada.page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      assert.equal(across, 0, `${view} at ${width}×${height} scrolls sideways by ${across} px`);
+      await look(ada.page, `view-${width}-${view.replace("/", "-")}`);
+    }
+    await ada.page.keyboard.press("Control+k");
+    await ada.page.getByRole("dialog").waitFor();
+    await look(ada.page, `view-${width}-palette`);
+    assert.deepEqual(ada.problems, []);
+    await ada.context.close();
   }
-  await ada.page.keyboard.press("Control+k");
-  await ada.page.getByRole("dialog").waitFor();
-  await look(ada.page, "palette");
-  await ada.context.close();
 });

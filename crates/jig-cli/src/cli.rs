@@ -102,7 +102,11 @@ pub enum Command {
 
 /// `jig mcp`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct McpArgs {
+    /// Upstream servers: import them from a client's configuration, or ask them for their tools
+    #[command(subcommand)]
+    pub command: Option<McpCommand>,
     /// Serve Streamable HTTP on this address (`/mcp`) instead of stdio (port 0 picks one)
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
@@ -112,6 +116,25 @@ pub struct McpArgs {
     /// Listen on a non-loopback address
     #[arg(long, requires = "http")]
     pub allow_remote: bool,
+}
+
+/// `jig mcp import|discover`: the upstream MCP servers of the manifest's `mcp_servers:`.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Write the servers of a client's configuration (Claude Desktop's or Cursor's
+    /// `mcpServers`, VS Code's `servers`) into the manifest's `mcp_servers:`, then ask them for
+    /// their tools. Values of variables that look like secrets are not written: they are
+    /// passed from Jig's environment
+    Import {
+        /// The client's configuration (JSON)
+        file: PathBuf,
+        /// Take the imported server where the manifest has one of the same name
+        #[arg(long)]
+        replace: bool,
+    },
+    /// Start each upstream server in its sandbox and ask it for its tools; they become
+    /// registry entries `SERVER.TOOL` (`jig serve` and `jig mcp` ask at start too)
+    Discover,
 }
 
 /// `jig runbook …`.

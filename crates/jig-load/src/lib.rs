@@ -23,6 +23,7 @@ mod runbooks;
 mod shape;
 mod snapshot;
 mod toolfile;
+pub mod upstream;
 mod vfs;
 pub mod watch;
 pub mod yaml;
@@ -31,5 +32,7 @@ pub use buffer::check_tool_source;
 pub use loader::{LoadOptions, Loader, load, scenarios_beside};
 pub use located::did_you_mean;
 pub use package::{PackageRole, STD_PACKAGE, find_manifest, project_root};
-pub use snapshot::{LoadFailure, PackageSummary, RunbookEntry, ScenarioEntry, Snapshot};
+pub use snapshot::{
+    LoadFailure, PackageSummary, RunbookEntry, ScenarioEntry, Snapshot, UpstreamServer,
+};
 pub use vfs::STD_ROOT;

@@ -319,7 +319,8 @@ impl Loader {
                 diagnostics.extend(file.diagnostics.iter().cloned());
             }
         }
-        let tools = collect_tools(&index, &mut diagnostics);
+        let mut tools = collect_tools(&index, &mut diagnostics);
+        let mcp_servers = upstream_tools(layout, &mut tools, &mut diagnostics);
         check_exports(layout, &index, &mut diagnostics);
         for (p, runbooks) in index.runbooks.iter().enumerate() {
             for file in runbooks.values() {
@@ -355,8 +356,65 @@ impl Loader {
         let config = root_manifest.and_then(|m| m.config.as_ref());
         snapshot.extensions = config.map(|c| c.extensions.clone()).unwrap_or_default();
         snapshot.auth = config.and_then(|c| c.auth.clone()).filter(crate::auth_check::usable);
+        snapshot.mcp_servers = mcp_servers;
         Ok(Arc::new(snapshot))
     }
+}
+
+/// The root manifest's upstream MCP servers, and their discovered tools added to `tools`. A
+/// project's own tool keeps its id: an upstream tool that would take it is left out, said in a
+/// warning (what a server calls its tools must not replace the project's).
+fn upstream_tools(
+    layout: &Layout,
+    tools: &mut BTreeMap<String, Arc<ToolDef>>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, crate::UpstreamServer> {
+    let Some(package) = layout.packages.first().filter(|p| p.role == PackageRole::Root) else {
+        return BTreeMap::new();
+    };
+    let Some(manifest) = package.manifest.as_ref().filter(|m| !m.mcp_servers.is_empty()) else {
+        return BTreeMap::new();
+    };
+    let file = package
+        .manifest_path
+        .as_deref()
+        .map_or_else(|| "jig.yaml".to_owned(), |p| display_path(p, &layout.root));
+    let servers = &manifest.mcp_servers;
+    let before = diagnostics.len();
+    for def in crate::upstream::entries(&layout.root, &file, &package.name, servers, diagnostics) {
+        if let Some(own) = tools.get(&def.id) {
+            diagnostics.push(
+                Diagnostic::warning(
+                    jig_model::diagnostic::codes::TOOL_DUPLICATE,
+                    format!(
+                        "the upstream tool `{}` was left out: `{}:{}` defines that id",
+                        def.id, own.source.file, own.source.line
+                    ),
+                )
+                .in_file(file.clone())
+                .at_pointer(format!("/mcp_servers/{}", def.id.split('.').next().unwrap_or(""))),
+            );
+            continue;
+        }
+        tools.insert(def.id.clone(), def);
+    }
+    let broken: std::collections::HashSet<String> = diagnostics[before..]
+        .iter()
+        .filter(|d| d.is_error())
+        .filter_map(|d| d.pointer.as_deref()?.split('/').nth(2).map(str::to_owned))
+        .collect();
+    servers
+        .iter()
+        .filter(|(name, server)| !broken.contains(*name) && server.command.is_some())
+        .map(|(name, server)| {
+            let def = crate::upstream::server_def(name, server, &package.name);
+            let entry = crate::UpstreamServer {
+                def: Arc::new(def),
+                config: crate::upstream::config_hash(server),
+            };
+            (name.clone(), entry)
+        })
+        .collect()
 }
 
 /// Tool files up to this many are parsed without the I/O pool: starting its threads cost a

@@ -90,6 +90,18 @@ pub struct Snapshot {
     pub(crate) extensions: BTreeMap<String, String>,
     /// The root manifest's `config.auth`: how people sign in to `jig serve`.
     pub(crate) auth: Option<jig_model::manifest::AuthConfig>,
+    /// The root manifest's upstream MCP servers that are valid, by name.
+    pub(crate) mcp_servers: BTreeMap<String, UpstreamServer>,
+}
+
+/// An upstream MCP server of the project (`mcp_servers:`): how Jig starts it, and the hash its
+/// discovered tool list must carry.
+#[derive(Debug, Clone)]
+pub struct UpstreamServer {
+    /// The definition Jig starts it by (its tools' entries share its file and command).
+    pub def: Arc<ToolDef>,
+    /// [`crate::upstream::config_hash`] of its configuration.
+    pub config: String,
 }
 
 impl Snapshot {
@@ -123,7 +135,13 @@ impl Snapshot {
             policy,
             extensions: BTreeMap::new(),
             auth: None,
+            mcp_servers: BTreeMap::new(),
         }
+    }
+
+    /// The project's upstream MCP servers (the root manifest's `mcp_servers:`), by name.
+    pub fn mcp_servers(&self) -> &BTreeMap<String, UpstreamServer> {
+        &self.mcp_servers
     }
 
     /// How people sign in to `jig serve` (the root manifest's `config.auth`).

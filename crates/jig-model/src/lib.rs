@@ -15,6 +15,7 @@ mod error_code;
 pub mod file_schemas;
 pub mod gert_tool;
 pub mod manifest;
+pub mod mcp_server;
 pub mod plan;
 pub mod policy;
 pub mod prepared;

@@ -42,6 +42,11 @@ pub struct Manifest {
     /// Policy: allowlists, guards, validators, governance rules, approvals, budgets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<PolicyConfig>,
+    /// Upstream MCP servers whose tools become registry entries `NAME.TOOL` (docs/mcp.md,
+    /// "Upstream servers").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(extend("propertyNames" = { "pattern": crate::mcp_server::SERVER_NAME_PATTERN }))]
+    pub mcp_servers: BTreeMap<String, crate::mcp_server::McpServer>,
 }
 
 /// `paths`: where tools and runbooks live, relative to the package root.

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use jig_server::serve::Bound;
 
-use crate::cli::McpArgs;
+use crate::cli::{McpArgs, McpCommand};
 use crate::exit::Code;
 use crate::output::Settings;
 
@@ -14,6 +14,13 @@ pub async fn run(
     args: &McpArgs,
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
+    match &args.command {
+        Some(McpCommand::Import { file, replace }) => {
+            return super::mcp_import::run(settings, file, *replace, out).await;
+        }
+        Some(McpCommand::Discover) => return discover(settings).await,
+        None => {}
+    }
     let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
     engine.watch_jobs();
     engine.follow_store();
@@ -23,6 +30,7 @@ pub async fn run(
     }
     // The registry follows the files; clients hear `notifications/tools/list_changed`.
     let _watch = engine.watch()?;
+    discover_in_background(&engine);
     let Some(addr) = args.http else {
         jig_mcp::serve_stdio(engine, settings.principal.clone()).await?;
         return Ok(Code::Ok);
@@ -55,4 +63,42 @@ pub async fn run(
     out.flush()?;
     bound.run_mcp(crate::signals::interrupted()).await?;
     Ok(Code::Ok)
+}
+
+/// `jig mcp discover`: ask every upstream server for its tools; one line per server on stderr,
+/// exit 1 when any could not be asked.
+pub async fn discover(settings: &Settings) -> anyhow::Result<Code> {
+    let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
+    let found = engine.discover_mcp().await?;
+    if found.is_empty() {
+        eprintln!(
+            "the manifest names no MCP server that can be started (`mcp_servers:` with a `command`)"
+        );
+        return Ok(Code::Ok);
+    }
+    let mut failed = false;
+    for server in &found {
+        match &server.outcome {
+            Ok(count) => eprintln!("{}: {count} tools", server.name),
+            Err(message) => {
+                failed = true;
+                eprintln!("error[E_SHELL]: {}: {message}", server.name);
+            }
+        }
+    }
+    Ok(if failed { Code::Failed } else { Code::Ok })
+}
+
+/// Ask the upstream servers for their tools without holding the start: their tools join the
+/// registry when they answer (clients hear `notifications/tools/list_changed`).
+pub fn discover_in_background(engine: &std::sync::Arc<jig_engine::Engine>) {
+    if engine.snapshot().mcp_servers().is_empty() {
+        return;
+    }
+    let engine = std::sync::Arc::clone(engine);
+    tokio::spawn(async move {
+        if let Err(error) = engine.discover_mcp().await {
+            eprintln!("warning: asking the upstream MCP servers for their tools failed: {error}");
+        }
+    });
 }

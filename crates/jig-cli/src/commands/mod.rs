@@ -6,6 +6,7 @@ pub mod call;
 pub mod doctor;
 pub mod list;
 pub mod mcp;
+pub mod mcp_import;
 pub mod runbook;
 pub mod runs;
 pub mod select;

@@ -33,6 +33,7 @@ pub async fn run(
         return Ok(Code::Usage);
     }
     let _watch = engine.watch()?;
+    super::mcp::discover_in_background(&engine);
     let project = engine
         .snapshot()
         .root()

@@ -20,6 +20,7 @@ mod plans;
 mod runbooks;
 mod teams;
 mod truncation;
+mod upstream;
 
 /// Run `jig` with `args` in `dir`.
 pub fn jig(dir: &Path, args: &[&str]) -> Output {

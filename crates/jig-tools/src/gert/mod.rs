@@ -51,6 +51,10 @@ impl Executor for GertExecutor {
         let output = match gert.kind {
             TransportMode::Stdio => stdio::run(&invocation, gert).await?,
             TransportMode::Jsonrpc => self.servers.jsonrpc(&invocation, gert).await?,
+            // No tool named: the server itself, asked for its tools (discovery).
+            TransportMode::Mcp if gert.mcp_tool.is_none() => {
+                self.servers.list_tools(&invocation, gert).await?
+            }
             TransportMode::Mcp => self.servers.mcp(&invocation, gert).await?,
         };
         Ok(Execution::Done(output))

@@ -9,7 +9,11 @@ use std::time::{Duration, Instant};
 use jig_model::ErrorCode;
 use jig_model::tool_def::GertExecution;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// The longest message a server may send (a line of JSON-RPC): a server answering more is
+/// stopped, not read into memory whole.
+const MOST_LINE_BYTES: usize = 16 * 1024 * 1024;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::Mutex;
 
@@ -32,12 +36,17 @@ pub struct Servers {
 struct Server {
     child: Child,
     stdin: ChildStdin,
-    stdout: Lines<BufReader<ChildStdout>>,
+    stdout: BufReader<ChildStdout>,
     next_id: u64,
     name: String,
     /// The server's temporary directory, removed with it.
     _scratch: jig_exec::confine::Scratch,
+    /// What it said of itself in `initialize` (`serverInfo`).
+    info: Option<Value>,
 }
+
+/// At most this many pages of `tools/list` (a server paging forever must not hold Jig).
+const MOST_PAGES: usize = 50;
 
 impl Servers {
     /// A `jsonrpc` action: `method` with the arguments as params.
@@ -132,6 +141,52 @@ impl Servers {
         Ok(Output::data(data))
     }
 
+    /// The server's tools, every page of `tools/list`, with what it said of itself:
+    /// `{"tools": [...], "serverInfo": {...}}`. The process stays for the calls that follow.
+    pub(super) async fn list_tools(
+        &self,
+        invocation: &Invocation<'_>,
+        gert: &GertExecution,
+    ) -> Result<Output, ToolError> {
+        let server = self.server(invocation, gert, true).await?;
+        let mut server = server.lock().await;
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        let until = deadline(invocation);
+        for _ in 0..MOST_PAGES {
+            let params = match &cursor {
+                Some(cursor) => json!({ "cursor": cursor }),
+                None => json!({}),
+            };
+            let answer = server.request("tools/list", params, until, &invocation.events).await;
+            let answer = match answer {
+                Ok(answer) => answer,
+                Err(error) => {
+                    drop(server);
+                    self.forget(invocation, gert).await;
+                    return Err(error);
+                }
+            };
+            if let Some(error) = answer.get("error") {
+                return Err(ToolError::new(
+                    ErrorCode::Shell,
+                    format!(
+                        "MCP server `{}` would not list its tools: {}",
+                        invocation.tool.id,
+                        error.get("message").and_then(Value::as_str).unwrap_or("error")
+                    ),
+                ));
+            }
+            let result = &answer["result"];
+            tools.extend(result["tools"].as_array().cloned().unwrap_or_default());
+            cursor = result.get("nextCursor").filter(|c| !c.is_null()).cloned();
+            if cursor.is_none() {
+                break;
+            }
+        }
+        Ok(Output::data(json!({ "tools": tools, "serverInfo": server.info.clone() })))
+    }
+
     async fn server(
         &self,
         invocation: &Invocation<'_>,
@@ -213,10 +268,11 @@ impl Server {
         let mut server = Self {
             child,
             stdin,
-            stdout: BufReader::new(stdout).lines(),
+            stdout: BufReader::new(stdout),
             next_id: 1,
             name: program.clone(),
             _scratch: scratch,
+            info: None,
         };
         let startup = gert.startup.as_ref();
         let wait = startup
@@ -247,6 +303,7 @@ impl Server {
                     format!("MCP server `{program}` refused to initialize: {error}"),
                 ));
             }
+            server.info = answer.pointer("/result/serverInfo").cloned();
             server
                 .send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
                 .await?;
@@ -264,12 +321,23 @@ impl Server {
 
     async fn line(&mut self, until: Instant) -> Result<String, ToolError> {
         let remaining = until.saturating_duration_since(Instant::now());
-        match tokio::time::timeout(remaining, self.stdout.next_line()).await {
+        match tokio::time::timeout(remaining, bounded_line(&mut self.stdout, MOST_LINE_BYTES)).await
+        {
             Err(_) => Err(ToolError::new(
                 ErrorCode::Timeout,
                 format!("server `{}` did not answer in time", self.name),
             )),
             Ok(Ok(Some(line))) => Ok(line),
+            Ok(Err(error)) if error.kind() == std::io::ErrorKind::InvalidData => {
+                Err(ToolError::new(
+                    ErrorCode::Limit,
+                    format!(
+                        "server `{}` sent a message over {} MiB; it was stopped",
+                        self.name,
+                        MOST_LINE_BYTES / (1024 * 1024)
+                    ),
+                ))
+            }
             Ok(Ok(None) | Err(_)) => {
                 Err(ToolError::new(ErrorCode::Shell, format!("server `{}` exited", self.name)))
             }
@@ -309,6 +377,32 @@ impl Server {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+/// The next line of `reader` without its newline; `None` at the end; `InvalidData` once a line
+/// grows past `most` bytes (what was read of it is dropped).
+async fn bounded_line(
+    reader: &mut BufReader<ChildStdout>,
+    most: usize,
+) -> std::io::Result<Option<String>> {
+    let mut line = Vec::new();
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok((!line.is_empty()).then(|| String::from_utf8_lossy(&line).into_owned()));
+        }
+        if let Some(end) = available.iter().position(|&b| b == b'\n') {
+            line.extend_from_slice(&available[..end]);
+            reader.consume(end + 1);
+            return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
+        }
+        let taken = available.len();
+        line.extend_from_slice(available);
+        reader.consume(taken);
+        if line.len() > most {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "line too long"));
         }
     }
 }

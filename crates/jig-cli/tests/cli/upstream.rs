@@ -1,0 +1,198 @@
+//! Upstream MCP servers behind Jig (`mcp_servers:`): imported from a client's configuration,
+//! started in their sandbox, their tools listed and called through the policy and the audit —
+//! the real `@modelcontextprotocol/server-filesystem` (npm) and `mcp-server-git` (PyPI) as a
+//! user configures them, and a hostile server.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::{jig, repo, stderr, stdout_json};
+
+/// The npm packages scripts/setup installs (server-filesystem among them).
+fn node_modules() -> PathBuf {
+    PathBuf::from(
+        std::env::var("JIG_MCP_NODE_MODULES")
+            .expect("scripts/setup exports JIG_MCP_NODE_MODULES (the MCP reference servers)"),
+    )
+}
+
+/// The virtual environment scripts/setup made for the MCP Python SDK and `mcp-server-git`.
+fn mcp_venv_bin() -> PathBuf {
+    let python = std::env::var("JIG_MCP_PYTHON").expect("scripts/setup exports JIG_MCP_PYTHON");
+    Path::new(&python).parent().expect("bin").to_path_buf()
+}
+
+/// A project with `servers` as its `mcp_servers:` (JSON, which YAML reads as it is), the
+/// example's rules (writes need approval, low risk is allowed), and a file to read.
+fn project(servers: &Value) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    let manifest = format!(
+        "name: upstream\n# servers the team uses\nmcp_servers: {servers}\npolicy:\n  rules:\n    - {{ effects: [write, exec], action: require-approval }}\n    - {{ risk: low, action: allow }}\n  approvals: {{ self_approval: false, allow_as: true }}\n"
+    );
+    std::fs::write(dir.path().join("jig.yaml"), manifest).expect("manifest");
+    std::fs::write(dir.path().join("notes.txt"), "the release is on Monday\n").expect("notes");
+    dir
+}
+
+fn filesystem() -> Value {
+    let modules = node_modules();
+    let script = modules.join("@modelcontextprotocol/server-filesystem/dist/index.js");
+    json!({
+        "command": "node",
+        "args": [script, "."],
+        "grants": { "paths": ["."], "programs": [modules] },
+    })
+}
+
+fn ids(dir: &Path) -> Vec<(String, Value)> {
+    let listed = jig(dir, &["list", "--json"]);
+    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
+    stdout_json(&listed)
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| (t["id"].as_str().expect("id").to_owned(), t.clone()))
+        .collect()
+}
+
+#[test]
+fn a_real_servers_tools_are_discovered_called_and_governed() {
+    let dir = project(&json!({ "files": filesystem() }));
+    // Before anyone asked it, the project loads and says so.
+    let before = jig(dir.path(), &["validate"]);
+    assert_eq!(before.status.code(), Some(0), "{}", stderr(&before));
+    assert!(stderr(&before).contains("has not been asked for its tools"), "{}", stderr(&before));
+
+    let found = jig(dir.path(), &["mcp", "discover"]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    assert!(stderr(&found).contains("files: "), "{}", stderr(&found));
+    let tools = ids(dir.path());
+    let tool = |id: &str| {
+        tools
+            .iter()
+            .find(|(t, _)| t == id)
+            .unwrap_or_else(|| panic!("{id} listed: {tools:?}"))
+            .1
+            .clone()
+    };
+    // The server's hints, read: a read is a read, a destructive write a write.
+    assert_eq!(tool("files.read_text_file")["sideEffects"], json!(["read"]));
+    assert_eq!(tool("files.write_file")["sideEffects"], json!(["write"]));
+
+    // A read is answered, from inside the sandbox, and recorded.
+    let read =
+        jig(dir.path(), &["call", "files.read_text_file", "--args", r#"{"path": "notes.txt"}"#]);
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+    let response = stdout_json(&read);
+    assert!(response.to_string().contains("the release is on Monday"), "{response}");
+    // A write waits for a person; nothing is written.
+    let write = jig(
+        dir.path(),
+        &[
+            "--as",
+            "alice",
+            "call",
+            "files.write_file",
+            "--args",
+            r#"{"path": "out.txt", "content": "x"}"#,
+        ],
+    );
+    assert_eq!(write.status.code(), Some(1), "{}", stderr(&write));
+    assert!(stdout_json(&write)["errors"][0]["details"]["approval_id"].is_string());
+    assert!(!dir.path().join("out.txt").exists());
+    let audit = jig(dir.path(), &["audit", "verify"]);
+    assert_eq!(audit.status.code(), Some(0), "{}", stderr(&audit));
+    // Outside its grants the server sees nothing: not the user's home, not Jig's state.
+    let outside =
+        jig(dir.path(), &["call", "files.list_directory", "--args", r#"{"path": ".jig"}"#]);
+    assert!(
+        !String::from_utf8_lossy(&outside.stdout).contains("audit.db"),
+        "{}",
+        String::from_utf8_lossy(&outside.stdout)
+    );
+}
+
+#[test]
+fn import_writes_a_clients_servers_and_keeps_secrets_out_of_the_manifest() {
+    let dir = project(&json!({}));
+    let git = mcp_venv_bin().join("mcp-server-git");
+    let config = json!({ "mcpServers": {
+        "Git Tools": { "command": git, "args": ["--repository", "."], "env": { "GITHUB_TOKEN": "ghp_not_in_the_manifest", "LOG_LEVEL": "info" } },
+        "old": { "command": "nothing", "disabled": true },
+    }});
+    let file = dir.path().join("claude_desktop_config.json");
+    std::fs::write(&file, config.to_string()).expect("config");
+    let imported = jig(dir.path(), &["mcp", "import", file.to_str().expect("utf-8")]);
+    assert_eq!(imported.status.code(), Some(0), "{}", stderr(&imported));
+    assert_eq!(String::from_utf8_lossy(&imported.stdout), "git-tools\n");
+    let text = std::fs::read_to_string(dir.path().join("jig.yaml")).expect("manifest");
+    assert!(text.contains("# servers the team uses"), "comments stay: {text}");
+    assert!(!text.contains("ghp_not_in_the_manifest"), "{text}");
+    assert!(text.contains("env_from") && text.contains("GITHUB_TOKEN"), "{text}");
+    assert!(text.contains("LOG_LEVEL"), "{text}");
+    assert!(stderr(&imported).contains("looks like a secret"), "{}", stderr(&imported));
+    // Importing the same again is refused whole; --replace takes it.
+    let again = jig(dir.path(), &["mcp", "import", file.to_str().expect("utf-8")]);
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert!(stderr(&again).contains("already has `git-tools`"), "{}", stderr(&again));
+    assert_eq!(std::fs::read_to_string(dir.path().join("jig.yaml")).expect("manifest"), text);
+    // A file that is not a client's configuration changes nothing.
+    std::fs::write(&file, r#"{"servers": {"x": {"command": 7}}}"#).expect("config");
+    let bad = jig(dir.path(), &["mcp", "import", file.to_str().expect("utf-8")]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("`x.command` is not a string"), "{}", stderr(&bad));
+    assert_eq!(std::fs::read_to_string(dir.path().join("jig.yaml")).expect("manifest"), text);
+    let _ = repo();
+}
+
+#[test]
+fn a_hostile_server_is_a_clear_error_on_its_tool_never_a_stuck_jig() {
+    let dir = project(&json!({ "evil": {
+        "command": "python3",
+        "args": ["hostile.py"],
+        "grants": { "read": ["hostile.py"] },
+    }}));
+    std::fs::copy(repo().join("tests/fixtures/upstream/hostile.py"), dir.path().join("hostile.py"))
+        .expect("server");
+    let found = jig(dir.path(), &["mcp", "discover"]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    let check = jig(dir.path(), &["validate"]);
+    // Names and schemas Jig cannot take are left out, each said.
+    for left in ["`../escape`", "`not an object`", "`stringy`"] {
+        assert!(stderr(&check).contains(left), "{left}: {}", stderr(&check));
+    }
+    let tools = ids(dir.path());
+    let names: Vec<&str> =
+        tools.iter().map(|(t, _)| t.as_str()).filter(|t| t.starts_with("evil.")).collect();
+    assert_eq!(names, ["evil.crash", "evil.echo", "evil.hang", "evil.huge", "evil.unhinted"]);
+
+    let call =
+        |tool: &str, args: &str| jig(dir.path(), &["--as", "alice", "call", tool, "--args", args]);
+    let echo = call("evil.echo", r#"{"text": "hi"}"#);
+    assert_eq!(echo.status.code(), Some(0), "{}", stderr(&echo));
+    assert_eq!(stdout_json(&echo)["data"]["said"], "hi");
+    // 20 MiB on one line: refused as too large, not read into memory.
+    let huge = call("evil.huge", "{}");
+    assert_eq!(huge.status.code(), Some(1));
+    assert_eq!(
+        stdout_json(&huge)["errors"][0]["code"],
+        "E_LIMIT",
+        "{}",
+        String::from_utf8_lossy(&huge.stdout)
+    );
+    // It exits in the middle of a call: that call fails saying so.
+    let crash = call("evil.crash", "{}");
+    assert_eq!(crash.status.code(), Some(1));
+    assert!(
+        stdout_json(&crash)["errors"][0]["message"].as_str().expect("message").contains("exited")
+    );
+    // No hints: a person decides.
+    let unhinted = call("evil.unhinted", "{}");
+    assert_eq!(unhinted.status.code(), Some(1));
+    assert!(
+        stdout_json(&unhinted)["errors"][0]["details"]["approval_id"].is_string(),
+        "{}",
+        String::from_utf8_lossy(&unhinted.stdout)
+    );
+}

@@ -1,0 +1,129 @@
+//! Discovery of upstream MCP servers' tools (`mcp_servers:`): each server is started in its
+//! sandbox by the executor that will serve its calls (so the process stays for them), asked
+//! for its tools, and what it said is written to `.jig/mcp/NAME.json`; the project is then
+//! loaded again, so the tools become registry entries in this process — and in any other
+//! that loads the project later.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jig_exec::{Cancel, Events, Execution, Invocation};
+use jig_load::upstream::{Discovered, cache_path};
+use serde_json::Value;
+
+use crate::engine::Engine;
+use crate::error::EngineError;
+use crate::events::{Event, RegistryEvent};
+
+/// How long a server gets to start and list its tools.
+const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What discovery found for one server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerFound {
+    /// The server's name.
+    pub name: String,
+    /// How many tools it listed, or why it could not be asked.
+    pub outcome: Result<usize, String>,
+}
+
+impl Engine {
+    /// Ask every upstream server of the project for its tools, keep what each said, and load
+    /// the project again when anything changed. A server that fails keeps its last list (its
+    /// tools then fail when called, saying why) and is reported here.
+    pub async fn discover_mcp(&self) -> Result<Vec<ServerFound>, EngineError> {
+        let registry = self.registry();
+        let servers = registry.snapshot.mcp_servers().clone();
+        let mut found = Vec::with_capacity(servers.len());
+        let mut changed = Vec::new();
+        for (name, server) in servers {
+            let outcome = match self.list_tools(&server.def, &registry.policy).await {
+                Ok((tools, server_info)) => {
+                    let count = tools.len();
+                    let discovered = Discovered { config: server.config, tools, server_info };
+                    match self.keep(&name, &discovered) {
+                        Ok(true) => {
+                            changed.push(format!("{}/{name}.json", jig_load::upstream::CACHE_DIR));
+                            Ok(count)
+                        }
+                        Ok(false) => Ok(count),
+                        Err(message) => Err(message),
+                    }
+                }
+                Err(message) => Err(message),
+            };
+            if let Err(message) = &outcome {
+                tracing::warn!(server = %name, %message, "an upstream MCP server could not be asked for its tools");
+            }
+            found.push(ServerFound { name, outcome });
+        }
+        if !changed.is_empty() {
+            self.load_again(changed)?;
+        }
+        Ok(found)
+    }
+
+    /// The server's `tools/list`, through the executor that serves its calls.
+    async fn list_tools(
+        &self,
+        def: &Arc<jig_model::ToolDef>,
+        policy: &Arc<jig_policy::Policy>,
+    ) -> Result<(Vec<Value>, Option<Value>), String> {
+        let executor = self
+            .executors
+            .for_tool(def)
+            .ok_or_else(|| format!("this version of Jig cannot start `{}`", def.id))?;
+        let args = Value::Object(serde_json::Map::new());
+        let invocation = Invocation {
+            tool: def,
+            args: &args,
+            workspace: &self.workspace,
+            policy,
+            timeout: DISCOVERY_TIMEOUT,
+            cancel: Cancel::new(),
+            events: Events::discard(format!("discover-{}", def.id)),
+        };
+        let execution = tokio::time::timeout(DISCOVERY_TIMEOUT, executor.execute(invocation))
+            .await
+            .map_err(|_| format!("`{}` did not list its tools within a minute", def.id))?
+            .map_err(|error| error.message)?;
+        let Execution::Done(output) = execution else {
+            return Err(format!("`{}` answered with a job, not its tools", def.id));
+        };
+        let tools = output.data["tools"].as_array().cloned().unwrap_or_default();
+        let info = output.data.get("serverInfo").filter(|v| !v.is_null()).cloned();
+        Ok((tools, info))
+    }
+
+    /// Write what `name` said, when it differs from what is kept; `true` when written. The
+    /// file is replaced whole (a reader never sees half of it).
+    fn keep(&self, name: &str, discovered: &Discovered) -> Result<bool, String> {
+        let path = cache_path(self.workspace.root(), name);
+        let text = serde_json::to_vec_pretty(discovered).map_err(|e| e.to_string())?;
+        if fs_err::read(&path).ok().as_deref() == Some(text.as_slice()) {
+            return Ok(false);
+        }
+        let dir = path.parent().ok_or("no directory")?;
+        fs_err::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let temporary = dir.join(format!(".{name}.json.{}", std::process::id()));
+        fs_err::write(&temporary, &text)
+            .and_then(|()| fs_err::rename(&temporary, &path))
+            .map_err(|e| e.to_string())?;
+        Ok(true)
+    }
+
+    /// Load the project again and swap it in, announcing it as the watcher does.
+    fn load_again(&self, changed: Vec<String>) -> Result<(), EngineError> {
+        let (project, options) = &self.source;
+        let snapshot = jig_load::Loader::with_options(project, options.clone()).load()?;
+        let registry_hash = snapshot.registry_hash().to_owned();
+        let tools = snapshot.len();
+        self.swap(snapshot)?;
+        self.events.publish(Event::Registry(RegistryEvent::RegistryReloaded {
+            registry_hash,
+            tools,
+            changed,
+        }));
+        Ok(())
+    }
+}

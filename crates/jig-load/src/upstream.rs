@@ -1,0 +1,337 @@
+//! Upstream MCP servers (the manifest's `mcp_servers:`, docs/mcp.md "Upstream servers"): each
+//! server as the definition Jig starts it by, and its tools — as last discovered by a process
+//! that started the server in its sandbox, kept in `.jig/mcp/NAME.json` — as registry entries
+//! `NAME.TOOL`. The registry stays a pure function of files: discovery writes the file, a
+//! load reads it.
+//!
+//! What a server says about its tools is believed only as far as it cannot widen anything:
+//! `readOnlyHint` makes a tool a read, `destructiveHint` a write, no hint a write that needs a
+//! person's approval (servers often set hints wrong; the project corrects them per tool), and
+//! its schema must be an object schema Jig can check arguments against.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use jig_model::gert_tool::{Startup, TransportMode};
+use jig_model::mcp_server::{McpServer, server_name};
+use jig_model::tool_def::{Dialect, GertExecution, SourceLocation, ToolExecution};
+use jig_model::toolpack::{Caps, EnvSpec, FilesystemCaps, Limits, NetworkCap, Risk, SideEffect};
+use jig_model::{Diagnostic, Sha256Hash, ToolDef, diagnostic::codes};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Where discovered tool lists are kept, under the project root.
+pub const CACHE_DIR: &str = ".jig/mcp";
+
+/// A server's call time limit: MCP tools are often slow (a search, a build).
+const TIMEOUT_MS: u64 = 120_000;
+/// Size limits of an upstream call: 1 MiB of arguments, 5 MiB of result.
+const LIMITS: Limits = Limits { max_input_bytes: 1024 * 1024, max_output_bytes: 5 * 1024 * 1024 };
+/// At most this many tools of one server enter the registry.
+const MOST_TOOLS: usize = 500;
+
+/// What discovery found, as kept on disk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Discovered {
+    /// [`config_hash`] of the server's configuration when it was discovered: a list found
+    /// with another command or other grants is not believed.
+    pub config: String,
+    /// The server's `tools/list`, as it answered (every page).
+    pub tools: Vec<Value>,
+    /// The server's name and version, from `initialize`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<Value>,
+}
+
+/// The file holding what discovery found for server `name`.
+pub fn cache_path(root: &Path, name: &str) -> PathBuf {
+    root.join(CACHE_DIR).join(format!("{name}.json"))
+}
+
+/// The hash a cached tool list is tied to: the server's whole configuration.
+pub fn config_hash(server: &McpServer) -> String {
+    let bytes = serde_json::to_vec(server).unwrap_or_default();
+    Sha256Hash::of_bytes(&bytes).to_hex()
+}
+
+/// How Jig starts server `name` (and lists its tools): a tool/v0 `mcp` transport whose process
+/// is confined by `grants`. Its tools share the definition's file and command, so one process
+/// serves them all.
+pub fn server_def(name: &str, server: &McpServer, package: &str) -> ToolDef {
+    let mut argv = vec![server.command.clone().unwrap_or_default()];
+    argv.extend(server.args.iter().cloned());
+    let grants = &server.grants;
+    let mut read: Vec<String> = grants.read.clone();
+    read.extend(grants.programs.iter().map(|p| expand_home(p)));
+    let mut def = ToolDef {
+        id: name.to_owned(),
+        version: "0.0.0".to_owned(),
+        description: format!("The MCP server `{name}`"),
+        tags: vec!["mcp".to_owned()],
+        package: package.to_owned(),
+        dialect: Dialect::GertV0,
+        deterministic: false,
+        idempotent: false,
+        side_effects: if grants.network { vec![SideEffect::Network] } else { Vec::new() },
+        risk: Risk::Medium,
+        timeout_ms: TIMEOUT_MS,
+        limits: LIMITS,
+        input_schema: json!({ "type": "object" }),
+        output_schema: json!({}),
+        execution: ToolExecution::Gert(Box::new(GertExecution {
+            kind: TransportMode::Mcp,
+            binary: None,
+            argv: Vec::new(),
+            method: None,
+            mcp_tool: None,
+            connect: None,
+            startup: Some(Startup {
+                argv,
+                ready_signal: None,
+                timeout: Some("30s".to_owned()),
+                shutdown_method: None,
+            }),
+            extract: BTreeMap::new(),
+            capture: BTreeMap::new(),
+            redact: Vec::new(),
+            platform: Vec::new(),
+            reads: Vec::new(),
+            writes: Vec::new(),
+            effect_tags: Vec::new(),
+            requires_approval: false,
+        })),
+        caps: Some(Caps {
+            network: if grants.network {
+                vec![NetworkCap::Http, NetworkCap::Https]
+            } else {
+                Vec::new()
+            },
+            // Always given, even empty: without it a process reads the whole workspace.
+            filesystem: Some(FilesystemCaps { read, write: grants.paths.clone() }),
+            subprocess: true,
+        }),
+        env: Some(EnvSpec { passthrough: server.env_from.clone(), set: server.env.clone() }),
+        templating: None,
+        outputs: Vec::new(),
+        // The process's key: one server per file and command. The file is the discovery
+        // cache, so the manifest's directory (the whole workspace) is not granted with it.
+        source: SourceLocation { file: format!("{CACHE_DIR}/{name}.json"), line: 1 },
+        hash: String::new(),
+    };
+    def.hash = def.compute_hash();
+    def
+}
+
+/// The registry entries of every upstream server of the root manifest (`file` is its display
+/// path), from the discovery cache under `root`; problems of the configuration are errors, a
+/// server not discovered yet or a tool Jig cannot take a warning.
+pub fn entries(
+    root: &Path,
+    file: &str,
+    package: &str,
+    servers: &BTreeMap<String, McpServer>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Arc<ToolDef>> {
+    let mut out = Vec::new();
+    for (name, server) in servers {
+        let at = |field: &str| format!("/mcp_servers/{name}/{field}");
+        let before = diagnostics.len();
+        if !server_name(name) {
+            diagnostics.push(
+                Diagnostic::error(codes::FIELD_PATTERN, format!("the MCP server name `{name}` is not lowercase letters, digits, `-` and `_` (it starts its tools' ids)"))
+                    .in_file(file)
+                    .at_pointer(format!("/mcp_servers/{name}")),
+            );
+        }
+        for (field, message) in server.problems() {
+            diagnostics.push(
+                Diagnostic::error(codes::FIELD_INVALID, format!("MCP server `{name}`: {message}"))
+                    .in_file(file)
+                    .at_pointer(at(field)),
+            );
+        }
+        if server.url.is_some() {
+            diagnostics.push(
+                Diagnostic::warning(codes::TOOL_EXECUTION, format!("MCP server `{name}`: servers over HTTP (`url`) are not served yet; its tools are not in the registry"))
+                    .in_file(file)
+                    .at_pointer(at("url")),
+            );
+            continue;
+        }
+        if diagnostics.len() > before {
+            continue;
+        }
+        let server_def = server_def(name, server, package);
+        match read_cache(root, name, server) {
+            Ok(Some(found)) => {
+                out.extend(tools_of(name, server, &server_def, &found, file, diagnostics));
+            }
+            Ok(None) => diagnostics.push(
+                Diagnostic::warning(
+                    codes::TOOL_EXECUTION,
+                    format!("MCP server `{name}` has not been asked for its tools yet"),
+                )
+                .in_file(file)
+                .at_pointer(format!("/mcp_servers/{name}"))
+                .with_hint("`jig mcp discover` asks it; `jig serve` and `jig mcp` ask at start"),
+            ),
+            Err(message) => diagnostics.push(
+                Diagnostic::warning(codes::FILE_IO, message)
+                    .in_file(file)
+                    .at_pointer(format!("/mcp_servers/{name}")),
+            ),
+        }
+    }
+    out
+}
+
+/// What discovery last found for `name`, when it was found with this configuration.
+fn read_cache(root: &Path, name: &str, server: &McpServer) -> Result<Option<Discovered>, String> {
+    let path = cache_path(root, name);
+    let bytes = match fs_err::read(&path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error.to_string()),
+    };
+    let found: Discovered = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("`{CACHE_DIR}/{name}.json` is not what discovery writes: {e}"))?;
+    Ok((found.config == config_hash(server)).then_some(found))
+}
+
+fn tools_of(
+    name: &str,
+    server: &McpServer,
+    server_def: &ToolDef,
+    found: &Discovered,
+    file: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Arc<ToolDef>> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for tool in found.tools.iter().take(MOST_TOOLS) {
+        let warn = |message: String| {
+            Diagnostic::warning(codes::TOOL_EXECUTION, format!("MCP server `{name}`: {message}"))
+                .in_file(file)
+                .at_pointer(format!("/mcp_servers/{name}"))
+        };
+        let Some(tool_name) = tool.get("name").and_then(Value::as_str) else {
+            diagnostics.push(warn("a tool without a name was left out".to_owned()));
+            continue;
+        };
+        if !tool_name_ok(tool_name) {
+            diagnostics.push(warn(format!(
+                "its tool `{}` was left out: a name is 1 to 128 of A-Z a-z 0-9 _ - .",
+                tool_name.chars().take(64).collect::<String>()
+            )));
+            continue;
+        }
+        if server.exclude.iter().any(|x| x == tool_name) || !seen.insert(tool_name.to_owned()) {
+            continue;
+        }
+        match tool_def(name, server, server_def, tool_name, tool) {
+            Ok(def) => out.push(Arc::new(def)),
+            Err(message) => {
+                diagnostics.push(warn(format!("its tool `{tool_name}` was left out: {message}")))
+            }
+        }
+    }
+    if found.tools.len() > MOST_TOOLS {
+        diagnostics.push(
+            Diagnostic::warning(
+                codes::TOOL_EXECUTION,
+                format!(
+                    "MCP server `{name}` lists {} tools; the first {MOST_TOOLS} are served",
+                    found.tools.len()
+                ),
+            )
+            .in_file(file)
+            .at_pointer(format!("/mcp_servers/{name}")),
+        );
+    }
+    out
+}
+
+/// One tool of server `name` as a registry entry `NAME.TOOL`.
+fn tool_def(
+    name: &str,
+    server: &McpServer,
+    server_def: &ToolDef,
+    tool_name: &str,
+    tool: &Value,
+) -> Result<ToolDef, String> {
+    let input_schema =
+        tool.get("inputSchema").cloned().unwrap_or_else(|| json!({ "type": "object" }));
+    if input_schema.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("its `inputSchema` does not describe an object".to_owned());
+    }
+    let output_schema = tool
+        .get("outputSchema")
+        .filter(|s| s.get("type").and_then(Value::as_str) == Some("object"))
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    let hints = tool.get("annotations");
+    let hint = |key: &str| hints.and_then(|h| h.get(key)).and_then(Value::as_bool);
+    let corrected = server.tools.get(tool_name).and_then(|c| c.side_effects.clone());
+    let (mut side_effects, needs_person) =
+        match (&corrected, hint("readOnlyHint"), hint("destructiveHint")) {
+            (Some(effects), _, _) => (effects.clone(), false),
+            (None, Some(true), _) => (vec![SideEffect::Read], false),
+            (None, Some(false), _) | (None, None, Some(_)) => (vec![SideEffect::Write], false),
+            // No hint at all: a write, and a person decides (whatever the rules say of writes).
+            (None, None, None) => (vec![SideEffect::Write], true),
+        };
+    if corrected.is_none() && hint("openWorldHint") == Some(true) {
+        side_effects.push(SideEffect::Network);
+    }
+    side_effects.sort();
+    side_effects.dedup();
+    let risk = if hint("destructiveHint") == Some(true) && corrected.is_none() {
+        Risk::High
+    } else if side_effects.iter().any(|e| e.is_side_effect()) {
+        Risk::Medium
+    } else {
+        Risk::Low
+    };
+    let description = tool
+        .get("description")
+        .and_then(Value::as_str)
+        .map(|d| d.chars().take(2000).collect::<String>())
+        .unwrap_or_default();
+    let ToolExecution::Gert(base) = &server_def.execution else {
+        unreachable!("server_def is gert")
+    };
+    let mut execution = (**base).clone();
+    execution.mcp_tool = Some(tool_name.to_owned());
+    execution.requires_approval = needs_person;
+    let mut def = ToolDef {
+        id: format!("{name}.{tool_name}"),
+        version: "0.0.0".to_owned(),
+        description,
+        tags: vec!["mcp".to_owned(), name.to_owned()],
+        deterministic: false,
+        idempotent: hint("idempotentHint") == Some(true),
+        side_effects,
+        risk,
+        input_schema,
+        output_schema,
+        execution: ToolExecution::Gert(Box::new(execution)),
+        hash: String::new(),
+        ..server_def.clone()
+    };
+    def.hash = def.compute_hash();
+    Ok(def)
+}
+
+/// MCP's tool names: 1 to 128 of `A-Z a-z 0-9 _ - .`.
+fn tool_name_ok(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+fn expand_home(path: &str) -> String {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => Path::new(&home).join(rest).display().to_string(),
+        _ => path.to_owned(),
+    }
+}
