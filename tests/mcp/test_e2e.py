@@ -598,6 +598,79 @@ class ServeMountTests(HttpTests):
         return printed.rstrip("/") + "/mcp"
 
 
+def with_upstream(project: Path) -> None:
+    """`project` with two upstream servers: the real npm `server-filesystem`, on the project, and
+    a hostile one (tests/fixtures/upstream/hostile.py) that crashes when asked to."""
+    modules = Path(os.environ.get("JIG_MCP_NODE_MODULES", Path.home() / ".cache/jig-mcp-node/node_modules"))
+    script = modules / "@modelcontextprotocol/server-filesystem/dist/index.js"
+    shutil.copy(ROOT / "tests/fixtures/upstream/hostile.py", project / "hostile.py")
+    servers = {
+        "files": {"command": "node", "args": [str(script), "."],
+                  "grants": {"paths": ["."], "programs": [str(modules)]}},
+        "evil": {"command": "python3", "args": ["hostile.py"], "grants": {"read": ["hostile.py"]}},
+    }
+    with open(project / "jig.yaml", "a") as manifest:
+        manifest.write(f"mcp_servers: {json.dumps(servers)}\n")
+    (project / "hello.txt").write_text("read through the gateway")
+
+
+async def tool_names(session: ClientSession, wanted: str) -> set:
+    """The tools listed once `wanted` is among them: `jig mcp` asks its upstream servers at
+    start without holding the client, and says `tools/list_changed` when they answered."""
+    for _ in range(300):
+        names = {tool.name for tool in (await session.list_tools()).tools}
+        if wanted in names:
+            return names
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{wanted} never listed")
+
+
+class UpstreamTests(unittest.IsolatedAsyncioTestCase):
+    """Jig in front of upstream MCP servers: an agent on `jig mcp` calls their tools, each call
+    through the policy, approvals (by elicitation) and the audit."""
+
+    def setUp(self):
+        self.project = scratch_project()
+        self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
+        with_upstream(self.project)
+
+    async def test_an_agent_reads_writes_with_approval_and_survives_a_crash_upstream(self):
+        asked = []
+
+        async def approve(context, params):
+            asked.append(params)
+            return types.ElicitResult(action="accept", content={"decision": "approve"})
+
+        async with Stdio(self.project, elicitation_callback=approve) as session:
+            names = await tool_names(session, "files.read_text_file")
+            self.assertIn("files.write_file", names)
+            self.assertIn("evil.echo", names)
+            self.assertNotIn("evil.../escape", names)
+            listed = {t.name: t for t in (await session.list_tools()).tools}
+            self.assertTrue(listed["files.read_text_file"].annotations.read_only_hint)
+
+            read = await session.call_tool("files.read_text_file", {"path": "hello.txt"})
+            self.assertFalse(read.is_error, read.content[0].text)
+            self.assertIn("read through the gateway", json.dumps(read.model_dump(mode="json")))
+            self.assertEqual((await run_record(session, read.meta["jig/request_id"]))["state"], "succeeded")
+            self.assertEqual(asked, [], "a read asks nobody")
+
+            write = await session.call_tool("files.write_file", {"path": "w.txt", "content": "by the agent"})
+            self.assertFalse(write.is_error, write.content[0].text)
+            self.assertEqual(len(asked), 1)
+            self.assertIn("files.write_file", asked[0].message)
+            self.assertEqual((self.project / "w.txt").read_text(), "by the agent")
+
+            crash = await session.call_tool("evil.crash", {})
+            self.assertTrue(crash.is_error)
+            self.assertIn("exited", crash.content[0].text)
+            again = await session.call_tool("evil.echo", {"text": "again"})
+            self.assertFalse(again.is_error, again.content[0].text)
+            self.assertIn("again", json.dumps(again.model_dump(mode="json")))
+        verify = await asyncio.to_thread(jig, self.project, "audit", "verify")
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+
+
 class InspectorTests(unittest.TestCase):
     """MCP Inspector (npm `@modelcontextprotocol/inspector` v2), in CLI mode, over stdio."""
 
@@ -608,6 +681,20 @@ class InspectorTests(unittest.TestCase):
         done = subprocess.run(command, capture_output=True, text=True, timeout=120)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         return json.loads(done.stdout)
+
+    def test_lists_and_calls_an_upstream_servers_tool_through_jig(self):
+        project = scratch_project()
+        self.addCleanup(shutil.rmtree, project.parent, ignore_errors=True)
+        with_upstream(project)
+        found = jig(project, "mcp", "discover")
+        self.assertEqual(found.returncode, 0, found.stdout + found.stderr)
+        listed = self.inspector(project, "--method", "tools/list")
+        self.assertIn("files.read_text_file", [tool["name"] for tool in listed["tools"]])
+        called = self.inspector(
+            project, "--method", "tools/call", "--tool-name", "files.read_text_file", "--tool-arg", "path=hello.txt"
+        )
+        self.assertFalse(called["isError"], called)
+        self.assertIn("read through the gateway", json.dumps(called))
 
     def test_lists_and_calls_a_jig_tool(self):
         project = scratch_project()
