@@ -663,10 +663,19 @@ class UpstreamTests(unittest.IsolatedAsyncioTestCase):
 
             crash = await session.call_tool("evil.crash", {})
             self.assertTrue(crash.is_error)
-            self.assertIn("exited", crash.content[0].text)
+            # Why, in the server's own words (its stderr).
+            self.assertIn("exited; it said: hostile: told to crash", crash.content[0].text)
             again = await session.call_tool("evil.echo", {"text": "again"})
             self.assertFalse(again.is_error, again.content[0].text)
             self.assertIn("again", json.dumps(again.model_dump(mode="json")))
+            # Dying again at once: the next start waits, and the call says for how long.
+            await session.call_tool("evil.crash", {})
+            paused = await session.call_tool("evil.echo", {"text": "too soon"})
+            self.assertTrue(paused.is_error)
+            self.assertIn("keeps stopping", paused.content[0].text)
+            await asyncio.sleep(1.2)
+            later = await session.call_tool("evil.echo", {"text": "later"})
+            self.assertFalse(later.is_error, later.content[0].text)
         verify = await asyncio.to_thread(jig, self.project, "audit", "verify")
         self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
 

@@ -7,6 +7,7 @@
 //! it (the shared tools): when `argv[0]` is not the binary, the binary is put in front.
 
 mod extract;
+mod pool;
 mod server;
 mod stdio;
 
@@ -21,7 +22,7 @@ use serde_json::Value;
 
 use jig_exec::{Execution, Executor, Invocation, ToolError};
 
-pub use server::Servers;
+pub use pool::Servers;
 
 /// Runs tool/v0 actions of every transport.
 #[derive(Debug, Default)]

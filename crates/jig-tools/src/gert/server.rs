@@ -1,24 +1,27 @@
-//! Persistent servers for the `jsonrpc` and `mcp` transports: started once per tool file and
-//! startup command, kept while they live, spoken to with newline-delimited JSON-RPC 2.0 (the
-//! MCP stdio framing). A server that dies is started again on the next call.
+//! Persistent servers for the `jsonrpc` and `mcp` transports (kept in `pool.rs`), spoken to
+//! with newline-delimited JSON-RPC 2.0 (the MCP stdio framing). What a server writes on stderr
+//! is kept (its last lines), to say why it failed.
 
-use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use jig_model::ErrorCode;
 use jig_model::tool_def::GertExecution;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+
+use super::pool::Servers;
+use super::redact;
+use jig_exec::{Events, Invocation, Output, ToolError};
 
 /// The longest message a server may send (a line of JSON-RPC): a server answering more is
 /// stopped, not read into memory whole.
 const MOST_LINE_BYTES: usize = 16 * 1024 * 1024;
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::sync::Mutex;
-
-use super::{ServerKey, redact};
-use jig_exec::{Events, Invocation, Output, ToolError};
+/// How many of the last lines a server wrote on stderr are kept, and how long each may be.
+const STDERR_LINES: usize = 20;
+const STDERR_LINE_BYTES: usize = 500;
 
 /// MCP protocol revision Jig speaks.
 const MCP_VERSION: &str = "2025-06-18";
@@ -26,15 +29,10 @@ const MCP_VERSION: &str = "2025-06-18";
 /// How long a server gets to start when its tool says nothing.
 const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
 
-/// Running servers.
-#[derive(Debug, Default)]
-pub struct Servers {
-    pool: Mutex<HashMap<ServerKey, Arc<Mutex<Server>>>>,
-}
-
+/// One running server.
 #[derive(Debug)]
-struct Server {
-    child: Child,
+pub(super) struct Server {
+    pub(super) child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     next_id: u64,
@@ -43,6 +41,8 @@ struct Server {
     _scratch: jig_exec::confine::Scratch,
     /// What it said of itself in `initialize` (`serverInfo`).
     info: Option<Value>,
+    /// The last lines it wrote on stderr.
+    stderr: Arc<std::sync::Mutex<VecDeque<String>>>,
 }
 
 /// At most this many pages of `tools/list` (a server paging forever must not hold Jig).
@@ -59,13 +59,13 @@ impl Servers {
         let answer = if let Some(address) = &gert.connect {
             tcp_call(invocation, address, &method).await?
         } else {
-            let server = self.server(invocation, gert, false).await?;
-            let mut server = server.lock().await;
-            let answer = server
+            let mut slot = self.session(invocation, gert, false).await?;
+            let answer = slot
+                .server()?
                 .request(&method, invocation.args.clone(), deadline(invocation), &invocation.events)
                 .await;
             if answer.is_err() {
-                self.forget(invocation, gert).await;
+                slot.stop();
             }
             answer?
         };
@@ -91,19 +91,20 @@ impl Servers {
         gert: &GertExecution,
     ) -> Result<Output, ToolError> {
         let name = gert.mcp_tool.clone().unwrap_or_default();
-        let server = self.server(invocation, gert, true).await?;
-        let mut server = server.lock().await;
+        let mut slot = self.session(invocation, gert, true).await?;
         let params = json!({
             "name": name,
             "arguments": invocation.args,
             "_meta": { "progressToken": invocation.events.request_id() },
         });
-        let answer =
-            server.request("tools/call", params, deadline(invocation), &invocation.events).await;
-        drop(server);
+        let answer = slot
+            .server()?
+            .request("tools/call", params, deadline(invocation), &invocation.events)
+            .await;
         if answer.is_err() {
-            self.forget(invocation, gert).await;
+            slot.stop();
         }
+        drop(slot);
         let answer = answer?;
         if let Some(error) = answer.get("error") {
             return Err(ToolError::new(
@@ -148,8 +149,7 @@ impl Servers {
         invocation: &Invocation<'_>,
         gert: &GertExecution,
     ) -> Result<Output, ToolError> {
-        let server = self.server(invocation, gert, true).await?;
-        let mut server = server.lock().await;
+        let mut slot = self.session(invocation, gert, true).await?;
         let mut tools = Vec::new();
         let mut cursor: Option<Value> = None;
         let until = deadline(invocation);
@@ -158,12 +158,12 @@ impl Servers {
                 Some(cursor) => json!({ "cursor": cursor }),
                 None => json!({}),
             };
-            let answer = server.request("tools/list", params, until, &invocation.events).await;
+            let answer =
+                slot.server()?.request("tools/list", params, until, &invocation.events).await;
             let answer = match answer {
                 Ok(answer) => answer,
                 Err(error) => {
-                    drop(server);
-                    self.forget(invocation, gert).await;
+                    slot.stop();
                     return Err(error);
                 }
             };
@@ -184,45 +184,9 @@ impl Servers {
                 break;
             }
         }
-        Ok(Output::data(json!({ "tools": tools, "serverInfo": server.info.clone() })))
+        let info = slot.server()?.info.clone();
+        Ok(Output::data(json!({ "tools": tools, "serverInfo": info })))
     }
-
-    async fn server(
-        &self,
-        invocation: &Invocation<'_>,
-        gert: &GertExecution,
-        mcp: bool,
-    ) -> Result<Arc<Mutex<Server>>, ToolError> {
-        let key = key(invocation, gert);
-        let mut pool = self.pool.lock().await;
-        if let Some(server) = pool.get(&key) {
-            let alive = matches!(server.lock().await.child.try_wait(), Ok(None));
-            if alive {
-                return Ok(Arc::clone(server));
-            }
-        }
-        // A server the same tool file started with another command (the file was edited) is
-        // stopped: dropping it kills its process.
-        pool.retain(|(file, argv), _| file != &key.0 || argv == &key.1);
-        let server = Arc::new(Mutex::new(Server::start(invocation, gert, &key.1, mcp).await?));
-        pool.insert(key, Arc::clone(&server));
-        Ok(server)
-    }
-
-    async fn forget(&self, invocation: &Invocation<'_>, gert: &GertExecution) {
-        self.pool.lock().await.remove(&key(invocation, gert));
-    }
-}
-
-fn key(invocation: &Invocation<'_>, gert: &GertExecution) -> ServerKey {
-    let argv = gert
-        .startup
-        .as_ref()
-        .map(|s| s.argv.clone())
-        .filter(|a| !a.is_empty())
-        .or_else(|| gert.binary.clone().map(|b| vec![b]))
-        .unwrap_or_default();
-    (invocation.tool.source.file.clone(), argv)
 }
 
 fn deadline(invocation: &Invocation<'_>) -> Instant {
@@ -230,7 +194,7 @@ fn deadline(invocation: &Invocation<'_>) -> Instant {
 }
 
 impl Server {
-    async fn start(
+    pub(super) async fn start(
         invocation: &Invocation<'_>,
         gert: &GertExecution,
         argv: &[String],
@@ -258,13 +222,17 @@ impl Server {
         command
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
         let mut child = confinement.spawn(launch, move || command.spawn())?;
         let stdin =
             child.stdin.take().ok_or_else(|| ToolError::new(ErrorCode::Internal, "no stdin"))?;
         let stdout =
             child.stdout.take().ok_or_else(|| ToolError::new(ErrorCode::Internal, "no stdout"))?;
+        let stderr = Arc::default();
+        if let Some(pipe) = child.stderr.take() {
+            keep_stderr(pipe, Arc::clone(&stderr));
+        }
         let mut server = Self {
             child,
             stdin,
@@ -273,6 +241,7 @@ impl Server {
             name: program.clone(),
             _scratch: scratch,
             info: None,
+            stderr,
         };
         let startup = gert.startup.as_ref();
         let wait = startup
@@ -311,6 +280,21 @@ impl Server {
         Ok(server)
     }
 
+    /// `error` with the server's last stderr lines: the last one in the message (why it
+    /// failed, usually), all of them in the details.
+    fn with_stderr(&self, error: ToolError) -> ToolError {
+        let tail: Vec<String> = self
+            .stderr
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect();
+        let Some(last) = tail.last() else { return error };
+        let message = format!("{}; it said: {last}", error.message);
+        ToolError { message, ..error }.with_details(json!({ "stderr": tail }))
+    }
+
     async fn send(&mut self, message: &Value) -> Result<(), ToolError> {
         let mut line = message.to_string();
         line.push('\n');
@@ -323,10 +307,10 @@ impl Server {
         let remaining = until.saturating_duration_since(Instant::now());
         match tokio::time::timeout(remaining, bounded_line(&mut self.stdout, MOST_LINE_BYTES)).await
         {
-            Err(_) => Err(ToolError::new(
+            Err(_) => Err(self.with_stderr(ToolError::new(
                 ErrorCode::Timeout,
                 format!("server `{}` did not answer in time", self.name),
-            )),
+            ))),
             Ok(Ok(Some(line))) => Ok(line),
             Ok(Err(error)) if error.kind() == std::io::ErrorKind::InvalidData => {
                 Err(ToolError::new(
@@ -339,7 +323,12 @@ impl Server {
                 ))
             }
             Ok(Ok(None) | Err(_)) => {
-                Err(ToolError::new(ErrorCode::Shell, format!("server `{}` exited", self.name)))
+                // Its last words, once the pipe has them.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Err(self.with_stderr(ToolError::new(
+                    ErrorCode::Shell,
+                    format!("server `{}` exited", self.name),
+                )))
             }
         }
     }
@@ -379,6 +368,42 @@ impl Server {
             }
         }
     }
+}
+
+/// Read what a server writes on stderr for as long as it does (so it never blocks on a full
+/// pipe), keeping its last lines, each cut to a length.
+fn keep_stderr(pipe: ChildStderr, tail: Arc<std::sync::Mutex<VecDeque<String>>>) {
+    tokio::spawn(async move {
+        let mut pipe = pipe;
+        let mut chunk = [0u8; 8192];
+        let mut line: Vec<u8> = Vec::new();
+        let keep = |line: &mut Vec<u8>| {
+            if line.is_empty() {
+                return;
+            }
+            let text = String::from_utf8_lossy(line).trim_end().to_owned();
+            line.clear();
+            let mut tail = tail.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if tail.len() == STDERR_LINES {
+                tail.pop_front();
+            }
+            tail.push_back(text);
+        };
+        loop {
+            let read = match pipe.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(read) => read,
+            };
+            for &byte in &chunk[..read] {
+                if byte == b'\n' {
+                    keep(&mut line);
+                } else if line.len() < STDERR_LINE_BYTES {
+                    line.push(byte);
+                }
+            }
+        }
+        keep(&mut line);
+    });
 }
 
 /// The next line of `reader` without its newline; `None` at the end; `InvalidData` once a line
