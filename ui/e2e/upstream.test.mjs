@@ -2,9 +2,10 @@
 // the project's manifest, asked for its tools when `jig serve` starts (without holding it);
 // its tools appear in the list with forms, a read runs, a write waits for a reviewer.
 import assert from "node:assert/strict";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { launch, person } from "./browser.mjs";
 import { look } from "./look.mjs";
@@ -13,6 +14,20 @@ import { startServer } from "./server.mjs";
 const modules =
   process.env.JIG_MCP_NODE_MODULES ?? join(homedir(), ".cache/jig-mcp-node/node_modules");
 const suite = {};
+const hostile = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  "../../tests/fixtures/upstream/hostile.py",
+);
+
+/** Poll `read` until `done` accepts what it returns (the server works in the background). */
+async function until(read, done) {
+  for (let i = 0; i < 300; i++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("never");
+}
 
 before(async () => {
   suite.server = await startServer({
@@ -69,4 +84,42 @@ test("an upstream server's tools appear with forms; a read runs and a write wait
   assert.deepEqual(write.body.sideEffects ?? write.body.side_effects, ["write"]);
   assert.deepEqual(alice.problems, []);
   await alice.context.close();
+});
+
+test("servers added to the manifest while serving are asked at once; one that fails is a problem in its own words", async () => {
+  const manifest = join(suite.server.project, "jig.yaml");
+  copyFileSync(hostile, join(suite.server.project, "hostile.py"));
+  const text = readFileSync(manifest, "utf8");
+  const line = text.split("\n").find((l) => l.startsWith("mcp_servers: "));
+  const servers = JSON.parse(line.slice("mcp_servers: ".length));
+  servers.evil = { command: "python3", args: ["hostile.py"], grants: { read: ["hostile.py"] } };
+  servers.broken = {
+    command: "python3",
+    args: ["-c", "import sys; sys.stderr.write('broken: no config file\\n'); sys.exit(1)"],
+  };
+  writeFileSync(manifest, text.replace(line, `mcp_servers: ${JSON.stringify(servers)}`));
+
+  const tools = await until(
+    () => suite.server.api("ada", "GET", "/api/tools"),
+    (answer) => answer.body.some?.((t) => t.id === "evil.echo"),
+  );
+  assert.ok(!tools.body.some((t) => t.id.startsWith("broken.")));
+  const problems = await until(
+    () => suite.server.api("ada", "GET", "/api/problems"),
+    (answer) => JSON.stringify(answer.body).includes("`broken` could not be asked"),
+  );
+  const broken = problems.body.find((d) => d.pointer === "/mcp_servers/broken");
+  assert.match(broken.message, /it said: broken: no config file/);
+  assert.equal(broken.severity, "warning");
+
+  const ada = await person(suite.browser);
+  await ada.page.goto(suite.server.signIn("ada"));
+  await ada.page.goto(`${suite.server.url}/#/problems`);
+  await ada.page
+    .getByText(/could not be asked for its tools/)
+    .first()
+    .waitFor();
+  await look(ada.page, "upstream-problem");
+  assert.deepEqual(ada.problems, []);
+  await ada.context.close();
 });

@@ -20,9 +20,20 @@ impl Engine {
         let snapshot = loader.load()?;
         self.swap(snapshot)?;
         let engine = Arc::downgrade(self);
+        // The watcher calls back on its own thread; discovery runs on this runtime.
+        let runtime = tokio::runtime::Handle::try_current().ok();
         let handle = jig_load::watch::watch(loader, DEFAULT_DEBOUNCE, move |update| {
             if let Some(engine) = engine.upgrade() {
                 engine.take_update(update);
+                // A server added or changed in the manifest is asked for its tools now.
+                let stale = engine.snapshot().mcp_servers().values().any(|s| !s.discovered);
+                if let (true, Some(runtime)) = (stale, &runtime) {
+                    runtime.spawn(async move {
+                        if let Err(error) = engine.discover_mcp().await {
+                            tracing::warn!(%error, "asking the upstream MCP servers for their tools failed");
+                        }
+                    });
+                }
             }
         })?;
         Ok(handle)
@@ -69,9 +80,24 @@ impl Engine {
         self.events.publish(Event::Registry(event));
     }
 
-    /// The diagnostics of the project's files as last seen by the watcher: empty while they
-    /// load; while they do not, the last valid registry keeps serving and these say why.
+    /// The diagnostics of the project's files as last seen by the watcher (empty while they
+    /// load; while they do not, the last valid registry keeps serving and these say why), and
+    /// what stands between the project and its upstream MCP servers' tools: one not asked yet,
+    /// one that could not be asked (with what it said), tools left out.
     pub fn problems(&self) -> Vec<jig_model::Diagnostic> {
-        self.problems.lock().map(|p| p.clone()).unwrap_or_default()
+        let mut problems = self.problems.lock().map(|p| p.clone()).unwrap_or_default();
+        problems.extend(self.upstream_problems.lock().map(|p| p.clone()).unwrap_or_default());
+        let snapshot = self.snapshot();
+        problems.extend(
+            snapshot
+                .warnings()
+                .iter()
+                .filter(|d| d.pointer.as_deref().is_some_and(|p| p.starts_with("/mcp_servers")))
+                // A server that could not be asked is said once, by the failure.
+                .filter(|d| !problems.iter().any(|p| p.pointer == d.pointer))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+        problems
     }
 }

@@ -32,6 +32,7 @@ impl Engine {
     /// the project again when anything changed. A server that fails keeps its last list (its
     /// tools then fail when called, saying why) and is reported here.
     pub async fn discover_mcp(&self) -> Result<Vec<ServerFound>, EngineError> {
+        let _one_at_a_time = self.discovering.lock().await;
         let registry = self.registry();
         let servers = registry.snapshot.mcp_servers().clone();
         let mut found = Vec::with_capacity(servers.len());
@@ -57,10 +58,43 @@ impl Engine {
             }
             found.push(ServerFound { name, outcome });
         }
+        self.remember_failures(&found);
         if !changed.is_empty() {
             self.load_again(changed)?;
         }
         Ok(found)
+    }
+
+    /// Servers that could not be asked, for the Problems view: each a warning at its entry in
+    /// the manifest, saying what went wrong in its own words.
+    fn remember_failures(&self, found: &[ServerFound]) {
+        let snapshot = self.snapshot();
+        let manifest = snapshot
+            .packages()
+            .first()
+            .and_then(|p| p.manifest.clone())
+            .unwrap_or_else(|| "jig.yaml".to_owned());
+        let problems = found
+            .iter()
+            .filter_map(|server| {
+                let message = server.outcome.as_ref().err()?;
+                Some(
+                    jig_model::Diagnostic::warning(
+                        jig_model::diagnostic::codes::MCP_SERVER,
+                        format!(
+                            "MCP server `{}` could not be asked for its tools: {message}",
+                            server.name
+                        ),
+                    )
+                    .in_file(manifest.clone())
+                    .at_pointer(format!("/mcp_servers/{}", server.name))
+                    .with_hint("check its command and `grants`; `jig mcp discover` asks again"),
+                )
+            })
+            .collect();
+        if let Ok(mut kept) = self.upstream_problems.lock() {
+            *kept = problems;
+        }
     }
 
     /// The server's `tools/list`, through the executor that serves its calls.

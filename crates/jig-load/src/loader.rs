@@ -385,7 +385,7 @@ fn upstream_tools(
         if let Some(own) = tools.get(&def.id) {
             diagnostics.push(
                 Diagnostic::warning(
-                    jig_model::diagnostic::codes::TOOL_DUPLICATE,
+                    codes::MCP_SERVER,
                     format!(
                         "the upstream tool `{}` was left out: `{}:{}` defines that id",
                         def.id, own.source.file, own.source.line
@@ -411,6 +411,7 @@ fn upstream_tools(
             let entry = crate::UpstreamServer {
                 def: Arc::new(def),
                 config: crate::upstream::config_hash(server),
+                discovered: crate::upstream::is_discovered(&layout.root, name, server),
             };
             (name.clone(), entry)
         })

@@ -102,6 +102,8 @@ pub struct UpstreamServer {
     pub def: Arc<ToolDef>,
     /// [`crate::upstream::config_hash`] of its configuration.
     pub config: String,
+    /// Whether its tools were discovered with this configuration (`.jig/mcp/NAME.json`).
+    pub discovered: bool,
 }
 
 impl Snapshot {

@@ -153,7 +153,7 @@ pub fn entries(
         }
         if server.url.is_some() {
             diagnostics.push(
-                Diagnostic::warning(codes::TOOL_EXECUTION, format!("MCP server `{name}`: servers over HTTP (`url`) are not served yet; its tools are not in the registry"))
+                Diagnostic::warning(codes::MCP_SERVER, format!("MCP server `{name}`: servers over HTTP (`url`) are not served yet; its tools are not in the registry"))
                     .in_file(file)
                     .at_pointer(at("url")),
             );
@@ -169,7 +169,7 @@ pub fn entries(
             }
             Ok(None) => diagnostics.push(
                 Diagnostic::warning(
-                    codes::TOOL_EXECUTION,
+                    codes::MCP_SERVER,
                     format!("MCP server `{name}` has not been asked for its tools yet"),
                 )
                 .in_file(file)
@@ -184,6 +184,11 @@ pub fn entries(
         }
     }
     out
+}
+
+/// Whether `name`'s tools were discovered with its present configuration.
+pub fn is_discovered(root: &Path, name: &str, server: &McpServer) -> bool {
+    matches!(read_cache(root, name, server), Ok(Some(_)))
 }
 
 /// What discovery last found for `name`, when it was found with this configuration.
@@ -211,7 +216,7 @@ fn tools_of(
     let mut seen = std::collections::BTreeSet::new();
     for tool in found.tools.iter().take(MOST_TOOLS) {
         let warn = |message: String| {
-            Diagnostic::warning(codes::TOOL_EXECUTION, format!("MCP server `{name}`: {message}"))
+            Diagnostic::warning(codes::MCP_SERVER, format!("MCP server `{name}`: {message}"))
                 .in_file(file)
                 .at_pointer(format!("/mcp_servers/{name}"))
         };
@@ -239,7 +244,7 @@ fn tools_of(
     if found.tools.len() > MOST_TOOLS {
         diagnostics.push(
             Diagnostic::warning(
-                codes::TOOL_EXECUTION,
+                codes::MCP_SERVER,
                 format!(
                     "MCP server `{name}` lists {} tools; the first {MOST_TOOLS} are served",
                     found.tools.len()

@@ -185,6 +185,9 @@ pub mod codes {
     pub const TOOL_PLAN: &str = "tool.plan";
     /// A `tool/v0` file whose `meta.name` differs from its file name.
     pub const TOOL_NAME_MISMATCH: &str = "tool.name_mismatch";
+    /// An upstream MCP server (`mcp_servers:`) whose tools are not (all) in the registry: not
+    /// asked yet, could not be asked, tools left out, served over HTTP.
+    pub const MCP_SERVER: &str = "mcp.server";
     /// A `tool/v0` tool declares a platform this machine is not.
     pub const TOOL_PLATFORM: &str = "tool.platform";
     /// A `tool/v0` action's contract relaxes the tool's contract.
@@ -244,7 +247,7 @@ pub mod codes {
     pub const RUNBOOK_PARALLEL: &str = "runbook.parallel_conflict";
 
     /// Every code, in the order of this module.
-    pub const ALL: [&str; 59] = [
+    pub const ALL: [&str; 60] = [
         FILE_IO,
         FILE_TOO_LARGE,
         FILE_ENCODING,
@@ -277,6 +280,7 @@ pub mod codes {
         TOOL_PLAN,
         TOOL_NAME_MISMATCH,
         TOOL_PLATFORM,
+        MCP_SERVER,
         TOOL_CONTRACT,
         API_VERSION,
         REF_NOT_FOUND,

@@ -69,10 +69,8 @@ impl Servers {
             Arc::clone(slots.entry(key.clone()).or_default())
         };
         let mut slot = slot.lock_owned().await;
-        let alive = slot
-            .server
-            .as_mut()
-            .is_some_and(|server| matches!(server.child.try_wait(), Ok(None)));
+        let alive =
+            slot.server.as_mut().is_some_and(|server| matches!(server.child.try_wait(), Ok(None)));
         if alive {
             return Ok(slot);
         }
@@ -101,7 +99,8 @@ impl Servers {
 /// How long to wait before the next start after `restarts` quick ones: 0.5 s, doubling, at
 /// most 30 s.
 fn pause(restarts: u32) -> Duration {
-    let doubled = Duration::from_millis(500).saturating_mul(1 << restarts.saturating_sub(1).min(10));
+    let doubled =
+        Duration::from_millis(500).saturating_mul(1 << restarts.saturating_sub(1).min(10));
     doubled.min(MOST_PAUSE)
 }
 

@@ -11,7 +11,10 @@ export default function ProblemsView() {
     <div className="page">
       <header className="page-head">
         <h1>Problems</h1>
-        <span className="sub">What the loader finds in the project's files, as you save them.</span>
+        <span className="sub">
+          What the loader finds in the project's files as you save them, and upstream MCP servers
+          that cannot be reached.
+        </span>
       </header>
       {problems.error && <Failure error={problems.error} />}
       {problems.data && list.length === 0 && (
@@ -23,7 +26,7 @@ export default function ProblemsView() {
           </p>
         </EmptyState>
       )}
-      {list.length > 0 && (
+      {list.some((d) => d.severity === "error") && (
         <div className="callout warn" role="status">
           The project does not load as saved: the tools you see are from its last valid state.
         </div>
@@ -50,7 +53,11 @@ export default function ProblemsView() {
                     {d.severity}
                   </span>{" "}
                   <Inline text={d.message} />
-                  {d.hint && <div className="muted">Hint: {d.hint}</div>}
+                  {d.hint && (
+                    <div className="muted">
+                      Hint: <Inline text={d.hint} />
+                    </div>
+                  )}
                   {d.pointer && <div className="muted mono">{d.pointer}</div>}
                 </td>
                 <td className="mono">{d.code}</td>
