@@ -1,4 +1,4 @@
-//! Large results as content-addressed blobs. A result whose canonical JSON is over
+//! Results as content-addressed blobs. A result whose canonical JSON is over
 //! [`INLINE_MAX`] bytes is stored once, zstd-compressed, in the `blobs` table; the packet, the
 //! run and the idempotency key hold a reference `{"$blob": "<sha256>", "bytes": <size>}`
 //! instead. The hash chain covers the reference, the reference names the content, so the record
@@ -10,8 +10,12 @@ use sha2::{Digest, Sha256};
 
 use crate::error::AuditError;
 
-/// Results up to this many bytes of canonical JSON stay inline in their packet.
-pub const INLINE_MAX: usize = 16 * 1024;
+/// Results up to this many bytes of canonical JSON stay inline in their packet (a small result,
+/// an artifact list, stay readable in an export). Larger ones are stored once: an agent reading
+/// the same 4.5 KB file again and again cost 12 KB a call in the store at 16 KiB, 3.1 KB at this
+/// size (measured by
+/// `a_repeated_result_is_stored_once_and_costs_the_store_a_few_kilobytes_a_call`, docs/benchmarks.md).
+pub const INLINE_MAX: usize = 2 * 1024;
 
 /// zstd level: JSON compresses well at any level, so the fastest one (measured on a 4 MB grep
 /// result with `zstd -b`: level 1 10.9× at 574 MB/s, level 3 11.0× at 409 MB/s).

@@ -31,6 +31,10 @@ pub struct History {
     store: Store,
 }
 
+/// The largest stored result a run's detail shows whole (bytes of JSON); a larger one stays
+/// the reference to its blob.
+pub const SHOWN_WHOLE: i64 = 1024 * 1024;
+
 /// One run and every packet recorded for it.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -69,12 +73,34 @@ impl History {
         Ok(self.store.query_runs(query).await?)
     }
 
-    /// The run whose request id or run id starts with `id`, with its packets.
+    /// The run whose request id or run id starts with `id`, with its packets; a result
+    /// stored as a blob is shown whole (up to [`SHOWN_WHOLE`]).
     pub async fn run(&self, id: &str) -> Result<Option<RunDetail>, EngineError> {
-        let Some(run) = self.store.run(id).await? else { return Ok(None) };
-        let packets = self.store.packets_of(&run.request_id).await?;
+        let Some(mut run) = self.store.run(id).await? else { return Ok(None) };
+        let mut packets = self.store.packets_of(&run.request_id).await?;
         let job = self.store.job_summary(&run.request_id).await?;
+        if let Some(response) = run.response.as_mut() {
+            self.show_whole(&mut response["data"]).await;
+        }
+        for packet in &mut packets {
+            if packet.data.get("data").is_some() {
+                self.show_whole(&mut packet.data["data"]).await;
+            }
+        }
         Ok(Some(RunDetail { run, packets, job }))
+    }
+
+    /// `value` (a call's result) read back from its blob when it is a reference to one no
+    /// larger than [`SHOWN_WHOLE`]: what a person or an agent reading the record sees. The
+    /// chain covers the reference; `jig audit verify` checks the blob against it.
+    async fn show_whole(&self, value: &mut serde_json::Value) {
+        let Some(hash) = jig_audit::blob::referenced(value) else { return };
+        if value["bytes"].as_i64().is_none_or(|bytes| bytes > SHOWN_WHOLE) {
+            return;
+        }
+        if let Ok(Some(whole)) = self.store.blob(hash).await {
+            *value = whole;
+        }
     }
 
     /// The latest `limit` batch jobs with where their runs stand, newest first.
@@ -82,9 +108,14 @@ impl History {
         Ok(self.store.job_summaries(limit.clamp(1, MAX_PAGE)).await?)
     }
 
-    /// The run of exactly this request id, without its packets.
+    /// The run of exactly this request id, without its packets (its result shown whole, as
+    /// in [`History::run`]).
     pub async fn call(&self, request_id: &str) -> Result<Option<RunRecord>, EngineError> {
-        Ok(self.store.run_of_request(request_id).await?)
+        let mut run = self.store.run_of_request(request_id).await?;
+        if let Some(response) = run.as_mut().and_then(|r| r.response.as_mut()) {
+            self.show_whole(&mut response["data"]).await;
+        }
+        Ok(run)
     }
 
     /// Approvals, all or only those still pending, newest first, as `reader` sees them: a

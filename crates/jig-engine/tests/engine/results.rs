@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::{Project, call, read};
+use crate::{Project, call, call_once, read};
 
 /// How many blobs the store holds.
 async fn blobs(engine: &jig_engine::Engine) -> u64 {
@@ -64,4 +64,45 @@ async fn an_altered_blob_is_found_by_verify_and_not_replayed() {
 fn zstd_of(value: &serde_json::Value) -> Vec<u8> {
     let text = jig_model::canonical::canonical_json(value);
     zstd::bulk::compress(text.as_bytes(), 3).expect("compress")
+}
+
+/// What an agent's repetition costs the store (issue #29): the same 4.5 KB file read again and
+/// again, each call run (sessions of their own, no replay), stores its result once, each call's
+/// packets and run row naming it, and the chain still verifies. The issue's goal is 1 KiB a
+/// call; measured 3.1 KB (three packets, the run row and their indexes; it was 12.2 KB with the
+/// result inline in each), so this holds the line at 4 KiB and prints the figure.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeated_result_is_stored_once_and_costs_the_store_a_few_kilobytes_a_call() {
+    let project = Project::new("");
+    let text: String = (0..90)
+        .map(|i| format!("line {i:03}: the same small file, read over and over\n"))
+        .collect();
+    assert!((4000..5000).contains(&text.len()), "{}", text.len());
+    std::fs::write(project.path("same.txt"), &text).expect("write");
+    let engine = project.engine().await;
+    let db = project.path(".jig/audit.db");
+    let size = || async {
+        engine.store().execute_raw("PRAGMA wal_checkpoint(TRUNCATE)").await.expect("checkpoint");
+        std::fs::metadata(&db).expect("db").len()
+    };
+    for _ in 0..20 {
+        assert!(call_once(&engine, "file_read", json!({ "path": "same.txt" })).await.ok);
+    }
+    let before = size().await;
+    const CALLS: u64 = 300;
+    for _ in 0..CALLS {
+        let read = call_once(&engine, "file_read", json!({ "path": "same.txt" })).await;
+        assert!(read.ok && !read.replayed, "{read:?}");
+        assert_eq!(read.data["content"], text.as_str());
+    }
+    let per_call = (size().await - before) / CALLS;
+    eprintln!("a repeated 4.5 KB result: {per_call} bytes a call in the store");
+    assert!(per_call <= 4096, "{per_call} bytes a call");
+    // Read back through the record, the result is whole.
+    let last = call_once(&engine, "file_read", json!({ "path": "same.txt" })).await;
+    let detail = engine.history().run(&last.request_id).await.expect("run").expect("found");
+    assert_eq!(detail.run.response.expect("response")["data"]["content"], text.as_str());
+    let result = detail.packets.iter().find(|p| p.kind == "tool.call.result").expect("result");
+    assert_eq!(result.data["data"]["content"], text.as_str());
+    assert!(engine.store().verify().await.expect("verify").side_tables.is_none());
 }
