@@ -615,8 +615,8 @@ def with_upstream(project: Path) -> None:
 
 
 async def tool_names(session: ClientSession, wanted: str) -> set:
-    """The tools listed once `wanted` is among them: `jig mcp` asks its upstream servers at
-    start without holding the client, and says `tools/list_changed` when they answered."""
+    """The tools listed once `wanted` is among them (`jig mcp` asks its upstream servers again
+    at start without holding the client)."""
     for _ in range(300):
         names = {tool.name for tool in (await session.list_tools()).tools}
         if wanted in names:
@@ -633,6 +633,10 @@ class UpstreamTests(unittest.IsolatedAsyncioTestCase):
         self.project = scratch_project()
         self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
         with_upstream(self.project)
+        # A person asks once for the servers' tools; from then on `jig mcp` asks them again
+        # at start by itself.
+        found = jig(self.project, "mcp", "discover")
+        self.assertEqual(found.returncode, 0, found.stdout + found.stderr)
 
     async def test_an_agent_reads_writes_with_approval_and_survives_a_crash_upstream(self):
         asked = []

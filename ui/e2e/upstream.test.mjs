@@ -2,6 +2,7 @@
 // the project's manifest, asked for its tools when `jig serve` starts (without holding it);
 // its tools appear in the list with forms, a read runs, a write waits for a reviewer.
 import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
 import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -9,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { launch, person } from "./browser.mjs";
 import { look } from "./look.mjs";
-import { startServer } from "./server.mjs";
+import { jigBinary, startServer } from "./server.mjs";
 
 const modules =
   process.env.JIG_MCP_NODE_MODULES ?? join(homedir(), ".cache/jig-mcp-node/node_modules");
@@ -41,6 +42,8 @@ before(async () => {
       };
       appendFileSync(join(project, "jig.yaml"), `\nmcp_servers: ${JSON.stringify(servers)}\n`);
       writeFileSync(join(project, "hello.txt"), "read in the workbench\n");
+      // A person asks once; `jig serve` then asks the server again at start by itself.
+      execFileSync(jigBinary(), ["--project", project, "mcp", "discover"], { stdio: "ignore" });
     },
   });
   suite.browser = await launch();
@@ -86,7 +89,7 @@ test("an upstream server's tools appear with forms; a read runs and a write wait
   await alice.context.close();
 });
 
-test("servers added to the manifest while serving are asked at once; one that fails is a problem in its own words", async () => {
+test("a server added to the manifest is started only once a person asks, from the CLI beside the running workbench; one that fails is a problem in its own words", async () => {
   const manifest = join(suite.server.project, "jig.yaml");
   copyFileSync(hostile, join(suite.server.project, "hostile.py"));
   const text = readFileSync(manifest, "utf8");
@@ -98,6 +101,21 @@ test("servers added to the manifest while serving are asked at once; one that fa
     args: ["-c", "import sys; sys.stderr.write('broken: no config file\\n'); sys.exit(1)"],
   };
   writeFileSync(manifest, text.replace(line, `mcp_servers: ${JSON.stringify(servers)}`));
+
+  // Saving the manifest starts nothing: the Problems view says who has not been asked.
+  await until(
+    () => suite.server.api("ada", "GET", "/api/problems"),
+    (answer) => JSON.stringify(answer.body).includes("`evil` has not been asked"),
+  );
+  const listed = await suite.server.api("ada", "GET", "/api/tools");
+  assert.ok(!listed.body.some((t) => t.id.startsWith("evil.")));
+  // Asked from the terminal, another process: the running workbench hears of what it found.
+  const asked = spawnSync(jigBinary(), ["--project", suite.server.project, "mcp", "discover"], {
+    encoding: "utf8",
+  });
+  assert.equal(asked.status, 1, asked.stderr);
+  assert.match(asked.stderr, /evil: \d+ tools/);
+  assert.match(asked.stderr, /broken: .*it said: broken: no config file/);
 
   const tools = await until(
     () => suite.server.api("ada", "GET", "/api/tools"),

@@ -12,7 +12,7 @@ use crate::error::AuditError;
 
 /// Results up to this many bytes of canonical JSON stay inline in their packet (a small result,
 /// an artifact list, stay readable in an export). Larger ones are stored once: an agent reading
-/// the same 4.5 KB file again and again cost 12 KB a call in the store at 16 KiB, 3.1 KB at this
+/// the same 4.5 KB file again and again cost 12.2 KB a call in the store at 16 KiB, 3.1 KB at this
 /// size (measured by
 /// `a_repeated_result_is_stored_once_and_costs_the_store_a_few_kilobytes_a_call`, docs/benchmarks.md).
 pub const INLINE_MAX: usize = 2 * 1024;

@@ -154,8 +154,6 @@ pub struct Engine {
     pub(crate) polling: crate::jobs::PollingSet,
     /// The watcher's last diagnostics (empty while the project loads).
     pub(crate) problems: Mutex<Vec<jig_model::Diagnostic>>,
-    /// Upstream MCP servers that could not be asked for their tools, as warnings.
-    pub(crate) upstream_problems: Mutex<Vec<jig_model::Diagnostic>>,
     /// Held while upstream servers are asked for their tools (one discovery at a time).
     pub(crate) discovering: tokio::sync::Mutex<()>,
     /// Where the project was loaded from, and how (for live reload).
@@ -237,7 +235,6 @@ impl Engine {
             parked: crate::background::Parked::default(),
             polling: crate::jobs::PollingSet::default(),
             problems: Mutex::new(Vec::new()),
-            upstream_problems: Mutex::new(Vec::new()),
             discovering: tokio::sync::Mutex::new(()),
             source: (options.project.clone(), load_options),
         });

@@ -44,7 +44,7 @@ pub use os_user::os_user;
 pub use presets::{MAX_PRESET_BYTES, Preset, Presets};
 pub use preview::Preview;
 pub use select::{Candidate, Intent, ToolSelection};
-pub use upstream::ServerFound;
+pub use upstream::{Discovery, ServerFound};
 pub use validation::{Problem, ValidationResult};
 pub use walk_records::WalkRecord;
 pub use what_if::{MAX_WHAT_IF, WhatIf, WhatIfCall, parse_draft};

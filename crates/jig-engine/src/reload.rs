@@ -18,22 +18,15 @@ impl Engine {
         let (project, options) = &self.source;
         let mut loader = Loader::with_options(project, options.clone());
         let snapshot = loader.load()?;
+        // Discovery from any process lands here; it is watched once it exists.
+        if !snapshot.mcp_servers().is_empty() {
+            let _ = fs_err::create_dir_all(snapshot.root().join(jig_load::upstream::CACHE_DIR));
+        }
         self.swap(snapshot)?;
         let engine = Arc::downgrade(self);
-        // The watcher calls back on its own thread; discovery runs on this runtime.
-        let runtime = tokio::runtime::Handle::try_current().ok();
         let handle = jig_load::watch::watch(loader, DEFAULT_DEBOUNCE, move |update| {
             if let Some(engine) = engine.upgrade() {
                 engine.take_update(update);
-                // A server added or changed in the manifest is asked for its tools now.
-                let stale = engine.snapshot().mcp_servers().values().any(|s| !s.discovered);
-                if let (true, Some(runtime)) = (stale, &runtime) {
-                    runtime.spawn(async move {
-                        if let Err(error) = engine.discover_mcp().await {
-                            tracing::warn!(%error, "asking the upstream MCP servers for their tools failed");
-                        }
-                    });
-                }
             }
         })?;
         Ok(handle)
@@ -86,17 +79,13 @@ impl Engine {
     /// one that could not be asked (with what it said), tools left out.
     pub fn problems(&self) -> Vec<jig_model::Diagnostic> {
         let mut problems = self.problems.lock().map(|p| p.clone()).unwrap_or_default();
-        problems.extend(self.upstream_problems.lock().map(|p| p.clone()).unwrap_or_default());
         let snapshot = self.snapshot();
         problems.extend(
             snapshot
                 .warnings()
                 .iter()
                 .filter(|d| d.pointer.as_deref().is_some_and(|p| p.starts_with("/mcp_servers")))
-                // A server that could not be asked is said once, by the failure.
-                .filter(|d| !problems.iter().any(|p| p.pointer == d.pointer))
-                .cloned()
-                .collect::<Vec<_>>(),
+                .cloned(),
         );
         problems
     }

@@ -1,8 +1,13 @@
 //! Discovery of upstream MCP servers' tools (`mcp_servers:`): each server is started in its
 //! sandbox by the executor that will serve its calls (so the process stays for them), asked
-//! for its tools, and what it said is written to `.jig/mcp/NAME.json`; the project is then
-//! loaded again, so the tools become registry entries in this process — and in any other
-//! that loads the project later.
+//! for its tools, and what it said — or why it could not be asked — is written to
+//! `.jig/mcp/NAME.json`; the project is then loaded again, so the tools become registry entries
+//! in this process, and every other watching the project reloads too.
+//!
+//! A server is started only once a person asked for its present configuration
+//! ([`Discovery::Asked`]: `jig mcp discover`, `jig mcp import`). Opening a project
+//! ([`Discovery::Refresh`]) asks again only servers whose configuration a person asked for
+//! before: a cloned repository's manifest starts nothing by itself.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,6 +23,15 @@ use crate::events::{Event, RegistryEvent};
 /// How long a server gets to start and list its tools.
 const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Which servers a discovery starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discovery {
+    /// Every server: a person asked.
+    Asked,
+    /// Only servers a person asked for before with their present configuration.
+    Refresh,
+}
+
 /// What discovery found for one server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerFound {
@@ -31,70 +45,51 @@ impl Engine {
     /// Ask every upstream server of the project for its tools, keep what each said, and load
     /// the project again when anything changed. A server that fails keeps its last list (its
     /// tools then fail when called, saying why) and is reported here.
-    pub async fn discover_mcp(&self) -> Result<Vec<ServerFound>, EngineError> {
+    pub async fn discover_mcp(&self, which: Discovery) -> Result<Vec<ServerFound>, EngineError> {
         let _one_at_a_time = self.discovering.lock().await;
         let registry = self.registry();
         let servers = registry.snapshot.mcp_servers().clone();
         let mut found = Vec::with_capacity(servers.len());
         let mut changed = Vec::new();
         for (name, server) in servers {
-            let outcome = match self.list_tools(&server.def, &registry.policy).await {
+            if which == Discovery::Refresh && !server.discovered {
+                continue;
+            }
+            let before =
+                jig_load::upstream::previous(self.workspace.root(), &name, &server.settings);
+            let (discovered, outcome) = match self.list_tools(&server.def, &registry.policy).await {
                 Ok((tools, server_info)) => {
                     let count = tools.len();
-                    let discovered = Discovered { config: server.config, tools, server_info };
-                    match self.keep(&name, &discovered) {
-                        Ok(true) => {
-                            changed.push(format!("{}/{name}.json", jig_load::upstream::CACHE_DIR));
-                            Ok(count)
-                        }
-                        Ok(false) => Ok(count),
-                        Err(message) => Err(message),
-                    }
+                    let found =
+                        Discovered { config: server.config, tools, server_info, error: None };
+                    (found, Ok(count))
                 }
+                // The tools found before stay; why it failed is said with them.
+                Err(message) => {
+                    tracing::warn!(server = %name, %message, "an upstream MCP server could not be asked for its tools");
+                    let kept = before.unwrap_or(Discovered {
+                        config: server.config,
+                        tools: Vec::new(),
+                        server_info: None,
+                        error: None,
+                    });
+                    (Discovered { error: Some(message.clone()), ..kept }, Err(message))
+                }
+            };
+            let outcome = match self.keep(&name, &discovered) {
+                Ok(true) => {
+                    changed.push(format!("{}/{name}.json", jig_load::upstream::CACHE_DIR));
+                    outcome
+                }
+                Ok(false) => outcome,
                 Err(message) => Err(message),
             };
-            if let Err(message) = &outcome {
-                tracing::warn!(server = %name, %message, "an upstream MCP server could not be asked for its tools");
-            }
             found.push(ServerFound { name, outcome });
         }
-        self.remember_failures(&found);
         if !changed.is_empty() {
             self.load_again(changed)?;
         }
         Ok(found)
-    }
-
-    /// Servers that could not be asked, for the Problems view: each a warning at its entry in
-    /// the manifest, saying what went wrong in its own words.
-    fn remember_failures(&self, found: &[ServerFound]) {
-        let snapshot = self.snapshot();
-        let manifest = snapshot
-            .packages()
-            .first()
-            .and_then(|p| p.manifest.clone())
-            .unwrap_or_else(|| "jig.yaml".to_owned());
-        let problems = found
-            .iter()
-            .filter_map(|server| {
-                let message = server.outcome.as_ref().err()?;
-                Some(
-                    jig_model::Diagnostic::warning(
-                        jig_model::diagnostic::codes::MCP_SERVER,
-                        format!(
-                            "MCP server `{}` could not be asked for its tools: {message}",
-                            server.name
-                        ),
-                    )
-                    .in_file(manifest.clone())
-                    .at_pointer(format!("/mcp_servers/{}", server.name))
-                    .with_hint("check its command and `grants`; `jig mcp discover` asks again"),
-                )
-            })
-            .collect();
-        if let Ok(mut kept) = self.upstream_problems.lock() {
-            *kept = problems;
-        }
     }
 
     /// The server's `tools/list`, through the executor that serves its calls.

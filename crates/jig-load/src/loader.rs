@@ -412,6 +412,7 @@ fn upstream_tools(
                 def: Arc::new(def),
                 config: crate::upstream::config_hash(server),
                 discovered: crate::upstream::is_discovered(&layout.root, name, server),
+                settings: server.clone(),
             };
             (name.clone(), entry)
         })

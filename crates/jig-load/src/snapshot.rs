@@ -102,8 +102,10 @@ pub struct UpstreamServer {
     pub def: Arc<ToolDef>,
     /// [`crate::upstream::config_hash`] of its configuration.
     pub config: String,
-    /// Whether its tools were discovered with this configuration (`.jig/mcp/NAME.json`).
+    /// Whether a person asked for its tools with this configuration (`.jig/mcp/NAME.json`).
     pub discovered: bool,
+    /// Its configuration, as the manifest gives it.
+    pub settings: jig_model::mcp_server::McpServer,
 }
 
 impl Snapshot {

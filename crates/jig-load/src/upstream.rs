@@ -42,6 +42,10 @@ pub struct Discovered {
     /// The server's name and version, from `initialize`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_info: Option<Value>,
+    /// Why it could not be asked the last time (its tools are then those found before, if
+    /// any, with this configuration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The file holding what discovery found for server `name`.
@@ -165,6 +169,17 @@ pub fn entries(
         let server_def = server_def(name, server, package);
         match read_cache(root, name, server) {
             Ok(Some(found)) => {
+                if let Some(error) = &found.error {
+                    diagnostics.push(
+                        Diagnostic::warning(
+                            codes::MCP_SERVER,
+                            format!("MCP server `{name}` could not be asked for its tools: {error}"),
+                        )
+                        .in_file(file)
+                        .at_pointer(format!("/mcp_servers/{name}"))
+                        .with_hint("check its command and `grants`; `jig mcp discover` asks again"),
+                    );
+                }
                 out.extend(tools_of(name, server, &server_def, &found, file, diagnostics));
             }
             Ok(None) => diagnostics.push(
@@ -174,7 +189,9 @@ pub fn entries(
                 )
                 .in_file(file)
                 .at_pointer(format!("/mcp_servers/{name}"))
-                .with_hint("`jig mcp discover` asks it; `jig serve` and `jig mcp` ask at start"),
+                .with_hint(
+                    "`jig mcp discover` starts it and asks: Jig starts a server only once a person has asked for its present configuration",
+                ),
             ),
             Err(message) => diagnostics.push(
                 Diagnostic::warning(codes::FILE_IO, message)
@@ -186,9 +203,15 @@ pub fn entries(
     out
 }
 
-/// Whether `name`'s tools were discovered with its present configuration.
+/// Whether a person asked for `name`'s tools with its present configuration (whatever the
+/// answer): only then may Jig start it on its own, to ask again.
 pub fn is_discovered(root: &Path, name: &str, server: &McpServer) -> bool {
     matches!(read_cache(root, name, server), Ok(Some(_)))
+}
+
+/// What was found for `name` with this configuration before, if anything.
+pub fn previous(root: &Path, name: &str, server: &McpServer) -> Option<Discovered> {
+    read_cache(root, name, server).ok().flatten()
 }
 
 /// What discovery last found for `name`, when it was found with this configuration.

@@ -69,11 +69,15 @@ enum Batch {
 }
 
 /// Whether `path` lies in Jig's state directory (`.jig/`, the audit store written on every call)
-/// or a repository's `.git/`: changes there never change the registry.
+/// or a repository's `.git/`: changes there never change the registry — except what discovery
+/// found of the upstream MCP servers (`.jig/mcp/`), which another process may have written.
 fn is_state(path: &std::path::Path) -> bool {
-    path.components().any(
-        |c| matches!(c, std::path::Component::Normal(name) if name == ".jig" || name == ".git"),
-    )
+    let discovered = path.parent().is_some_and(|dir| dir.ends_with(crate::upstream::CACHE_DIR))
+        && path.extension().is_some_and(|e| e == "json");
+    !discovered
+        && path.components().any(
+            |c| matches!(c, std::path::Component::Normal(name) if name == ".jig" || name == ".git"),
+        )
 }
 
 /// Whether an event can change what a file says. Opening, reading and closing a file are
@@ -102,6 +106,11 @@ fn ignore_state<T: notify::Watcher, C: notify_debouncer_full::FileIdCache>(
         if state.is_dir() {
             let _ = debouncer.unwatch(&state);
         }
+    }
+    // What discovery found, written by this process or another.
+    let discovered = root.join(crate::upstream::CACHE_DIR);
+    if discovered.is_dir() {
+        let _ = debouncer.watch(&discovered, RecursiveMode::NonRecursive);
     }
 }
 

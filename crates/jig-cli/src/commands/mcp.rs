@@ -69,7 +69,7 @@ pub async fn run(
 /// exit 1 when any could not be asked.
 pub async fn discover(settings: &Settings) -> anyhow::Result<Code> {
     let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
-    let found = engine.discover_mcp().await?;
+    let found = engine.discover_mcp(jig_engine::Discovery::Asked).await?;
     if found.is_empty() {
         eprintln!(
             "the manifest names no MCP server that can be started (`mcp_servers:` with a `command`)"
@@ -89,15 +89,16 @@ pub async fn discover(settings: &Settings) -> anyhow::Result<Code> {
     Ok(if failed { Code::Failed } else { Code::Ok })
 }
 
-/// Ask the upstream servers for their tools without holding the start: their tools join the
-/// registry when they answer (clients hear `notifications/tools/list_changed`).
+/// Ask again, without holding the start, the upstream servers a person asked for before with
+/// their present configuration (a server whose list changed brings its new tools; clients hear
+/// `notifications/tools/list_changed`). Nothing else is started: that takes `jig mcp discover`.
 pub fn discover_in_background(engine: &std::sync::Arc<jig_engine::Engine>) {
-    if engine.snapshot().mcp_servers().is_empty() {
+    if !engine.snapshot().mcp_servers().values().any(|s| s.discovered) {
         return;
     }
     let engine = std::sync::Arc::clone(engine);
     tokio::spawn(async move {
-        if let Err(error) = engine.discover_mcp().await {
+        if let Err(error) = engine.discover_mcp(jig_engine::Discovery::Refresh).await {
             eprintln!("warning: asking the upstream MCP servers for their tools failed: {error}");
         }
     });
