@@ -129,10 +129,29 @@ impl McpServer {
                 || path.split('/').any(|p| p == "..")
             {
                 out.push(("grants", format!("`{path}` is not an absolute directory (or `~/…`)")));
+            } else if whole_machine_or_home(path) {
+                out.push((
+                    "grants",
+                    format!(
+                        "`{path}` is the whole machine or home directory, not where a server is installed"
+                    ),
+                ));
             }
         }
         out
     }
+}
+
+/// `/`, `~` or the home directory itself (or above it): `programs` names where a server is
+/// installed, and one of these would hand it every key and history file of the person.
+fn whole_machine_or_home(path: &str) -> bool {
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() || trimmed == "~" {
+        return true;
+    }
+    let home = std::env::var("HOME").unwrap_or_default();
+    let home = home.trim_end_matches('/');
+    !home.is_empty() && (home == trimmed || home.starts_with(&format!("{trimmed}/")))
 }
 
 /// Whether `name` is a server name Jig accepts.
@@ -174,6 +193,21 @@ mod tests {
             ..stdio
         };
         assert_eq!(fields(&outside), ["grants"]);
+        let home = std::env::var("HOME").expect("HOME");
+        for too_wide in ["/".to_owned(), "~/".to_owned(), home.clone(), format!("{home}/")] {
+            let wide = McpServer {
+                command: Some("npx".into()),
+                grants: Grants { programs: vec![too_wide.clone()], ..Grants::default() },
+                ..McpServer::default()
+            };
+            assert_eq!(fields(&wide), ["grants"], "{too_wide}");
+        }
+        let installed = McpServer {
+            command: Some("npx".into()),
+            grants: Grants { programs: vec![format!("{home}/.cache/mcp")], ..Grants::default() },
+            ..McpServer::default()
+        };
+        assert!(installed.problems().is_empty());
         assert!(
             server_name("fs") && server_name("git-2") && !server_name("Fs") && !server_name("a.b")
         );

@@ -69,6 +69,10 @@ pub async fn run(
 /// exit 1 when any could not be asked.
 pub async fn discover(settings: &Settings) -> anyhow::Result<Code> {
     let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
+    // What the person consents to, before it runs: the command and what it may reach.
+    for (name, server) in engine.snapshot().mcp_servers() {
+        eprintln!("{}", consent_line(name, &server.settings));
+    }
     let found = engine.discover_mcp(jig_engine::Discovery::Asked).await?;
     if found.is_empty() {
         eprintln!(
@@ -102,4 +106,22 @@ pub fn discover_in_background(engine: &std::sync::Arc<jig_engine::Engine>) {
             eprintln!("warning: asking the upstream MCP servers for their tools failed: {error}");
         }
     });
+}
+
+/// One server as `jig mcp discover` shows it before starting it: its command line (quoted for a
+/// shell) and what its sandbox may reach.
+fn consent_line(name: &str, server: &jig_model::mcp_server::McpServer) -> String {
+    let mut argv = vec![server.command.clone().unwrap_or_default()];
+    argv.extend(server.args.iter().cloned());
+    let list =
+        |paths: &[String]| if paths.is_empty() { "nothing".to_owned() } else { paths.join(", ") };
+    let grants = &server.grants;
+    format!(
+        "starting {name}: {}\n  in the workspace it may change {} and read {}; outside it, read {}; network {}",
+        jig_policy::command::render(&argv),
+        list(&grants.paths),
+        list(&grants.read),
+        list(&grants.programs),
+        if grants.network { "if the policy allows it" } else { "none" },
+    )
 }

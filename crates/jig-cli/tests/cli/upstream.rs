@@ -66,7 +66,17 @@ fn a_real_servers_tools_are_discovered_called_and_governed() {
 
     let found = jig(dir.path(), &["mcp", "discover"]);
     assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
-    assert!(stderr(&found).contains("files: "), "{}", stderr(&found));
+    // What the person consents to is said before it starts: the command, what it may reach.
+    let said = stderr(&found);
+    assert!(said.contains("starting files: node "), "{said}");
+    let modules = node_modules().display().to_string();
+    assert!(
+        said.contains(&format!(
+            "may change . and read nothing; outside it, read {modules}; network none"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("files: "), "{said}");
     let tools = ids(dir.path());
     let tool = |id: &str| {
         tools
