@@ -206,3 +206,57 @@ fn a_hostile_server_is_a_clear_error_on_its_tool_never_a_stuck_jig() {
         String::from_utf8_lossy(&unhinted.stdout)
     );
 }
+
+#[test]
+fn a_real_git_server_reads_freely_and_asks_before_writing() {
+    // A Python server needs its venv and the interpreter the venv points at, both read-only.
+    let venv = mcp_venv_bin().parent().expect("venv").to_path_buf();
+    let python = std::fs::canonicalize(venv.join("bin/python")).expect("interpreter");
+    let interpreter = python.parent().and_then(Path::parent).expect("its install");
+    let dir = project(&json!({ "git": {
+        "command": venv.join("bin/mcp-server-git"),
+        "args": ["--repository", "."],
+        "grants": { "paths": ["."], "programs": [venv, interpreter] },
+    }}));
+    let git = |args: &[&str]| {
+        let done = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("git");
+        assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "notes.txt"]);
+    git(&["commit", "-qm", "first"]);
+    let found = jig(dir.path(), &["mcp", "discover"]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    let tools = ids(dir.path());
+    let effects =
+        |id: &str| tools.iter().find(|(t, _)| t == id).map(|(_, t)| t["sideEffects"].clone());
+    assert_eq!(effects("git.git_status"), Some(json!(["read"])));
+    assert_eq!(effects("git.git_commit"), Some(json!(["write"])));
+
+    let status = jig(dir.path(), &["call", "git.git_status", "--args", r#"{"repo_path": "."}"#]);
+    assert_eq!(status.status.code(), Some(0), "{}", stderr(&status));
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("On branch"),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
+    std::fs::write(dir.path().join("more.txt"), "more\n").expect("file");
+    let add = jig(
+        dir.path(),
+        &[
+            "--as",
+            "alice",
+            "call",
+            "git.git_add",
+            "--args",
+            r#"{"repo_path": ".", "files": ["more.txt"]}"#,
+        ],
+    );
+    assert_eq!(add.status.code(), Some(1), "{}", stderr(&add));
+    assert!(stdout_json(&add)["errors"][0]["details"]["approval_id"].is_string());
+}
