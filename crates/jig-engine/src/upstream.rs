@@ -55,8 +55,6 @@ impl Engine {
             if which == Discovery::Refresh && !server.discovered {
                 continue;
             }
-            let before =
-                jig_load::upstream::previous(self.workspace.root(), &name, &server.settings);
             let (discovered, outcome) = match self.list_tools(&server.def, &registry.policy).await {
                 Ok((tools, server_info)) => {
                     let count = tools.len();
@@ -67,6 +65,11 @@ impl Engine {
                 // The tools found before stay; why it failed is said with them.
                 Err(message) => {
                     tracing::warn!(server = %name, %message, "an upstream MCP server could not be asked for its tools");
+                    let before = jig_load::upstream::previous(
+                        self.workspace.root(),
+                        &name,
+                        &server.settings,
+                    );
                     let kept = before.unwrap_or(Discovered {
                         config: server.config,
                         tools: Vec::new(),

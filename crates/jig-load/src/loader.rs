@@ -379,9 +379,14 @@ fn upstream_tools(
         .manifest_path
         .as_deref()
         .map_or_else(|| "jig.yaml".to_owned(), |p| display_path(p, &layout.root));
-    let servers = &manifest.mcp_servers;
-    let before = diagnostics.len();
-    for def in crate::upstream::entries(&layout.root, &file, &package.name, servers, diagnostics) {
+    let upstream = crate::upstream::entries(
+        &layout.root,
+        &file,
+        &package.name,
+        &manifest.mcp_servers,
+        diagnostics,
+    );
+    for def in upstream.tools {
         if let Some(own) = tools.get(&def.id) {
             diagnostics.push(
                 Diagnostic::warning(
@@ -398,25 +403,7 @@ fn upstream_tools(
         }
         tools.insert(def.id.clone(), def);
     }
-    let broken: std::collections::HashSet<String> = diagnostics[before..]
-        .iter()
-        .filter(|d| d.is_error())
-        .filter_map(|d| d.pointer.as_deref()?.split('/').nth(2).map(str::to_owned))
-        .collect();
-    servers
-        .iter()
-        .filter(|(name, server)| !broken.contains(*name) && server.command.is_some())
-        .map(|(name, server)| {
-            let def = crate::upstream::server_def(name, server, &package.name);
-            let entry = crate::UpstreamServer {
-                def: Arc::new(def),
-                config: crate::upstream::config_hash(server),
-                discovered: crate::upstream::is_discovered(&layout.root, name, server),
-                settings: server.clone(),
-            };
-            (name.clone(), entry)
-        })
-        .collect()
+    upstream.servers
 }
 
 /// Tool files up to this many are parsed without the I/O pool: starting its threads cost a

@@ -127,26 +127,35 @@ pub fn server_def(name: &str, server: &McpServer, package: &str) -> ToolDef {
     def
 }
 
-/// The registry entries of every upstream server of the root manifest (`file` is its display
-/// path), from the discovery cache under `root`; problems of the configuration are errors, a
-/// server not discovered yet or a tool Jig cannot take a warning.
+/// What the root manifest's upstream servers bring: their tools as registry entries, and each
+/// server Jig may start (one whose configuration has no error and that has a `command`).
+#[derive(Debug, Default)]
+pub struct Upstream {
+    /// The registry entries `NAME.TOOL`, from the discovery cache.
+    pub tools: Vec<Arc<ToolDef>>,
+    /// The servers, by name.
+    pub servers: BTreeMap<String, crate::UpstreamServer>,
+}
+
+/// Every upstream server of the root manifest (`file` is its display path), with its tools from
+/// the discovery cache under `root`; problems of the configuration are errors, a server not
+/// discovered yet or a tool Jig cannot take a warning.
 pub fn entries(
     root: &Path,
     file: &str,
     package: &str,
     servers: &BTreeMap<String, McpServer>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Vec<Arc<ToolDef>> {
-    let mut out = Vec::new();
+) -> Upstream {
+    let mut out = Upstream::default();
     for (name, server) in servers {
+        let at_server = |diagnostic: Diagnostic| {
+            diagnostic.in_file(file).at_pointer(format!("/mcp_servers/{name}"))
+        };
         let at = |field: &str| format!("/mcp_servers/{name}/{field}");
         let before = diagnostics.len();
         if !server_name(name) {
-            diagnostics.push(
-                Diagnostic::error(codes::FIELD_PATTERN, format!("the MCP server name `{name}` is not lowercase letters, digits, `-` and `_` (it starts its tools' ids)"))
-                    .in_file(file)
-                    .at_pointer(format!("/mcp_servers/{name}")),
-            );
+            diagnostics.push(at_server(Diagnostic::error(codes::FIELD_PATTERN, format!("the MCP server name `{name}` is not lowercase letters, digits, `-` and `_` (it starts its tools' ids)"))));
         }
         for (field, message) in server.problems() {
             diagnostics.push(
@@ -167,55 +176,57 @@ pub fn entries(
             continue;
         }
         let server_def = server_def(name, server, package);
-        match read_cache(root, name, server) {
+        let config = config_hash(server);
+        let cached = read_cache(root, name, &config);
+        match &cached {
             Ok(Some(found)) => {
                 if let Some(error) = &found.error {
-                    diagnostics.push(
+                    diagnostics.push(at_server(
                         Diagnostic::warning(
                             codes::MCP_SERVER,
                             format!("MCP server `{name}` could not be asked for its tools: {error}"),
                         )
-                        .in_file(file)
-                        .at_pointer(format!("/mcp_servers/{name}"))
                         .with_hint("check its command and `grants`; `jig mcp discover` asks again"),
-                    );
+                    ));
                 }
-                out.extend(tools_of(name, server, &server_def, &found, file, diagnostics));
+                out.tools.extend(tools_of(name, server, &server_def, found, file, diagnostics));
             }
-            Ok(None) => diagnostics.push(
+            Ok(None) => diagnostics.push(at_server(
                 Diagnostic::warning(
                     codes::MCP_SERVER,
                     format!("MCP server `{name}` has not been asked for its tools yet"),
                 )
-                .in_file(file)
-                .at_pointer(format!("/mcp_servers/{name}"))
                 .with_hint(
                     "`jig mcp discover` starts it and asks: Jig starts a server only once a person has asked for its present configuration",
                 ),
-            ),
-            Err(message) => diagnostics.push(
-                Diagnostic::warning(codes::FILE_IO, message)
-                    .in_file(file)
-                    .at_pointer(format!("/mcp_servers/{name}")),
-            ),
+            )),
+            Err(message) => {
+                diagnostics.push(at_server(Diagnostic::warning(codes::FILE_IO, message.clone())));
+            }
         }
+        out.servers.insert(
+            name.clone(),
+            crate::UpstreamServer {
+                def: Arc::new(server_def),
+                config,
+                // A person asked for this configuration (whatever the answer): only then may
+                // Jig start it on its own, to ask again.
+                discovered: matches!(cached, Ok(Some(_))),
+                settings: server.clone(),
+            },
+        );
     }
     out
 }
 
-/// Whether a person asked for `name`'s tools with its present configuration (whatever the
-/// answer): only then may Jig start it on its own, to ask again.
-pub fn is_discovered(root: &Path, name: &str, server: &McpServer) -> bool {
-    matches!(read_cache(root, name, server), Ok(Some(_)))
-}
-
 /// What was found for `name` with this configuration before, if anything.
 pub fn previous(root: &Path, name: &str, server: &McpServer) -> Option<Discovered> {
-    read_cache(root, name, server).ok().flatten()
+    read_cache(root, name, &config_hash(server)).ok().flatten()
 }
 
-/// What discovery last found for `name`, when it was found with this configuration.
-fn read_cache(root: &Path, name: &str, server: &McpServer) -> Result<Option<Discovered>, String> {
+/// What discovery last found for `name`, when it was found with the configuration hashed
+/// `config`.
+fn read_cache(root: &Path, name: &str, config: &str) -> Result<Option<Discovered>, String> {
     let path = cache_path(root, name);
     let bytes = match fs_err::read(&path) {
         Ok(bytes) => bytes,
@@ -224,7 +235,7 @@ fn read_cache(root: &Path, name: &str, server: &McpServer) -> Result<Option<Disc
     };
     let found: Discovered = serde_json::from_slice(&bytes)
         .map_err(|e| format!("`{CACHE_DIR}/{name}.json` is not what discovery writes: {e}"))?;
-    Ok((found.config == config_hash(server)).then_some(found))
+    Ok((found.config == config).then_some(found))
 }
 
 fn tools_of(

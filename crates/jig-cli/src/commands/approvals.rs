@@ -24,12 +24,10 @@ pub async fn run(
         }
         ApprovalsCommand::Approve { ids, comment } => {
             let id = &ids[0];
-            let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
-            if let Err(message) = settings.check_identity(&engine) {
-                eprintln!("error[E_POLICY]: {message}");
-                return Ok(Code::Usage);
-            }
-            let app = jig_app::App::new(engine);
+            let app = match deciding_app(settings).await {
+                Ok(app) => app,
+                Err(code) => return Ok(code),
+            };
             match app.approve(&settings.actor(), id, comment.as_deref()).await {
                 Ok(done) if !done.granted => {
                     eprintln!(
@@ -67,12 +65,10 @@ pub async fn run(
         }
         ApprovalsCommand::Deny { ids, reason } => {
             let id = &ids[0];
-            let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
-            if let Err(message) = settings.check_identity(&engine) {
-                eprintln!("error[E_POLICY]: {message}");
-                return Ok(Code::Usage);
-            }
-            let app = jig_app::App::new(engine);
+            let app = match deciding_app(settings).await {
+                Ok(app) => app,
+                Err(code) => return Ok(code),
+            };
             match app.deny(&settings.actor(), id, reason.as_deref()).await {
                 Ok(done) => {
                     eprintln!("denied {id} as {}", settings.principal);
@@ -88,6 +84,17 @@ pub async fn run(
     }
 }
 
+/// The application, for the person at the machine to decide as (the code to exit with when
+/// the project does not open or they may not act as who they say).
+async fn deciding_app(settings: &Settings) -> Result<jig_app::App, Code> {
+    let Ok(engine) = settings.engine().await else { return Err(Code::Failed) };
+    if let Err(message) = settings.check_identity(&engine) {
+        eprintln!("error[E_POLICY]: {message}");
+        return Err(Code::Usage);
+    }
+    Ok(jig_app::App::new(engine))
+}
+
 /// One decision for several approvals: a line per approval on stdout (`ID OUTCOME [detail]`),
 /// and a failure for any that could not be decided (someone else was quicker, say).
 async fn many(
@@ -97,12 +104,10 @@ async fn many(
     note: Option<&str>,
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
-    let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
-    if let Err(message) = settings.check_identity(&engine) {
-        eprintln!("error[E_POLICY]: {message}");
-        return Ok(Code::Usage);
-    }
-    let app = jig_app::App::new(engine);
+    let app = match deciding_app(settings).await {
+        Ok(app) => app,
+        Err(code) => return Ok(code),
+    };
     let outcomes = match app.decide_many(&settings.actor(), ids, verdict, note).await {
         Ok(outcomes) => outcomes,
         Err(error) => {

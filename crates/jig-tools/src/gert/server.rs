@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
-use super::pool::Servers;
+use super::pool::{Servers, Slot};
 use super::redact;
 use jig_exec::{Events, Invocation, Output, ToolError};
 
@@ -60,14 +60,8 @@ impl Servers {
             tcp_call(invocation, address, &method).await?
         } else {
             let mut slot = self.session(invocation, gert, false).await?;
-            let answer = slot
-                .server()?
-                .request(&method, invocation.args.clone(), deadline(invocation), &invocation.events)
-                .await;
-            if answer.is_err() {
-                slot.stop();
-            }
-            answer?
+            slot.request(&method, invocation.args.clone(), deadline(invocation), &invocation.events)
+                .await?
         };
         if let Some(error) = answer.get("error") {
             return Err(ToolError::new(
@@ -97,15 +91,9 @@ impl Servers {
             "arguments": invocation.args,
             "_meta": { "progressToken": invocation.events.request_id() },
         });
-        let answer = slot
-            .server()?
-            .request("tools/call", params, deadline(invocation), &invocation.events)
-            .await;
-        if answer.is_err() {
-            slot.stop();
-        }
+        let answer =
+            slot.request("tools/call", params, deadline(invocation), &invocation.events).await?;
         drop(slot);
-        let answer = answer?;
         if let Some(error) = answer.get("error") {
             return Err(ToolError::new(
                 ErrorCode::Shell,
@@ -158,15 +146,7 @@ impl Servers {
                 Some(cursor) => json!({ "cursor": cursor }),
                 None => json!({}),
             };
-            let answer =
-                slot.server()?.request("tools/list", params, until, &invocation.events).await;
-            let answer = match answer {
-                Ok(answer) => answer,
-                Err(error) => {
-                    slot.stop();
-                    return Err(error);
-                }
-            };
+            let answer = slot.request("tools/list", params, until, &invocation.events).await?;
             if let Some(error) = answer.get("error") {
                 return Err(ToolError::new(
                     ErrorCode::Shell,
@@ -186,6 +166,24 @@ impl Servers {
         }
         let info = slot.server()?.info.clone();
         Ok(Output::data(json!({ "tools": tools, "serverInfo": info })))
+    }
+}
+
+impl Slot {
+    /// A request to the slot's server; a server that failed to answer is stopped (the next
+    /// call starts it again), since what it would say next cannot be trusted to match.
+    async fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        until: Instant,
+        events: &Events,
+    ) -> Result<Value, ToolError> {
+        let answer = self.server()?.request(method, params, until, events).await;
+        if answer.is_err() {
+            self.stop();
+        }
+        answer
     }
 }
 

@@ -48,6 +48,7 @@ export default function ApprovalsView() {
   const links = alike(groups);
   // What this person may decide here; a selection keeps only those still listed.
   const pickable = groups.filter((g) => waitsFor(g.approval, me, decider, own));
+  const pickableIds = new Set(pickable.map((g) => g.approval.id));
   const chosenGroups = pickable.filter((g) => picked.has(g.approval.id));
   const pick = (ids: string[], on: boolean) => {
     setPicked((was) => {
@@ -111,10 +112,8 @@ export default function ApprovalsView() {
       )}
       <ul className="approval-list" aria-label="Approvals">
         {groups.map(({ approval, repeats }) => {
-          const canPick = pickable.some((g) => g.approval.id === approval.id);
-          const same = (links.get(approval.id) ?? []).filter((id) =>
-            pickable.some((g) => g.approval.id === id),
-          );
+          const canPick = pickableIds.has(approval.id);
+          const same = (links.get(approval.id) ?? []).filter((id) => pickableIds.has(id));
           return (
             <ApprovalCard
               key={approval.id}

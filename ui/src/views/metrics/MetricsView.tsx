@@ -6,7 +6,7 @@ import { EmptyState } from "../../components/EmptyState";
 import { Failure } from "../../components/Failure";
 import { bucketName, formatDuration, zoneName } from "../../lib/format";
 import { ByTool } from "./ByTool";
-import { errorRate } from "./errorRate";
+import { errorRate, formatRate } from "./errorRate";
 import { ToolTable } from "./ToolTable";
 
 type Line = Schemas["Line"];
@@ -149,7 +149,7 @@ function Charts({ line, times, bucket }: { line: Line; times: number[]; bucket: 
       <div className="stat-grid">
         <Stat label="Calls" value={String(calls)} />
         <Stat label="Failed" value={String(failed)} />
-        <Stat label="Error rate" value={rateText(errorRate(calls, failed, denied))} />
+        <Stat label="Error rate" value={formatRate(errorRate(calls, failed, denied))} />
         <Stat label="Denied" value={String(denied)} />
         <Stat label="Worst p95" value={formatDuration(worstP95)} />
       </div>
@@ -248,10 +248,6 @@ function Stat({ label, value }: { label: string; value: string }) {
       <div className="stat-value">{value}</div>
     </div>
   );
-}
-
-function rateText(rate: number | null): string {
-  return rate == null ? "–" : `${rate.toFixed(1)} %`;
 }
 
 function sum(values: number[]): number {

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import type { Schemas } from "../../api/client";
 import { formatDuration } from "../../lib/format";
-import { errorRate } from "./errorRate";
+import { errorRate, formatRate } from "./errorRate";
 
 type ToolLine = Schemas["ToolLine"];
 
@@ -84,7 +84,7 @@ export function ToolTable({
                 </td>
                 <td className="num">{t.calls}</td>
                 <td className="num">{t.failed}</td>
-                <td className="num">{rate == null ? "–" : `${rate.toFixed(1)} %`}</td>
+                <td className="num">{formatRate(rate)}</td>
                 <td className="num">{ms(t.p50)}</td>
                 <td className="num">{ms(t.p95)}</td>
                 <td className="num">{ms(t.p99)}</td>

@@ -6,3 +6,8 @@ export function errorRate(calls: number, failed: number, denied: number): number
   const ran = calls - denied;
   return ran > 0 ? Math.round((failed / ran) * 1000) / 10 : null;
 }
+
+/** A rate as the views write it: `12.5 %`, or `–` when nothing ran. */
+export function formatRate(rate: number | null): string {
+  return rate == null ? "–" : `${rate.toFixed(1)} %`;
+}
