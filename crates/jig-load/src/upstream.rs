@@ -268,7 +268,7 @@ fn tools_of(
         if server.exclude.iter().any(|x| x == tool_name) || !seen.insert(tool_name.to_owned()) {
             continue;
         }
-        match tool_def(name, server, server_def, tool_name, tool) {
+        match tool_def(name, server, server_def, tool_name, tool, version_of(found)) {
             Ok(def) => out.push(Arc::new(def)),
             Err(message) => {
                 diagnostics.push(warn(format!("its tool `{tool_name}` was left out: {message}")))
@@ -298,6 +298,7 @@ fn tool_def(
     server_def: &ToolDef,
     tool_name: &str,
     tool: &Value,
+    version: String,
 ) -> Result<ToolDef, String> {
     let input_schema =
         tool.get("inputSchema").cloned().unwrap_or_else(|| json!({ "type": "object" }));
@@ -345,7 +346,7 @@ fn tool_def(
     execution.requires_approval = needs_person;
     let mut def = ToolDef {
         id: format!("{name}.{tool_name}"),
-        version: "0.0.0".to_owned(),
+        version,
         description,
         tags: vec!["mcp".to_owned(), name.to_owned()],
         deterministic: false,
@@ -360,6 +361,21 @@ fn tool_def(
     };
     def.hash = def.compute_hash();
     Ok(def)
+}
+
+/// The version a server gave of itself in `initialize` (`serverInfo.version`), as its tools'
+/// version: `0.0.0` when it gave none a person could read as one.
+fn version_of(found: &Discovered) -> String {
+    found
+        .server_info
+        .as_ref()
+        .and_then(|info| info["version"].as_str())
+        .filter(|v| {
+            (1..=64).contains(&v.len())
+                && v.chars().all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c))
+        })
+        .unwrap_or("0.0.0")
+        .to_owned()
 }
 
 /// MCP's tool names: 1 to 128 of `A-Z a-z 0-9 _ - .`.

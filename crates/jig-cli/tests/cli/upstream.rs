@@ -176,6 +176,9 @@ fn a_hostile_server_is_a_clear_error_on_its_tool_never_a_stuck_jig() {
     let names: Vec<&str> =
         tools.iter().map(|(t, _)| t.as_str()).filter(|t| t.starts_with("evil.")).collect();
     assert_eq!(names, ["evil.crash", "evil.echo", "evil.hang", "evil.huge", "evil.unhinted"]);
+    // Its tools carry the version it gave of itself.
+    let echo_def = &tools.iter().find(|(t, _)| t == "evil.echo").expect("echo").1;
+    assert_eq!(echo_def["version"], "6.6.6");
 
     let call =
         |tool: &str, args: &str| jig(dir.path(), &["--as", "alice", "call", tool, "--args", args]);
