@@ -116,7 +116,7 @@ impl Client {
         let mut approval = None;
         let mut ran_as = None;
         loop {
-            match self.answer(&request_id, approval.as_deref()).await {
+            match self.answer(&first, &request_id, approval.as_deref()).await {
                 Step::Done(ok) => {
                     let ok = Some(ok);
                     return Seen {
@@ -181,20 +181,21 @@ impl Client {
         }
     }
 
-    /// Wait for what happens next to `request_id` (or the approval it waits for).
-    async fn answer(&mut self, request_id: &str, approval: Option<&str>) -> Step {
+    /// Wait for what happens next to `request_id` (or the approval it waits for); the call
+    /// began as `first`.
+    async fn answer(&mut self, first: &str, request_id: &str, approval: Option<&str>) -> Step {
         self.gap = false;
         let deadline = Instant::now() + ANSWER_WITHIN;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let delivery = match tokio::time::timeout(left, self.events.recv()).await {
                 Ok(Some(delivery)) => delivery,
-                Ok(None) => return self.reread(request_id).await,
+                Ok(None) => return self.reread(first, request_id).await,
                 Err(_) => {
                     if !self.gap {
                         self.report.lost += 1;
                     }
-                    return self.reread(request_id).await;
+                    return self.reread(first, request_id).await;
                 }
             };
             match delivery {
@@ -204,9 +205,9 @@ impl Client {
                     self.report.gaps += 1;
                 }
                 // What was missed while it was down is read, as the workbench does.
-                Delivery::Connected => return self.reread(request_id).await,
+                Delivery::Connected => return self.reread(first, request_id).await,
                 Delivery::Event(event) => match step_of(&event, request_id, approval) {
-                    Some(Step::Recheck) => return self.reread(request_id).await,
+                    Some(Step::Recheck) => return self.reread(first, request_id).await,
                     Some(step) => return step,
                     None => {}
                 },
@@ -214,13 +215,16 @@ impl Client {
         }
     }
 
-    /// `GET /api/calls/{id}`: what the store says, when the stream could not.
-    async fn reread(&mut self, request_id: &str) -> Step {
+    /// `GET /api/calls/{first}`: what the store says of the call, when the stream could not.
+    /// The call as first asked is read, not `request_id` that was said to run it: the process
+    /// that said so may have died before that request was recorded, and the first call's
+    /// record follows whichever request ran it (`resumed_as`).
+    async fn reread(&mut self, first: &str, request_id: &str) -> Step {
         let since = Instant::now();
         loop {
             let read = self
                 .http
-                .get(format!("http://{}/api/calls/{request_id}", self.addr))
+                .get(format!("http://{}/api/calls/{first}", self.addr))
                 .bearer_auth(&self.token)
                 .send()
                 .await;
@@ -237,9 +241,19 @@ impl Client {
                     // may have restarted since (else the holder runs it, and says so).
                     "approved" if self.gap_in_call => return Step::Again,
                     "approved" => return Step::Runs(request_id.to_owned()),
+                    // Run by another request than the one followed (resumed elsewhere, or
+                    // called again): follow that one.
+                    "running" => {
+                        if let Some(ran) = call["resumed_as"].as_str()
+                            && ran != request_id
+                        {
+                            return Step::Runs(ran.to_owned());
+                        }
+                    }
                     // Still waiting or running: back to the stream.
                     "pending_approval" => {
-                        if let Some(id) = call["approval_id"].as_str() {
+                        let asked = &call["response"]["errors"][0]["details"]["approval_id"];
+                        if let Some(id) = asked.as_str() {
                             return Step::Waits(id.to_owned());
                         }
                     }
