@@ -1,10 +1,11 @@
 // The reviewer's queue when many requests wait: several picked (one by one, or every request
 // asking the same) and decided with one note; one decided meanwhile by someone else leaves the
-// selection.
+// selection. And an asker whose `jig serve` died while the call waited: the page catches up.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { askToWrite } from "./asking.mjs";
 import { workbench } from "./harness.mjs";
 import { look } from "./look.mjs";
 
@@ -119,4 +120,35 @@ test("approving several runs each once; one decided meanwhile leaves the selecti
   assert.equal((await approvalsOf("gone.txt"))[0].decided_by, "ada");
   assert.deepEqual(bob.problems, []);
   await bob.context.close();
+});
+
+test("the process holding an asked call is killed: the asker's page learns the approval and runs it once", async () => {
+  const alice = await suite.signIn("alice");
+  await askToWrite(alice.page, suite.server.url, { path: "held.txt", content: "kept\n" });
+  const waits = alice.page.getByRole("link", { name: /^Approvals/ }).getByText("1");
+  await waits.waitFor();
+  // SIGKILL: the request kept for the approval dies with the process; the store keeps the ask.
+  await suite.server.restart();
+  const [asked] = await approvalsOf("held.txt");
+  assert.equal(asked.state, "pending");
+  const approved = await suite.server.api("bob", "POST", `/api/approvals/${asked.id}/approve`, {});
+  assert.equal(approved.status, 200);
+  // Nothing runs it (no process holds it): alice's page, reconnected, is told so.
+  await alice.page.getByRole("heading", { name: "Approved, not run" }).waitFor({ timeout: 15000 });
+  await alice.page.getByText(/Run it again with the same arguments/).waitFor();
+  assert.equal(existsSync(join(suite.server.project, "held.txt")), false);
+  // What the stream missed while it was down is read again: no request waits any more.
+  await waits.waitFor({ state: "detached" });
+  await look(alice.page, "call-approved-not-run");
+  // Running the identical call uses the approval: it runs, and nobody is asked again.
+  await alice.page.getByRole("button", { name: "Run", exact: true }).click();
+  await alice.page.getByRole("heading", { name: "Succeeded" }).waitFor();
+  assert.equal(readFileSync(join(suite.server.project, "held.txt"), "utf8"), "kept\n");
+  const after = await approvalsOf("held.txt");
+  assert.deepEqual(
+    after.map((a) => a.state),
+    ["consumed"],
+  );
+  assert.deepEqual(alice.problems, []);
+  await alice.context.close();
 });

@@ -45,26 +45,20 @@ export async function startServer({ configure, global = [], env = {} } = {}) {
   const engines = {};
   if (process.env.JIG_TEST_DOCKER_HOST) engines.DOCKER_HOST = process.env.JIG_TEST_DOCKER_HOST;
   if (process.env.JIG_TEST_SLURM_CONF) engines.SLURM_CONF = process.env.JIG_TEST_SLURM_CONF;
-  const child = spawn(
-    jigBinary(),
-    ["--project", project, ...global, "serve", "--addr", "127.0.0.1:0", "--users", users],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...engines, ...env } },
-  );
-  let stderr = "";
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const url = await new Promise((resolveUrl, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`jig serve printed no URL: ${stderr}`)), 20000);
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = /http:\/\/[^\s]+/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolveUrl(match[0]);
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`jig serve exited ${code}: ${stderr}`)));
-  });
+  const args = (addr) => [
+    "--project",
+    project,
+    ...global,
+    "serve",
+    "--addr",
+    addr,
+    "--users",
+    users,
+  ];
+  const environment = { ...process.env, ...engines, ...env };
+  const started = await launch(args("127.0.0.1:0"), environment);
+  const url = started.url;
+  let child = started.child;
   return {
     url: new URL(url).origin,
     project,
@@ -85,9 +79,38 @@ export async function startServer({ configure, global = [], env = {} } = {}) {
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : null };
     },
+    /** Kill the process with SIGKILL (nothing it holds survives) and start it again on the
+     * same address, project and store; resolves once it serves again. */
+    restart: async () => {
+      const gone = new Promise((resolveExit) => child.once("exit", resolveExit));
+      child.kill("SIGKILL");
+      await gone;
+      ({ child } = await launch(args(new URL(url).host), environment));
+    },
     stop: () => {
       child.kill("SIGTERM");
       rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/** Spawn `jig` with `args`; resolves with the process once it printed its URL. */
+async function launch(args, env) {
+  const child = spawn(jigBinary(), args, { stdio: ["ignore", "pipe", "pipe"], env });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const url = await new Promise((resolveUrl, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`jig serve printed no URL: ${stderr}`)), 20000);
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const match = /http:\/\/[^\s]+/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolveUrl(match[0]);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`jig serve exited ${code}: ${stderr}`)));
+  });
+  return { child, url };
 }

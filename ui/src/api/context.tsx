@@ -62,22 +62,22 @@ function EventBridge({ backend }: { backend: Backend }) {
   const queries = useQueryClient();
   const session = useQuery(sessionQuery(backend.api));
   const known = !session.isPending && !signedOut(session.error);
-  useEffect(
-    () =>
-      known
-        ? backend.platform.subscribe(
-            (event) => {
-              backend.events.dispatch(event);
-              for (const key of staleAfter(event))
-                void queries.invalidateQueries({ queryKey: [key] });
-            },
-            (connected) => {
-              backend.events.setConnected(connected);
-            },
-          )
-        : undefined,
-    [backend, queries, known],
-  );
+  useEffect(() => {
+    if (!known) return undefined;
+    let dropped = false;
+    return backend.platform.subscribe(
+      (event) => {
+        backend.events.dispatch(event);
+        for (const key of staleAfter(event)) void queries.invalidateQueries({ queryKey: [key] });
+      },
+      (connected) => {
+        // Back after a drop: whatever changed meanwhile was never announced here.
+        if (connected && dropped) void queries.invalidateQueries();
+        dropped = !connected;
+        backend.events.setConnected(connected);
+      },
+    );
+  }, [backend, queries, known]);
   return null;
 }
 

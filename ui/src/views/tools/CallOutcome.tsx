@@ -41,7 +41,9 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
             : running
               ? "Running"
               : view.phase === "waiting"
-                ? "Waiting for approval"
+                ? view.orphaned
+                  ? "Approved, not run"
+                  : "Waiting for approval"
                 : view.ended
                   ? endedTitle(view.ended.verdict)
                   : response?.ok
@@ -79,7 +81,13 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
       )}
       {queued && view.requestId && <JobLogTail requestId={view.requestId} />}
       {view.output.length > 0 && <OutputLog chunks={view.output} live={running} />}
-      {view.phase === "waiting" && (
+      {view.phase === "waiting" && view.orphaned && (
+        <div className="callout warn" role="status">
+          Approved, but the Jig process that held this call stopped before running it. Run it again
+          with the same arguments to use the approval; nobody is asked twice.
+        </div>
+      )}
+      {view.phase === "waiting" && !view.orphaned && (
         <div className="callout warn" role="status">
           This call needs approval (<code>{view.approvalId}</code>). It runs as soon as an approver
           approves it in <a href={href("approvals")}>Approvals</a>; this panel follows it.
@@ -139,6 +147,8 @@ function endedTitle(verdict: string): string {
       return "Expired";
     case "withdrawn":
       return "Withdrawn";
+    case "stopped":
+      return "Stopped";
     default:
       return "Finished";
   }
@@ -159,6 +169,13 @@ function Ended({ ended }: { ended: NonNullable<CallView["ended"]> }) {
     return (
       <div className="callout warn" role="status">
         Nobody decided in time, so nothing ran. Run it again to ask again.
+      </div>
+    );
+  if (ended.verdict === "stopped")
+    return (
+      <div className="callout bad" role="alert">
+        It did not finish: {ended.reason ?? "the process running it stopped"}. Run it again if it
+        should still happen; <a href={href("audit")}>Audit</a> has what was recorded.
       </div>
     );
   return (

@@ -62,7 +62,9 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
   // The arguments of the call made last: while it waits for a reviewer, running exactly the
   // same again would only ask them twice.
   const [asked, setAsked] = useState<string | null>(null);
-  const waitsAlready = call.view.phase === "waiting" && asked === JSON.stringify(args);
+  // (Once approved and orphaned, running it again is how the approval is used.)
+  const waitsAlready =
+    call.view.phase === "waiting" && !call.view.orphaned && asked === JSON.stringify(args);
 
   const run = () => {
     if (running || invalid || waitsAlready) return;

@@ -1,12 +1,21 @@
 import type { Chunk } from "../../components/OutputLog";
-import { useCallback, useRef, useState } from "react";
-import { unwrap, type ToolResponse } from "../../api/client";
-import { useApi, useEvents } from "../../api/context";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { unwrap, type Schemas, type ToolResponse } from "../../api/client";
+import { useApi, useConnected, useEvents } from "../../api/context";
+
+/** A call as the store has it (`GET /api/calls/{id}`). */
+type CallRecord = Schemas["CallState"];
+
+/** How long an approved call may wait for the process holding it to start it, before the
+ * store is asked whether anyone did. */
+const HOLDER_GRACE_MS = 3000;
 
 /** Where a call started from the UI is. */
 export interface CallView {
   /** The request being followed (a new one after an approval resumes the call). */
   requestId: string | null;
+  /** The request as first started: its record follows whichever request ran the call. */
+  firstId: string | null;
   /** `queued`: the call's work was handed to a scheduler (a Slurm job) and is followed. */
   phase: "idle" | "starting" | "running" | "waiting" | "queued" | "done";
   /** Percent, when the tool reports it. */
@@ -19,13 +28,20 @@ export interface CallView {
   response: ToolResponse | null;
   /** The approval this call waits for, when it needs one. */
   approvalId: string | null;
-  /** How a wait for approval ended when the call did not run: denied, expired, withdrawn. */
+  /** How a wait for approval ended when the call did not run: denied, expired, withdrawn;
+   * or `stopped`: the process running it stopped before it finished. */
   ended: { verdict: string; by: string | null; reason: string | null } | null;
+  /** Approved, and nothing runs it: the process that held it stopped. Running the identical
+   * call again uses the approval. */
+  orphaned: boolean;
+  /** When to read the call's record (ms from now): the stream cannot say what happened. */
+  recheck: number | null;
   error: unknown;
 }
 
 const idle: CallView = {
   requestId: null,
+  firstId: null,
   phase: "idle",
   percent: null,
   message: null,
@@ -33,6 +49,8 @@ const idle: CallView = {
   response: null,
   approvalId: null,
   ended: null,
+  orphaned: false,
+  recheck: null,
   error: null,
 };
 
@@ -76,7 +94,12 @@ export function useCall() {
         const missed = early.current;
         setView((current) =>
           current.phase === "starting"
-            ? missed.reduce(follow, { ...current, phase: "running", requestId: started.request_id })
+            ? missed.reduce(follow, {
+                ...current,
+                phase: "running",
+                requestId: started.request_id,
+                firstId: started.request_id,
+              })
             : current,
         );
       } catch (error) {
@@ -87,6 +110,40 @@ export function useCall() {
     },
     [api],
   );
+
+  // What the stream could not say (it was down, or another process ran the call) is read from
+  // the store: on reconnecting, and when the view asks for it.
+  const connected = useConnected();
+  const online = useRef(connected);
+  const latest = useRef(view);
+  useEffect(() => {
+    latest.current = view;
+  });
+  const reread = useCallback(async () => {
+    const first = latest.current.firstId;
+    if (!first || !following(latest.current.phase)) return;
+    const read = await api.GET("/api/calls/{request_id}", {
+      params: { path: { request_id: first } },
+    });
+    // Anything but an answer (the server restarting again): the next reconnect reads again.
+    if (read.response.status !== 200 && read.response.status !== 404) return;
+    const record = read.data ?? null;
+    setView((current) =>
+      current.firstId === first && following(current.phase) ? caughtUp(current, record) : current,
+    );
+  }, [api]);
+  useEffect(() => {
+    const back = connected && !online.current;
+    online.current = connected;
+    if (back) void reread();
+  }, [connected, reread]);
+  useEffect(() => {
+    if (view.recheck === null) return;
+    const timer = setTimeout(() => void reread(), view.recheck);
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [view.recheck, reread]);
 
   const cancel = useCallback(async () => {
     if (!view.requestId) return;
@@ -112,11 +169,19 @@ export function follow(current: CallView, event: Message): CallView {
         phase: "running",
         requestId: event.resumed_as,
         message: `approved by ${event.by ?? "a reviewer"}`,
+        orphaned: false,
+        recheck: null,
       };
-    // Approved (or one approval of several) without the request that runs it yet: the
-    // process holding the call (this one, or another instance) starts it and says so.
-    if (event.verdict === "approved" || event.verdict === "seconded")
-      return { ...current, message: `${event.verdict} by ${event.by ?? "a reviewer"}` };
+    // Approved without the request that runs it yet: the process holding the call (this one,
+    // or another instance) starts it and says so; if it does not soon, the store says why.
+    if (event.verdict === "approved")
+      return {
+        ...current,
+        message: `approved by ${event.by ?? "a reviewer"}`,
+        recheck: HOLDER_GRACE_MS,
+      };
+    if (event.verdict === "seconded")
+      return { ...current, message: `seconded by ${event.by ?? "a reviewer"}` };
     return {
       ...current,
       phase: "done",
@@ -130,8 +195,11 @@ export function follow(current: CallView, event: Message): CallView {
   }
   if (!current.requestId || event.request_id !== current.requestId) return current;
   if (event.type === "EventMessage") {
+    const state = (event.data as { state?: string } | undefined)?.state;
+    // Another process ran it (the call resumed there) and ended it: its answer is in the store.
+    if (event.event === "RunStateChanged" && current.phase === "running" && ended(state))
+      return { ...current, recheck: 0 };
     if (event.event === "RunStateChanged" && current.phase === "queued") {
-      const state = (event.data as { state?: string } | undefined)?.state;
       const job = current.response?.job;
       return state === "running" && job
         ? { ...current, message: `running as ${job.engine} job ${job.id}` }
@@ -169,6 +237,61 @@ export function follow(current: CallView, event: Message): CallView {
     return { ...current, phase: "done", response, percent: 100, message };
   }
   return current;
+}
+
+/** Whether the view still follows a call (it has not ended). */
+function following(phase: CallView["phase"]): boolean {
+  return phase === "running" || phase === "waiting" || phase === "queued";
+}
+
+/** Whether a run in `state` has ended. */
+function ended(state: string | undefined): boolean {
+  return state === "succeeded" || state === "failed" || state === "cancelled";
+}
+
+/** The view of a call after reading its record (`null`: the store has none), when the stream
+ * could not tell: after a reconnect, or when another process ran it. */
+export function caughtUp(current: CallView, record: CallRecord | null): CallView {
+  const now = { ...current, recheck: null };
+  if (!record) {
+    // Never recorded, and nothing runs it: the process it ran in stopped.
+    if (current.phase === "waiting") return now;
+    const reason = "the process running it stopped before recording it";
+    return { ...now, phase: "done", ended: { verdict: "stopped", by: null, reason } };
+  }
+  const response = record.response ?? null;
+  switch (record.state) {
+    case "pending_approval":
+      return { ...now, phase: "waiting", response: response ?? current.response };
+    case "approved":
+      // Granted, and no process took it: the one holding it is gone.
+      return { ...now, phase: "waiting", orphaned: true };
+    case "denied":
+    case "expired":
+    case "withdrawn":
+      if (current.phase === "waiting")
+        return {
+          ...now,
+          phase: "done",
+          ended: { verdict: record.state, by: null, reason: record.error ?? null },
+        };
+      return { ...now, phase: "done", response };
+    case "succeeded":
+    case "failed":
+    case "cancelled":
+      if (response) return { ...now, phase: "done", response, percent: 100, orphaned: false };
+      return {
+        ...now,
+        phase: "done",
+        orphaned: false,
+        ended: { verdict: "stopped", by: null, reason: record.error ?? null },
+      };
+    default:
+      // Still running: under the request that resumed it, when another one does.
+      if (record.resumed_as && record.resumed_as !== current.requestId)
+        return { ...now, phase: "running", requestId: record.resumed_as, orphaned: false };
+      return now;
+  }
 }
 
 /** An `OutputChunk`'s data: `{stream, text}` from every executor; anything else as stdout text. */
