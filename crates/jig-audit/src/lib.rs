@@ -13,6 +13,7 @@
 mod apply;
 mod binding;
 pub mod blob;
+pub mod checkpoint;
 mod error;
 pub mod feed;
 mod jobs;

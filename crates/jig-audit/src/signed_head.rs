@@ -22,6 +22,10 @@ pub struct SignedHead {
     pub public_key: String,
     /// The Ed25519 signature of the message (hex).
     pub signature: String,
+    /// The same head as a C2SP `tlog-checkpoint` signed note by the same key
+    /// ([`crate::checkpoint`]), for witnesses and monitors that read that format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<String>,
 }
 
 /// Why a key or a signed head was refused.
@@ -60,7 +64,7 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn unhex(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
     let text = text.trim();
     if !text.len().is_multiple_of(2) {
         return None;
@@ -96,6 +100,7 @@ impl SignedHead {
             hash: hash.to_owned(),
             public_key: hex(pair.public_key().as_ref()),
             signature: hex(pair.sign(&message(seq, hash)).as_ref()),
+            checkpoint: None,
         })
     }
 

@@ -434,18 +434,30 @@ pub enum AuditCommand {
     },
     /// Check the whole hash chain; names the first broken seq
     Verify {
-        /// A head kept elsewhere: `SEQ:HASH` as `jig audit head` printed it, or a file written
-        /// by `jig audit head --sign` (its signature is checked against the project's
-        /// `config.audit.head_key`). The chain must still hold that packet with that hash, so
-        /// truncation and rewriting are detected
+        /// A head kept elsewhere: `SEQ:HASH` as `jig audit head` printed it, a file written
+        /// by `jig audit head --sign`, or a checkpoint signed note (`jig audit publish`); a
+        /// signature is checked against the project's `config.audit.head_key`. The chain
+        /// must still hold that packet with that hash, so truncation and rewriting are
+        /// detected
         #[arg(long, value_name = "SEQ:HASH|FILE", value_parser = parse_expected_head)]
         expect: Option<ExpectedHead>,
     },
     /// The chain's head: `SEQ HASH`, to keep outside the database
     Head {
-        /// Sign it with the Ed25519 key in FILE and print it as JSON, for `verify --expect`
+        /// Sign it with the Ed25519 key in FILE and print it as JSON, for `verify --expect`;
+        /// its `checkpoint` is the same head as a C2SP tlog-checkpoint signed note
         #[arg(long, value_name = "FILE")]
         sign: Option<PathBuf>,
+    },
+    /// Write the chain's head as a signed checkpoint where `config.audit.publish` says (a
+    /// file, or a URL it PUTs to), so a copy outside this machine detects a rewritten chain
+    Publish {
+        /// The Ed25519 signing key (`jig audit keygen`)
+        #[arg(long, value_name = "FILE")]
+        sign: PathBuf,
+        /// Write here instead (a file, or an http(s) URL)
+        #[arg(long, value_name = "FILE|URL")]
+        to: Option<String>,
     },
     /// Make an Ed25519 key pair for signed heads: the key goes to FILE (mode 0600), the public
     /// key (for the manifest's `config.audit.head_key`) to stdout
@@ -453,11 +465,15 @@ pub enum AuditCommand {
         /// Where to write the signing key; refused if it exists
         file: PathBuf,
     },
-    /// Every packet as JSON lines
+    /// Every packet as JSON lines: as stored (`jsonl`), as CloudEvents 1.0 (`cloudevents`), or
+    /// as OCSF API Activity events inside CloudEvents (`ocsf`), one per packet in chain order
     Export {
         /// Only packets after this seq
         #[arg(long, default_value_t = 0, value_name = "SEQ")]
         after: i64,
+        /// jsonl, cloudevents or ocsf
+        #[arg(long, default_value = "jsonl", value_name = "FORMAT")]
+        format: jig_engine::history::ExportFormat,
     },
 }
 
@@ -508,8 +524,13 @@ pub struct ShowArgs {
 fn parse_expected_head(text: &str) -> Result<ExpectedHead, String> {
     let path = std::path::Path::new(text);
     if path.is_file() {
-        let json = fs_err::read_to_string(path).map_err(|e| e.to_string())?;
-        return serde_json::from_str(&json)
+        let content = fs_err::read_to_string(path).map_err(|e| e.to_string())?;
+        if !content.trim_start().starts_with('{') {
+            let head = jig_engine::history::Checkpoint::parse(&content)
+                .map_err(|e| format!("{text}: {e}"))?;
+            return Ok(ExpectedHead::Checkpoint { head, note: content });
+        }
+        return serde_json::from_str(&content)
             .map(ExpectedHead::Signed)
             .map_err(|e| format!("{text}: not a signed head from `jig audit head --sign`: {e}"));
     }

@@ -6,6 +6,7 @@
 mod cli;
 mod commands;
 mod exit;
+mod files;
 mod output;
 mod progress;
 mod signals;

@@ -191,6 +191,15 @@ pub struct AuditConfig {
     /// `jig audit verify --expect` trusts (`jig audit keygen` makes a key pair).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head_key: Option<String>,
+    /// The chain's name in its signed checkpoints (the C2SP `tlog-checkpoint` origin line): a
+    /// schema-less URL without spaces or `+`, e.g. `jig.acme.example/ops`. Default
+    /// `jig/<project name>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    /// Where `jig audit publish` writes the signed checkpoint: a file path (relative to the
+    /// project) or an `http(s)://` URL it PUTs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publish: Option<String>,
 }
 
 /// One external provider.

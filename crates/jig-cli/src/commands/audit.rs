@@ -9,6 +9,7 @@ use jig_engine::time::rfc3339;
 use serde_json::Value;
 
 use crate::cli::AuditCommand;
+use crate::commands::publish;
 use crate::exit::Code;
 use crate::output::{Settings, print_json};
 
@@ -28,6 +29,10 @@ pub async fn run(
                 return Ok(Code::Failed);
             }
             AuditCommand::Head { sign: None } => writeln!(out, "0 {}", history::GENESIS)?,
+            AuditCommand::Publish { .. } => {
+                eprintln!("error[E_NOT_FOUND]: nothing recorded yet: there is no head to publish");
+                return Ok(Code::Failed);
+            }
             // A head kept elsewhere proves packets existed: a missing store lost them.
             AuditCommand::Verify { expect: Some(expected) } => {
                 return report(&history::verify_missing(Some(expected)), out);
@@ -60,28 +65,40 @@ pub async fn run(
             Code::Ok
         }
         AuditCommand::Head { sign: Some(key_file) } => {
-            let seed = fs_err::read_to_string(key_file)?;
-            match history.signed_head(&seed).await? {
-                Ok(head) => {
-                    serde_json::to_writer(&mut *out, &head)?;
-                    writeln!(out)?;
-                    Code::Ok
-                }
-                Err(error) => {
-                    eprintln!("error[E_VALIDATION_FAIL]: {}: {error}", key_file.display());
-                    Code::Failed
-                }
-            }
+            let Some(head) = signed_head(settings, &history, key_file).await? else {
+                return Ok(Code::Failed);
+            };
+            serde_json::to_writer(&mut *out, &head)?;
+            writeln!(out)?;
+            Code::Ok
+        }
+        AuditCommand::Publish { sign, to } => {
+            let Some(head) = signed_head(settings, &history, sign).await? else {
+                return Ok(Code::Failed);
+            };
+            let note = head.checkpoint.unwrap_or_default();
+            let Some(target) = to.clone().or_else(|| audit_setting(settings, "publish")) else {
+                eprintln!(
+                    "error[E_VALIDATION_FAIL]: config.audit.publish: nowhere to publish: the manifest names no file or http(s) URL, and no --to was given"
+                );
+                return Ok(Code::Usage);
+            };
+            publish::write(&settings.project, &target, &note)
+                .await?
+                .then(|| writeln!(out, "published checkpoint {} to {target}", head.seq))
+                .transpose()?
+                .map_or(Code::Failed, |()| Code::Ok)
         }
         AuditCommand::Keygen { .. } => Code::Usage,
-        AuditCommand::Export { after } => {
+        AuditCommand::Export { after, format } => {
+            let source = origin(settings);
             let mut after = *after;
             loop {
                 let page = history.packets(after, 1000).await?;
                 let Some(last) = page.last() else { break };
                 after = last.seq;
                 for packet in &page {
-                    serde_json::to_writer(&mut *out, packet)?;
+                    serde_json::to_writer(&mut *out, &history::render(packet, *format, &source))?;
                     writeln!(out)?;
                 }
             }
@@ -217,13 +234,54 @@ fn report(status: &ChainStatus, out: &mut impl Write) -> anyhow::Result<Code> {
     }
 }
 
-/// The public key the project trusts for signed heads (`config.audit.head_key`), read from its
-/// manifest alone, so a broken tool file does not hide it.
+/// The public key the project trusts for signed heads (`config.audit.head_key`).
 fn head_key(settings: &Settings) -> Option<String> {
+    audit_setting(settings, "head_key")
+}
+
+/// A `config.audit` setting, read from the manifest alone, so a broken tool file does not
+/// hide it.
+fn audit_setting(settings: &Settings, key: &str) -> Option<String> {
+    manifest_value(settings)?.pointer(&format!("/config/audit/{key}"))?.as_str().map(str::to_owned)
+}
+
+fn manifest_value(settings: &Settings) -> Option<Value> {
     let manifest = jig_load::find_manifest(&settings.project)?;
     let text = fs_err::read_to_string(manifest).ok()?;
-    let document = jig_load::yaml::parse(&text, &jig_load::yaml::Caps::DEFAULT).ok()?;
-    document.value.pointer("/config/audit/head_key")?.as_str().map(str::to_owned)
+    Some(jig_load::yaml::parse(&text, &jig_load::yaml::Caps::DEFAULT).ok()?.value)
+}
+
+/// The chain's name (`config.audit.origin`, else `jig/<project name>`): the origin line of its
+/// checkpoints and the source of its exported events.
+fn origin(settings: &Settings) -> String {
+    let manifest = manifest_value(settings);
+    let named = |pointer: &str| {
+        manifest
+            .as_ref()
+            .and_then(|m| m.pointer(pointer))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    named("/config/audit/origin").unwrap_or_else(|| {
+        format!("jig/{}", named("/name").unwrap_or_else(|| "project".to_owned()))
+    })
+}
+
+/// The head signed with the key in `key_file`; `None` (said on stderr) when the key or the
+/// origin is not usable.
+async fn signed_head(
+    settings: &Settings,
+    history: &History,
+    key_file: &std::path::Path,
+) -> anyhow::Result<Option<history::SignedHead>> {
+    let seed = fs_err::read_to_string(key_file)?;
+    Ok(match history.signed_head(&seed, &origin(settings)).await? {
+        Ok(head) => Some(head),
+        Err(error) => {
+            eprintln!("error[E_VALIDATION_FAIL]: {}: {error}", key_file.display());
+            None
+        }
+    })
 }
 
 /// A new key pair: the signing key to `file` (never over an existing file), the public key out.

@@ -69,10 +69,10 @@ pub async fn run(
         servers.insert(entry.name.clone(), entry.server.clone());
     }
     let written = with_section(&original, &section(&servers)?);
-    write_whole(&manifest, &written)?;
+    crate::files::write_whole(&manifest, &written)?;
     // The project must still load; otherwise the manifest goes back to what it was.
     if let Err(failure) = jig_load::load(&settings.project) {
-        write_whole(&manifest, &original)?;
+        crate::files::write_whole(&manifest, &original)?;
         for diagnostic in failure.errors() {
             eprintln!("error[E_VALIDATION_FAIL]: {}", diagnostic.message);
         }
@@ -274,13 +274,6 @@ fn with_section(manifest: &str, section: &str) -> String {
     out.push_str(section);
     out.push_str(&lines[end..].concat());
     out
-}
-
-/// Replace `path` whole: a reader sees the old file or the new one, never half.
-fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
-    let temporary = path.with_extension(format!("yaml.{}", std::process::id()));
-    fs_err::write(&temporary, text)?;
-    fs_err::rename(&temporary, path)
 }
 
 #[cfg(test)]

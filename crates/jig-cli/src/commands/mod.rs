@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod list;
 pub mod mcp;
 pub mod mcp_import;
+pub mod publish;
 pub mod runbook;
 pub mod runs;
 pub mod select;

@@ -12,6 +12,7 @@ use serde_json::Value;
 mod attacks;
 mod calls;
 mod catalog;
+mod checkpoints;
 mod commands;
 mod concurrency;
 mod gert_compat;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::{jig, repo, stderr, stdout_json};
+use crate::{jig, jig_env, repo, stderr, stdout_json};
 
 /// The npm packages scripts/setup installs (server-filesystem among them).
 fn node_modules() -> PathBuf {
@@ -262,4 +262,62 @@ fn a_real_git_server_reads_freely_and_asks_before_writing() {
     );
     assert_eq!(add.status.code(), Some(1), "{}", stderr(&add));
     assert!(stdout_json(&add)["errors"][0]["details"]["approval_id"].is_string());
+}
+
+#[test]
+fn the_reference_everything_server_answers_through_jig_with_what_it_was_granted() {
+    let modules = node_modules();
+    let script = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
+    let dir = project(&json!({ "everything": {
+        "command": "node",
+        "args": [script, "stdio"],
+        "env": { "GREETING": "granted" },
+        "grants": { "programs": [modules] },
+    }}));
+    let found = jig(dir.path(), &["mcp", "discover"]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    let tools = ids(dir.path());
+    let tool = |id: &str| {
+        tools
+            .iter()
+            .find(|(t, _)| t == id)
+            .unwrap_or_else(|| {
+                panic!("{id} listed: {:?}", tools.iter().map(|t| &t.0).collect::<Vec<_>>())
+            })
+            .1
+            .clone()
+    };
+    assert_eq!(tool("everything.get-sum")["sideEffects"], json!(["read"]));
+    // Not read-only and not destructive: still a write, which the rules send to a person.
+    assert_eq!(tool("everything.toggle-simulated-logging")["sideEffects"], json!(["write"]));
+
+    let call = |id: &str, args: &str| {
+        let done = jig_env(dir.path(), &["call", id, "--args", args], &[("JIG_TEST_SECRET", "s3")]);
+        assert_eq!(
+            done.status.code(),
+            Some(0),
+            "{id}: {}{}",
+            stderr(&done),
+            String::from_utf8_lossy(&done.stdout)
+        );
+        stdout_json(&done)
+    };
+    let sum = call("everything.get-sum", r#"{"a": 2, "b": 3}"#);
+    assert!(sum["data"].to_string().contains("is 5"), "{sum}");
+    // Structured content is the data, checked against the output schema the server declared.
+    let weather = call("everything.get-structured-content", r#"{"location": "New York"}"#);
+    assert!(weather["data"]["temperature"].is_number(), "{weather}");
+    // An image arrives as the server sent it (base64 with its type), not as text.
+    let image = call("everything.get-tiny-image", "{}");
+    assert!(image["data"].to_string().contains("image/png"), "{image}");
+    // Progress on a long operation, then its answer.
+    let long = call("everything.trigger-long-running-operation", r#"{"duration": 1, "steps": 2}"#);
+    assert!(long["data"].to_string().contains("completed"), "{long}");
+    // The server's environment is what its entry grants, not the caller's.
+    let env = call("everything.get-env", "{}");
+    let text = env["data"].to_string();
+    assert!(text.contains("granted"), "{text}");
+    assert!(!text.contains("JIG_TEST_SECRET") && !text.contains("s3\\\""), "{text}");
+    let audit = jig(dir.path(), &["audit", "verify"]);
+    assert_eq!(audit.status.code(), Some(0), "{}", stderr(&audit));
 }

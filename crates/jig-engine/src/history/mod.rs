@@ -4,6 +4,7 @@
 //! A `History` opens the store alone, without loading the project, so a project with a broken
 //! tool file can still be audited; [`crate::Engine::history`] gives the one of a running engine.
 
+mod export;
 mod verify;
 
 use jig_audit::{ApprovalRecord, ApprovalState, Packet, RunRecord, Store};
@@ -12,7 +13,9 @@ use serde::Serialize;
 
 use crate::EngineError;
 
+pub use export::{ExportFormat, OCSF_VERSION, render};
 pub use jig_audit::GENESIS;
+pub use jig_audit::checkpoint::{Checkpoint, NoteError};
 pub use jig_audit::signed_head::{SignatureError, SignedHead, generate_key};
 pub use verify::{ChainStatus, ExpectedHead, Head, verify_missing};
 
@@ -157,12 +160,21 @@ impl History {
         Ok(self.store.head().await?)
     }
 
-    /// The head signed with the Ed25519 key whose seed (hex) is `seed`.
+    /// The head signed with the Ed25519 key whose seed (hex) is `seed`, with the same head as a
+    /// checkpoint signed note under `origin`.
     pub async fn signed_head(
         &self,
         seed: &str,
-    ) -> Result<Result<SignedHead, SignatureError>, EngineError> {
+        origin: &str,
+    ) -> Result<Result<SignedHead, NoteError>, EngineError> {
         let (seq, hash) = self.store.head().await?;
-        Ok(SignedHead::sign(seq, &hash, seed))
+        let signed = || -> Result<SignedHead, NoteError> {
+            let mut head = SignedHead::sign(seq, &hash, seed)?;
+            let checkpoint =
+                Checkpoint { origin: origin.to_owned(), size: seq, hash: hash.clone() };
+            head.checkpoint = Some(checkpoint.sign(seed)?);
+            Ok(head)
+        };
+        Ok(signed())
     }
 }

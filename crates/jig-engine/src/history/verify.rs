@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{History, SignedHead};
+use super::{Checkpoint, History, SignedHead};
 use crate::EngineError;
 
 /// A head kept outside the database, to detect truncation and rewriting.
@@ -14,6 +14,14 @@ pub enum ExpectedHead {
     Plain(i64, String),
     /// A head signed with `jig audit head --sign`.
     Signed(SignedHead),
+    /// A C2SP checkpoint signed note (`jig audit publish`, or the `checkpoint` of a signed
+    /// head), opened with the project's key.
+    Checkpoint {
+        /// What the note says, read before its signature is checked.
+        head: Checkpoint,
+        /// The note as given.
+        note: String,
+    },
 }
 
 impl std::str::FromStr for ExpectedHead {
@@ -38,6 +46,7 @@ impl ExpectedHead {
         match self {
             Self::Plain(seq, hash) => (*seq, hash.to_ascii_lowercase()),
             Self::Signed(head) => (head.seq, head.hash.to_ascii_lowercase()),
+            Self::Checkpoint { head, .. } => (head.size, head.hash.clone()),
         }
     }
 }
@@ -127,6 +136,20 @@ impl History {
                     Some(_) => "the signed head verifies with the project's key".to_owned(),
                     None => "the signed head's signature verifies (the project names no `config.audit.head_key` to trust)".to_owned(),
                 });
+            }
+            if let ExpectedHead::Checkpoint { note, head } = expected {
+                let Some(key) = trusted_key else {
+                    let reason = "a checkpoint is trusted only with the project's key, and the manifest names no `config.audit.head_key`";
+                    return Ok(ChainStatus::broken(None, reason, verified));
+                };
+                if let Err(error) = Checkpoint::open(note, key) {
+                    let reason = format!("the checkpoint is not trusted: {error}");
+                    return Ok(ChainStatus::broken(None, reason, verified));
+                }
+                checked.push(format!(
+                    "the checkpoint of {} verifies with the project's key",
+                    head.origin
+                ));
             }
             let (seq, hash) = expected.pair();
             match self.store.packet_hash(seq).await? {
