@@ -67,6 +67,8 @@ fn block_on<F: std::future::Future<Output = anyhow::Result<exit::Code>>>(
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let result = runtime.block_on(future);
+    // A notice to the project's webhooks is the one thing still owed to someone else.
+    runtime.block_on(jig_engine::notices_sent(jig_engine::FLUSH_WITHIN));
     // Do not wait for heartbeats and idle tasks: everything the command needed is done.
     runtime.shutdown_background();
     result

@@ -116,6 +116,7 @@ impl Engine {
                 state: ApprovalState::Approved,
             });
         }
+        self.notify(&decided_notice(&approval, "approved", principal, note));
         // Announced by the caller, which knows whether the call runs here now.
         Ok(Approval::Granted(token))
     }
@@ -212,6 +213,7 @@ impl Engine {
                 state: ApprovalState::Denied,
             });
         }
+        self.notify(&decided_notice(&approval, "denied", principal, reason));
         self.decided(&approval.id, "denied", principal, reason);
         Ok(())
     }
@@ -229,6 +231,7 @@ impl Engine {
         let packet = decision_packet(&approval, principal, "withdrawn", "withdrawn by its caller");
         let closed = self.close(&approval.id, true, packet).await?;
         if closed {
+            self.notify(&decided_notice(&approval, "withdrawn", principal, None));
             self.decided(&approval.id, "withdrawn", principal, None);
         }
         Ok(closed)
@@ -242,6 +245,7 @@ impl Engine {
         for approval in self.store.approvals_expired(now).await? {
             let packet = decision_packet(&approval, "jig", "expired", "nobody decided in time");
             if self.close(&approval.id, false, packet).await? {
+                self.notify(&decided_notice(&approval, "expired", "jig", None));
                 self.decided(&approval.id, "expired", "jig", None);
                 ended += 1;
             }
@@ -338,5 +342,21 @@ fn decision_packet(
         tool: Some(approval.tool.clone()),
         args_hash: None,
         data: json!({ "approval_id": approval.id, "verdict": verdict, "reason": reason, "requested_by": approval.principal }),
+    }
+}
+
+/// The notice of `approval` ended as `verdict` by `by` (recorded by this process).
+fn decided_notice(
+    approval: &ApprovalRecord,
+    verdict: &str,
+    by: &str,
+    reason: Option<&str>,
+) -> crate::notify::Notice {
+    crate::notify::Notice::ApprovalDecided {
+        approval_id: approval.id.clone(),
+        tool: approval.tool.clone(),
+        verdict: verdict.to_owned(),
+        by: by.to_owned(),
+        reason: reason.map(str::to_owned),
     }
 }

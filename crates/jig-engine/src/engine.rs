@@ -329,6 +329,12 @@ impl Engine {
 
     /// Tell every subscriber that a runbook run moved.
     pub fn announce_runbook(&self, event: crate::events::RunbookEvent) {
+        if event.status == "paused" {
+            self.notify(&crate::notify::Notice::RunbookPaused {
+                run_id: event.run_id.clone(),
+                runbook: event.runbook.clone(),
+            });
+        }
         self.events.publish(Event::Runbook(event));
     }
 

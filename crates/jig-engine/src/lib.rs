@@ -21,6 +21,7 @@ mod identity;
 mod job_log;
 mod jobs;
 mod metrics;
+mod notify;
 mod os_user;
 mod presets;
 mod preview;
@@ -40,6 +41,7 @@ pub use events::{
 pub use identity::{agent_principal, canonical_principal, idempotency_key, new_id};
 pub use job_log::JobLog;
 pub use metrics::{LatencySummary, MetricsSnapshot};
+pub use notify::{FLUSH_WITHIN, notices_sent};
 pub use os_user::os_user;
 pub use presets::{MAX_PRESET_BYTES, Preset, Presets};
 pub use preview::Preview;

@@ -357,6 +357,7 @@ impl Loader {
         snapshot.extensions = config.map(|c| c.extensions.clone()).unwrap_or_default();
         snapshot.auth = config.and_then(|c| c.auth.clone()).filter(crate::auth_check::usable);
         snapshot.mcp_servers = mcp_servers;
+        snapshot.notifications = root_manifest.and_then(|m| m.notifications.clone());
         Ok(Arc::new(snapshot))
     }
 }

@@ -90,6 +90,8 @@ pub struct Snapshot {
     pub(crate) extensions: BTreeMap<String, String>,
     /// The root manifest's `config.auth`: how people sign in to `jig serve`.
     pub(crate) auth: Option<jig_model::manifest::AuthConfig>,
+    /// The root manifest's `notifications:`.
+    pub(crate) notifications: Option<jig_model::manifest::Notifications>,
     /// The root manifest's upstream MCP servers that are valid, by name.
     pub(crate) mcp_servers: BTreeMap<String, UpstreamServer>,
 }
@@ -139,6 +141,7 @@ impl Snapshot {
             policy,
             extensions: BTreeMap::new(),
             auth: None,
+            notifications: None,
             mcp_servers: BTreeMap::new(),
         }
     }
@@ -151,6 +154,11 @@ impl Snapshot {
     /// How people sign in to `jig serve` (the root manifest's `config.auth`).
     pub fn auth(&self) -> Option<&jig_model::manifest::AuthConfig> {
         self.auth.as_ref()
+    }
+
+    /// Who hears when something waits for a person (the manifest's `notifications:`).
+    pub fn notifications(&self) -> Option<&jig_model::manifest::Notifications> {
+        self.notifications.as_ref()
     }
 
     /// The registry tool that runs kernel/v0 extension `name` (the manifest's

@@ -47,6 +47,9 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schemars(extend("propertyNames" = { "pattern": crate::mcp_server::SERVER_NAME_PATTERN }))]
     pub mcp_servers: BTreeMap<String, crate::mcp_server::McpServer>,
+    /// Who hears when something waits for a person and when it is decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notifications: Option<Notifications>,
 }
 
 /// `paths`: where tools and runbooks live, relative to the package root.
@@ -89,6 +92,32 @@ pub struct RuntimeConfig {
     /// How people sign in to `jig serve` (docs/teams.md, "Single sign-on").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<AuthConfig>,
+}
+
+/// `notifications:`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Notifications {
+    /// Endpoints that get a signed JSON POST for each notice.
+    #[serde(default)]
+    pub webhooks: Vec<Webhook>,
+    /// The workbench's address (`https://jig.acme.example`), for the link in each notice;
+    /// without it a notice carries the path only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workbench_url: Option<String>,
+}
+
+/// One webhook.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Webhook {
+    /// Where to POST.
+    pub url: String,
+    /// The key of the body's HMAC-SHA256 signature (the `X-Jig-Signature` header, hex).
+    pub secret: String,
+    /// `jig` (the default: the notice as JSON) or `slack` (a Slack-compatible `{"text": …}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
 }
 
 /// `config.auth`.

@@ -2,8 +2,6 @@
 //! keeps (`jig audit head --sign`, `jig audit publish` to a file and over HTTP, `jig audit
 //! verify --expect NOTE`), and the packets exported as CloudEvents and OCSF.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
@@ -133,35 +131,8 @@ fn publish_puts_the_note_to_a_url_and_says_when_the_server_refuses() {
     let (dir, key) = project();
     let root = dir.path();
     // A real HTTP server on loopback: the first PUT is refused, the second kept.
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}/logs/acme/checkpoint", listener.local_addr().expect("addr"));
-    let server = std::thread::spawn(move || {
-        let mut bodies = Vec::new();
-        for status in ["503 Service Unavailable", "201 Created"] {
-            let (stream, _) = listener.accept().expect("accept");
-            let mut reader = BufReader::new(stream);
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).expect("line");
-            let mut length = 0;
-            loop {
-                let mut header = String::new();
-                reader.read_line(&mut header).expect("header");
-                if header.trim().is_empty() {
-                    break;
-                }
-                if let Some(value) = header.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = value.trim().parse().expect("length");
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).expect("body");
-            bodies.push((request_line, String::from_utf8(body).expect("utf-8")));
-            let mut stream = reader.into_inner();
-            write!(stream, "HTTP/1.1 {status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-                .expect("answer");
-        }
-        bodies
-    });
+    let (base, server) = crate::receiver::serve(vec!["503 Service Unavailable", "201 Created"]);
+    let url = format!("{base}/logs/acme/checkpoint");
     let key = key.to_str().expect("utf-8");
     let refused = jig(root, &["audit", "publish", "--sign", key, "--to", &url]);
     assert_eq!(refused.status.code(), Some(1));
@@ -169,9 +140,13 @@ fn publish_puts_the_note_to_a_url_and_says_when_the_server_refuses() {
     let kept = jig(root, &["audit", "publish", "--sign", key, "--to", &url]);
     assert_eq!(kept.status.code(), Some(0), "{}", stderr(&kept));
     let bodies = server.join().expect("server");
-    assert!(bodies[1].0.starts_with("PUT /logs/acme/checkpoint "), "{:?}", bodies[1]);
+    assert!(bodies[1].line.starts_with("PUT /logs/acme/checkpoint "), "{:?}", bodies[1]);
     let (seq, _) = head(root);
-    assert!(bodies[1].1.starts_with(&format!("jig.acme.example/ops\n{seq}\n")), "{}", bodies[1].1);
+    assert!(
+        bodies[1].body.starts_with(&format!("jig.acme.example/ops\n{seq}\n")),
+        "{:?}",
+        bodies[1]
+    );
 }
 
 #[test]

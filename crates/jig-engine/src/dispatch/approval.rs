@@ -172,6 +172,12 @@ impl Call<'_> {
         match self.commit_answer(&response).await {
             Ok(_) => {
                 // Announced once recorded: whoever hears it and reads the queue finds it there.
+                self.engine.notify(&crate::notify::Notice::ApprovalRequested {
+                    approval_id: id.clone(),
+                    tool: tool.id.clone(),
+                    asked_by: self.context.principal.clone(),
+                    rule: decision.rule.clone(),
+                });
                 self.engine.events.publish(crate::events::Event::ApprovalAsked(
                     crate::events::ApprovalAsk {
                         approval_id: id,
