@@ -136,6 +136,11 @@ test("the process holding an asked call is killed: the asker's page learns the a
   // Nothing runs it (no process holds it): alice's page, reconnected, is told so.
   await alice.page.getByRole("heading", { name: "Approved, not run" }).waitFor({ timeout: 15000 });
   await alice.page.getByText(/Run it again with the same arguments/).waitFor();
+  // The preview of these very arguments says the same, not that someone must still approve.
+  await alice.page
+    .getByRole("status", { name: "Preview" })
+    .getByText(/Already approved and not yet run/)
+    .waitFor();
   assert.equal(existsSync(join(suite.server.project, "held.txt")), false);
   // What the stream missed while it was down is read again: no request waits any more.
   await waits.waitFor({ state: "detached" });

@@ -134,24 +134,24 @@ fn key_hash(name: &str, public_key: &[u8]) -> [u8; 4] {
     [sum[0], sum[1], sum[2], sum[3]]
 }
 
-/// The verifier key of the C2SP `signed-note` spec for `public_key_hex` under `name`:
-/// `<name>+<key hash, 8 hex digits>+<base64(0x01 ‖ public key)>`, as Go's `note` package reads it.
-pub fn verifier_key(name: &str, public_key_hex: &str) -> Result<String, SignatureError> {
-    let key = unhex(public_key_hex).filter(|k| k.len() == 32).ok_or(SignatureError::BadKey)?;
-    let hash = key_hash(name, &key);
-    let mut typed = vec![ED25519_TYPE];
-    typed.extend_from_slice(&key);
-    Ok(format!(
-        "{name}+{}+{}",
-        hash.iter().map(|b| format!("{b:02x}")).collect::<String>(),
-        STANDARD.encode(typed)
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::signed_head::generate_key;
+
+    /// The verifier key of the C2SP `signed-note` spec for `public_key_hex` under `name`:
+    /// `<name>+<key hash, 8 hex digits>+<base64(0x01 ‖ public key)>`, as Go's `note` package reads it.
+    fn verifier_key(name: &str, public_key_hex: &str) -> Result<String, SignatureError> {
+        let key = unhex(public_key_hex).filter(|k| k.len() == 32).ok_or(SignatureError::BadKey)?;
+        let hash = key_hash(name, &key);
+        let mut typed = vec![ED25519_TYPE];
+        typed.extend_from_slice(&key);
+        Ok(format!(
+            "{name}+{}+{}",
+            hash.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+            STANDARD.encode(typed)
+        ))
+    }
 
     fn head() -> Checkpoint {
         Checkpoint { origin: "jig.example/acme".to_owned(), size: 42, hash: "ab".repeat(32) }

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use jig_model::manifest::Webhook;
 use ring::hmac;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::Engine;
@@ -29,12 +30,16 @@ const POST_WITHIN: Duration = Duration::from_secs(10);
 /// How long a process about to exit waits for its notices.
 pub const FLUSH_WITHIN: Duration = Duration::from_secs(20);
 
-/// What happened, for the people a webhook reaches.
-#[derive(Debug, Clone)]
+/// What happened, for the people a webhook reaches: serialised as the notice's `type` and
+/// its fields.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type")]
 pub(crate) enum Notice {
     /// A call waits for a person's approval.
+    #[serde(rename = "approval.requested")]
     ApprovalRequested { approval_id: String, tool: String, asked_by: String, rule: String },
     /// An approval was decided (approved, denied), withdrawn or expired.
+    #[serde(rename = "approval.decided")]
     ApprovalDecided {
         approval_id: String,
         tool: String,
@@ -43,18 +48,11 @@ pub(crate) enum Notice {
         reason: Option<String>,
     },
     /// A runbook run waits for people (a manual step, a choice, a go-ahead).
+    #[serde(rename = "runbook.paused")]
     RunbookPaused { run_id: String, runbook: String },
 }
 
 impl Notice {
-    fn kind(&self) -> &'static str {
-        match self {
-            Self::ApprovalRequested { .. } => "approval.requested",
-            Self::ApprovalDecided { .. } => "approval.decided",
-            Self::RunbookPaused { .. } => "runbook.paused",
-        }
-    }
-
     /// The workbench's path to what the notice is about.
     fn path(&self) -> String {
         match self {
@@ -78,20 +76,6 @@ impl Notice {
             }
             Self::RunbookPaused { runbook, .. } => {
                 format!("runbook {runbook} in {project} waits for people")
-            }
-        }
-    }
-
-    fn fields(&self) -> Value {
-        match self {
-            Self::ApprovalRequested { approval_id, tool, asked_by, rule } => {
-                json!({ "approval_id": approval_id, "tool": tool, "asked_by": asked_by, "rule": rule })
-            }
-            Self::ApprovalDecided { approval_id, tool, verdict, by, reason } => json!({
-                "approval_id": approval_id, "tool": tool, "verdict": verdict, "by": by, "reason": reason,
-            }),
-            Self::RunbookPaused { run_id, runbook } => {
-                json!({ "run_id": run_id, "runbook": runbook })
             }
         }
     }
@@ -134,15 +118,14 @@ impl Engine {
             settings.workbench_url.as_deref().unwrap_or_default().trim_end_matches('/'),
             notice.path()
         );
-        let mut body = json!({
-            "type": notice.kind(),
-            "id": crate::identity::new_id(),
-            "time": jig_audit::time::rfc3339(now),
-            "project": project,
-            "link": link,
-        });
-        if let (Some(body), Value::Object(fields)) = (body.as_object_mut(), notice.fields()) {
-            body.extend(fields);
+        let mut body = serde_json::to_value(notice).unwrap_or_else(|_| json!({}));
+        if let Some(fields) = body.as_object_mut() {
+            fields.extend([
+                ("id".to_owned(), json!(crate::identity::new_id())),
+                ("time".to_owned(), json!(jig_audit::time::rfc3339(now))),
+                ("project".to_owned(), json!(project)),
+                ("link".to_owned(), json!(link)),
+            ]);
         }
         let text = format!("{} — {link}", notice.text(&project));
         for hook in &settings.webhooks {
@@ -166,13 +149,14 @@ impl Engine {
 /// POST `payload` to `hook` until it is taken (2xx), refused for good (4xx but 429), or the
 /// tries are spent. Nothing of it reaches the caller: a webhook down is said in the log.
 async fn deliver(hook: &Webhook, payload: &Value, timestamp: i64) {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let Ok(client) = reqwest::Client::builder()
-        .timeout(POST_WITHIN)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-    else {
-        return;
+    static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> =
+        std::sync::OnceLock::new();
+    let client = match CLIENT.get_or_init(|| crate::http_client(POST_WITHIN)) {
+        Ok(client) => client,
+        Err(error) => {
+            tracing::warn!(%error, "no notice can be sent");
+            return;
+        }
     };
     let body = payload.to_string();
     let signature = sign(&hook.secret, body.as_bytes());
@@ -181,7 +165,6 @@ async fn deliver(hook: &Webhook, payload: &Value, timestamp: i64) {
         let sent = client
             .post(&hook.url)
             .header("content-type", "application/json")
-            .header("user-agent", concat!("jig/", env!("CARGO_PKG_VERSION")))
             .header("x-jig-timestamp", timestamp.to_string())
             .header("x-jig-signature", &signature)
             .header("x-jig-signature-256", format!("sha256={signature}"))

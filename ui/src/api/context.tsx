@@ -71,10 +71,14 @@ function EventBridge({ backend }: { backend: Backend }) {
         for (const key of staleAfter(event)) void queries.invalidateQueries({ queryKey: [key] });
       },
       (connected) => {
-        // Back after a drop: whatever changed meanwhile was never announced here.
-        if (connected && dropped) void queries.invalidateQueries();
-        dropped = !connected;
         backend.events.setConnected(connected);
+        // Back after a drop: whatever changed meanwhile was never announced here. Cached
+        // views are read again, and the views that follow something are told to.
+        if (connected && dropped) {
+          void queries.invalidateQueries();
+          backend.events.dispatch({ event: STREAM_RESUMED });
+        }
+        dropped = !connected;
       },
     );
   }, [backend, queries, known]);
@@ -132,6 +136,10 @@ export function useConnected(): boolean {
   useEffect(() => events.onConnected(setConnected), [events]);
   return connected;
 }
+
+/** Dispatched by the UI itself (never by the server) when the event stream comes back after
+ * a drop: what happened meanwhile must be read, not heard. */
+export const STREAM_RESUMED = "StreamResumed";
 
 /** Call `listener` with every event while the component is mounted. */
 export function useEvents(listener: (event: unknown) => void): void {

@@ -56,7 +56,7 @@ pub async fn run(
         }
         AuditCommand::Show { run, json } => show(&history, run, *json, out).await?,
         AuditCommand::Verify { expect } => {
-            let key = head_key(settings);
+            let key = AuditSettings::read(settings).head_key;
             report(&history.verify(expect.as_ref(), key.as_deref()).await?, out)?
         }
         AuditCommand::Head { sign: None } => {
@@ -65,7 +65,8 @@ pub async fn run(
             Code::Ok
         }
         AuditCommand::Head { sign: Some(key_file) } => {
-            let Some(head) = signed_head(settings, &history, key_file).await? else {
+            let origin = AuditSettings::read(settings).origin;
+            let Some(head) = signed_head(&history, key_file, &origin).await? else {
                 return Ok(Code::Failed);
             };
             serde_json::to_writer(&mut *out, &head)?;
@@ -73,11 +74,12 @@ pub async fn run(
             Code::Ok
         }
         AuditCommand::Publish { sign, to } => {
-            let Some(head) = signed_head(settings, &history, sign).await? else {
+            let audit = AuditSettings::read(settings);
+            let Some(head) = signed_head(&history, sign, &audit.origin).await? else {
                 return Ok(Code::Failed);
             };
             let note = head.checkpoint.unwrap_or_default();
-            let Some(target) = to.clone().or_else(|| audit_setting(settings, "publish")) else {
+            let Some(target) = to.clone().or(audit.publish) else {
                 eprintln!(
                     "error[E_VALIDATION_FAIL]: config.audit.publish: nowhere to publish: the manifest names no file or http(s) URL, and no --to was given"
                 );
@@ -91,7 +93,7 @@ pub async fn run(
         }
         AuditCommand::Keygen { .. } => Code::Usage,
         AuditCommand::Export { after, format } => {
-            let source = origin(settings);
+            let source = AuditSettings::read(settings).origin;
             let mut after = *after;
             loop {
                 let page = history.packets(after, 1000).await?;
@@ -234,48 +236,50 @@ fn report(status: &ChainStatus, out: &mut impl Write) -> anyhow::Result<Code> {
     }
 }
 
-/// The public key the project trusts for signed heads (`config.audit.head_key`).
-fn head_key(settings: &Settings) -> Option<String> {
-    audit_setting(settings, "head_key")
+/// The manifest's `config.audit` as these commands need it, read from the manifest alone (so
+/// a broken tool file does not hide it), once per command.
+struct AuditSettings {
+    /// The public key signed heads must verify with (`head_key`).
+    head_key: Option<String>,
+    /// The chain's name (`origin`, else `jig/<project name>`): the origin line of its
+    /// checkpoints and the source of its exported events.
+    origin: String,
+    /// Where `jig audit publish` writes (`publish`).
+    publish: Option<String>,
 }
 
-/// A `config.audit` setting, read from the manifest alone, so a broken tool file does not
-/// hide it.
-fn audit_setting(settings: &Settings, key: &str) -> Option<String> {
-    manifest_value(settings)?.pointer(&format!("/config/audit/{key}"))?.as_str().map(str::to_owned)
+impl AuditSettings {
+    fn read(settings: &Settings) -> Self {
+        let manifest = jig_load::find_manifest(&settings.project)
+            .and_then(|path| fs_err::read_to_string(path).ok())
+            .and_then(|text| jig_load::yaml::parse(&text, &jig_load::yaml::Caps::DEFAULT).ok())
+            .map(|document| document.value);
+        let named = |pointer: &str| {
+            manifest
+                .as_ref()
+                .and_then(|m| m.pointer(pointer))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        Self {
+            head_key: named("/config/audit/head_key"),
+            origin: named("/config/audit/origin").unwrap_or_else(|| {
+                format!("jig/{}", named("/name").unwrap_or_else(|| "project".to_owned()))
+            }),
+            publish: named("/config/audit/publish"),
+        }
+    }
 }
 
-fn manifest_value(settings: &Settings) -> Option<Value> {
-    let manifest = jig_load::find_manifest(&settings.project)?;
-    let text = fs_err::read_to_string(manifest).ok()?;
-    Some(jig_load::yaml::parse(&text, &jig_load::yaml::Caps::DEFAULT).ok()?.value)
-}
-
-/// The chain's name (`config.audit.origin`, else `jig/<project name>`): the origin line of its
-/// checkpoints and the source of its exported events.
-fn origin(settings: &Settings) -> String {
-    let manifest = manifest_value(settings);
-    let named = |pointer: &str| {
-        manifest
-            .as_ref()
-            .and_then(|m| m.pointer(pointer))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    named("/config/audit/origin").unwrap_or_else(|| {
-        format!("jig/{}", named("/name").unwrap_or_else(|| "project".to_owned()))
-    })
-}
-
-/// The head signed with the key in `key_file`; `None` (said on stderr) when the key or the
-/// origin is not usable.
+/// The head signed with the key in `key_file`, its checkpoint under `origin`; `None` (said on
+/// stderr) when the key or the origin is not usable.
 async fn signed_head(
-    settings: &Settings,
     history: &History,
     key_file: &std::path::Path,
+    origin: &str,
 ) -> anyhow::Result<Option<history::SignedHead>> {
     let seed = fs_err::read_to_string(key_file)?;
-    Ok(match history.signed_head(&seed, &origin(settings)).await? {
+    Ok(match history.signed_head(&seed, origin).await? {
         Ok(head) => Some(head),
         Err(error) => {
             eprintln!("error[E_VALIDATION_FAIL]: {}: {error}", key_file.display());

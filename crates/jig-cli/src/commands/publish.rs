@@ -28,8 +28,7 @@ pub async fn write(project: &Path, target: &str, note: &str) -> anyhow::Result<b
 }
 
 async fn put(url: &str, note: &str) -> anyhow::Result<bool> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = reqwest::Client::builder().timeout(PUT_WITHIN).build()?;
+    let client = jig_engine::http_client(PUT_WITHIN).map_err(anyhow::Error::msg)?;
     let sent = client
         .put(url)
         .header("content-type", "text/plain; charset=utf-8")

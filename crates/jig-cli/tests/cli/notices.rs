@@ -20,6 +20,17 @@ fn project(url: &str, format: &str) -> tempfile::TempDir {
     dir
 }
 
+/// Alice asks to write `path`; the call waits for approval: its id.
+fn alice_asks_to_write(root: &std::path::Path, path: &str) -> String {
+    let args = format!(r#"{{"path": "{path}", "content": "x"}}"#);
+    let asked = jig(root, &["--as", "alice", "call", "file_write", "--args", &args]);
+    assert_eq!(asked.status.code(), Some(1), "{}", stderr(&asked));
+    stdout_json(&asked)["errors"][0]["details"]["approval_id"]
+        .as_str()
+        .expect("waits for approval")
+        .to_owned()
+}
+
 /// The notice's body, after checking its signature is the body's HMAC under the secret.
 fn signed(received: &Received) -> Value {
     let key = hmac::Key::new(hmac::HMAC_SHA256, SECRET.as_bytes());
@@ -45,15 +56,7 @@ fn a_waiting_write_and_its_approval_reach_the_webhook_signed_after_two_failures(
         serve(vec!["503 Service Unavailable", "502 Bad Gateway", "200 OK", "204 No Content"]);
     let dir = project(&format!("{base}/hooks/jig"), "");
     let root = dir.path();
-    let asked = jig(
-        root,
-        &["--as", "alice", "call", "file_write", "--args", r#"{"path": "x.txt", "content": "x"}"#],
-    );
-    assert_eq!(asked.status.code(), Some(1), "{}", stderr(&asked));
-    let approval = stdout_json(&asked)["errors"][0]["details"]["approval_id"]
-        .as_str()
-        .expect("waits for approval")
-        .to_owned();
+    let approval = alice_asks_to_write(root, "x.txt");
     let approved = jig(root, &["--as", "bob", "approvals", "approve", &approval]);
     assert_eq!(approved.status.code(), Some(0), "{}", stderr(&approved));
 
@@ -84,15 +87,7 @@ fn a_slack_webhook_gets_a_line_of_text_and_a_refusal_is_not_retried() {
     let (base, receiver) = serve(vec!["400 Bad Request", "200 OK"]);
     let dir = project(&format!("{base}/services/T0/B0"), ", format: slack");
     let root = dir.path();
-    let asked = jig(
-        root,
-        &["--as", "alice", "call", "file_write", "--args", r#"{"path": "y.txt", "content": "y"}"#],
-    );
-    assert_eq!(asked.status.code(), Some(1), "{}", stderr(&asked));
-    let approval = stdout_json(&asked)["errors"][0]["details"]["approval_id"]
-        .as_str()
-        .expect("waits")
-        .to_owned();
+    let approval = alice_asks_to_write(root, "y.txt");
     let denied =
         jig(root, &["--as", "bob", "approvals", "deny", &approval, "--reason", "not today"]);
     assert_eq!(denied.status.code(), Some(0), "{}", stderr(&denied));

@@ -168,13 +168,14 @@ impl History {
         origin: &str,
     ) -> Result<Result<SignedHead, NoteError>, EngineError> {
         let (seq, hash) = self.store.head().await?;
-        let signed = || -> Result<SignedHead, NoteError> {
-            let mut head = SignedHead::sign(seq, &hash, seed)?;
-            let checkpoint =
-                Checkpoint { origin: origin.to_owned(), size: seq, hash: hash.clone() };
-            head.checkpoint = Some(checkpoint.sign(seed)?);
-            Ok(head)
-        };
-        Ok(signed())
+        Ok(sign_head(seq, hash, seed, origin))
     }
+}
+
+/// `(seq, hash)` signed with `seed`, with its checkpoint note under `origin`.
+fn sign_head(seq: i64, hash: String, seed: &str, origin: &str) -> Result<SignedHead, NoteError> {
+    let mut head = SignedHead::sign(seq, &hash, seed)?;
+    let checkpoint = Checkpoint { origin: origin.to_owned(), size: seq, hash };
+    head.checkpoint = Some(checkpoint.sign(seed)?);
+    Ok(head)
 }

@@ -1,6 +1,5 @@
-//! The HTTP client the OpenID library speaks through: Jig's own reqwest (rustls with ring), no
-//! redirects followed (a provider answers its endpoints directly; a redirect there is refused
-//! rather than followed somewhere else), bounded in time.
+//! The HTTP client the OpenID library speaks through: Jig's own outgoing client
+//! ([`jig_engine::http_client`]: no redirects followed, bounded in time).
 
 use std::time::Duration;
 
@@ -15,16 +14,7 @@ const MAX_ANSWER: usize = 1 << 20;
 
 /// A client for the provider.
 pub(super) fn client() -> Result<reqwest::Client, String> {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(TIMEOUT)
-        .user_agent(concat!("jig/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("cannot set up an HTTP client: {e}"))
+    jig_engine::http_client(TIMEOUT)
 }
 
 /// One request's answer, as the OpenID library awaits it.

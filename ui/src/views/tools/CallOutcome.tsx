@@ -50,7 +50,10 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
                     ? "Succeeded"
                     : "Failed"}
         </h2>
-        {response && <span className="muted">{formatDuration(response.duration_ms)}</span>}
+        {/* A waiting call's answer took no time worth showing: it has not run. */}
+        {response && view.phase !== "waiting" && (
+          <span className="muted">{formatDuration(response.duration_ms)}</span>
+        )}
         {response?.replayed && <span className="badge">replayed from the audit record</span>}
         <span className="grow" />
         {view.requestId && (

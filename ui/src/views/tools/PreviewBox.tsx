@@ -10,11 +10,14 @@ export function PreviewBox({
   args,
   disabled,
   onValid,
+  approved = false,
 }: {
   tool: string;
   args: unknown;
   disabled: boolean;
   onValid: (valid: boolean) => void;
+  /** A person already approved exactly these arguments and nothing ran them yet. */
+  approved?: boolean;
 }) {
   const api = useApi();
   const [preview, setPreview] = useState<Preview | null>(null);
@@ -88,9 +91,11 @@ export function PreviewBox({
       </div>
       {decision.action === "require-approval" && (
         <div className="muted">
-          {preview.self_approval
-            ? "You may approve it yourself in Approvals."
-            : "Someone else must approve it (the policy refuses self-approval); the call runs once they do."}
+          {approved
+            ? "Already approved and not yet run: running it now uses that approval, and nobody is asked again."
+            : preview.self_approval
+              ? "You may approve it yourself in Approvals."
+              : "Someone else must approve it (the policy refuses self-approval); the call runs once they do."}
         </div>
       )}
     </div>

@@ -176,6 +176,7 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
         args={args}
         disabled={textError !== null}
         onValid={setPreviewValid}
+        approved={call.view.orphaned && asked === JSON.stringify(args)}
       />
       <div className="row">
         <button

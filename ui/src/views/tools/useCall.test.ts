@@ -139,6 +139,12 @@ describe("catching up with a call the stream could not follow", () => {
     expect(done.response?.data).toEqual({ ok: 1 });
   });
 
+  it("reads the store when the stream comes back, only for a call it still follows", () => {
+    expect(follow(started, { event: "StreamResumed" }).recheck).toBe(0);
+    const done: CallView = { ...started, phase: "done" };
+    expect(follow(done, { event: "StreamResumed" })).toBe(done);
+  });
+
   it("ends a wait the stream missed with what decided it", () => {
     const denied = caughtUp(waiting, {
       request_id: "r1",

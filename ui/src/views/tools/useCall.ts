@@ -1,7 +1,7 @@
 import type { Chunk } from "../../components/OutputLog";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { unwrap, type Schemas, type ToolResponse } from "../../api/client";
-import { useApi, useConnected, useEvents } from "../../api/context";
+import { STREAM_RESUMED, useApi, useEvents } from "../../api/context";
 
 /** A call as the store has it (`GET /api/calls/{id}`). */
 type CallRecord = Schemas["CallState"];
@@ -112,38 +112,30 @@ export function useCall() {
   );
 
   // What the stream could not say (it was down, or another process ran the call) is read from
-  // the store: on reconnecting, and when the view asks for it.
-  const connected = useConnected();
-  const online = useRef(connected);
-  const latest = useRef(view);
+  // the store when the view asks for it (`recheck`).
+  const { recheck, firstId } = view;
   useEffect(() => {
-    latest.current = view;
-  });
-  const reread = useCallback(async () => {
-    const first = latest.current.firstId;
-    if (!first || !following(latest.current.phase)) return;
-    const read = await api.GET("/api/calls/{request_id}", {
-      params: { path: { request_id: first } },
-    });
-    // Anything but an answer (the server restarting again): the next reconnect reads again.
-    if (read.response.status !== 200 && read.response.status !== 404) return;
-    const record = read.data ?? null;
-    setView((current) =>
-      current.firstId === first && following(current.phase) ? caughtUp(current, record) : current,
-    );
-  }, [api]);
-  useEffect(() => {
-    const back = connected && !online.current;
-    online.current = connected;
-    if (back) void reread();
-  }, [connected, reread]);
-  useEffect(() => {
-    if (view.recheck === null) return;
-    const timer = setTimeout(() => void reread(), view.recheck);
+    if (recheck === null || !firstId) return;
+    const reread = async () => {
+      const read = await api.GET("/api/calls/{request_id}", {
+        params: { path: { request_id: firstId } },
+      });
+      // Anything but an answer (the server restarting again): the next reconnect asks again.
+      const answered = read.response.status === 200 || read.response.status === 404;
+      const record = read.data ?? null;
+      setView((current) =>
+        current.firstId !== firstId || !following(current.phase)
+          ? current
+          : answered
+            ? caughtUp(current, record)
+            : { ...current, recheck: null },
+      );
+    };
+    const timer = setTimeout(() => void reread(), recheck);
     return () => {
       clearTimeout(timer);
     };
-  }, [view.recheck, reread]);
+  }, [recheck, firstId, api]);
 
   const cancel = useCallback(async () => {
     if (!view.requestId) return;
@@ -161,6 +153,9 @@ export function useCall() {
 
 /** The next view of a call after one event. */
 export function follow(current: CallView, event: Message): CallView {
+  // The stream was down: whatever ended or moved the call meanwhile is in the store.
+  if (event.event === STREAM_RESUMED)
+    return following(current.phase) ? { ...current, recheck: 0 } : current;
   if (current.phase === "waiting" && event.event === "ApprovalDecided") {
     if (event.approval_id !== current.approvalId) return current;
     if (event.verdict === "approved" && event.resumed_as)
