@@ -5,7 +5,9 @@
 //! in this process, and every other watching the project reloads too.
 //!
 //! A server is started only once a person asked for its present configuration
-//! ([`Discovery::Asked`]: `jig mcp discover`, `jig mcp import`). Opening a project
+//! ([`Discovery::Asked`]: `jig mcp discover`, `jig mcp import`), which is kept outside the
+//! project ([`jig_load::consent`]): a file that came with a repository is no one's consent.
+//! Opening a project
 //! ([`Discovery::Refresh`]) asks again only servers whose configuration a person asked for
 //! before: a cloned repository's manifest starts nothing by itself.
 
@@ -79,7 +81,18 @@ impl Engine {
                     (Discovered { error: Some(message.clone()), ..kept }, Err(message))
                 }
             };
-            let outcome = match self.keep(&name, &discovered) {
+            // Asking is the person's consent to this configuration, kept outside the project.
+            let consented = match which {
+                Discovery::Asked => {
+                    jig_load::consent::give(self.workspace.root(), &name, &discovered.config)
+                }
+                Discovery::Refresh => Ok(false),
+            };
+            let (newly, outcome) = match consented {
+                Ok(newly) => (newly, outcome),
+                Err(message) => (false, Err(format!("the consent could not be kept: {message}"))),
+            };
+            let outcome = match self.keep(&name, &discovered, newly) {
                 Ok(true) => {
                     changed.push(format!("{}/{name}.json", jig_load::upstream::CACHE_DIR));
                     outcome
@@ -127,12 +140,13 @@ impl Engine {
         Ok((tools, info))
     }
 
-    /// Write what `name` said, when it differs from what is kept; `true` when written. The
-    /// file is replaced whole (a reader never sees half of it).
-    fn keep(&self, name: &str, discovered: &Discovered) -> Result<bool, String> {
+    /// Write what `name` said, when it differs from what is kept or `always` (a consent given
+    /// now: the write makes every process watching the project load it again); `true` when
+    /// written. The file is replaced whole (a reader never sees half of it).
+    fn keep(&self, name: &str, discovered: &Discovered, always: bool) -> Result<bool, String> {
         let path = cache_path(self.workspace.root(), name);
         let text = serde_json::to_vec_pretty(discovered).map_err(|e| e.to_string())?;
-        if fs_err::read(&path).ok().as_deref() == Some(text.as_slice()) {
+        if !always && fs_err::read(&path).ok().as_deref() == Some(text.as_slice()) {
             return Ok(false);
         }
         let dir = path.parent().ok_or("no directory")?;

@@ -12,6 +12,7 @@
 
 mod auth_check;
 mod buffer;
+pub mod consent;
 mod loader;
 mod located;
 mod package;

@@ -104,7 +104,8 @@ pub struct UpstreamServer {
     pub def: Arc<ToolDef>,
     /// [`crate::upstream::config_hash`] of its configuration.
     pub config: String,
-    /// Whether a person asked for its tools with this configuration (`.jig/mcp/NAME.json`).
+    /// Whether a person on this machine asked for its tools with this configuration
+    /// ([`crate::consent`]), and what they found is in `.jig/mcp/NAME.json`.
     pub discovered: bool,
     /// Its configuration, as the manifest gives it.
     pub settings: jig_model::mcp_server::McpServer,

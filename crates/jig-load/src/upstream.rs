@@ -178,8 +178,10 @@ pub fn entries(
         let server_def = server_def(name, server, package);
         let config = config_hash(server);
         let cached = read_cache(root, name, &config);
+        // A repository can carry the discovery file, not a person's consent.
+        let asked = crate::consent::given(root, name, &config);
         match &cached {
-            Ok(Some(found)) => {
+            Ok(Some(found)) if asked => {
                 if let Some(error) = &found.error {
                     diagnostics.push(at_server(
                         Diagnostic::warning(
@@ -191,6 +193,13 @@ pub fn entries(
                 }
                 out.tools.extend(tools_of(name, server, &server_def, found, file, diagnostics));
             }
+            Ok(Some(_)) => diagnostics.push(at_server(
+                Diagnostic::warning(
+                    codes::MCP_SERVER,
+                    format!("MCP server `{name}`: `{CACHE_DIR}/{name}.json` came with the project, but nobody here has asked for this server; its tools are not in the registry"),
+                )
+                .with_hint("read its `command` and `grants`; then `jig mcp discover` starts it and asks"),
+            )),
             Ok(None) => diagnostics.push(at_server(
                 Diagnostic::warning(
                     codes::MCP_SERVER,
@@ -209,9 +218,9 @@ pub fn entries(
             crate::UpstreamServer {
                 def: Arc::new(server_def),
                 config,
-                // A person asked for this configuration (whatever the answer): only then may
-                // Jig start it on its own, to ask again.
-                discovered: matches!(cached, Ok(Some(_))),
+                // A person here asked for this configuration (whatever the answer): only then
+                // may Jig start it on its own, to ask again.
+                discovered: asked && matches!(cached, Ok(Some(_))),
                 settings: server.clone(),
             },
         );

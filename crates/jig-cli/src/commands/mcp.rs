@@ -31,6 +31,7 @@ pub async fn run(
     // The registry follows the files; clients hear `notifications/tools/list_changed`.
     let _watch = engine.watch()?;
     discover_in_background(&engine);
+    say_where_notices_go(&engine);
     let Some(addr) = args.http else {
         jig_mcp::serve_stdio(engine, settings.principal.clone()).await?;
         return Ok(Code::Ok);
@@ -106,6 +107,35 @@ pub fn discover_in_background(engine: &std::sync::Arc<jig_engine::Engine>) {
             eprintln!("warning: asking the upstream MCP servers for their tools failed: {error}");
         }
     });
+}
+
+/// Name, once at start, the hosts the manifest's `notifications:` sends notices to: a manifest
+/// that came with a repository chooses them, so the person running Jig is told (docs/policy.md,
+/// "a webhook").
+pub fn say_where_notices_go(engine: &jig_engine::Engine) {
+    let snapshot = engine.snapshot();
+    let Some(notifications) = snapshot.notifications() else { return };
+    let hosts: std::collections::BTreeSet<String> = notifications
+        .webhooks
+        .iter()
+        .map(|hook| {
+            url::Url::parse(&hook.url)
+                .ok()
+                .and_then(|u| {
+                    u.host_str().map(|h| {
+                        format!("{h}{}", u.port().map_or_else(String::new, |p| format!(":{p}")))
+                    })
+                })
+                .unwrap_or_else(|| hook.url.clone())
+        })
+        .collect();
+    if !hosts.is_empty() {
+        let hosts: Vec<String> = hosts.into_iter().collect();
+        eprintln!(
+            "notices of approvals and paused runs go to {} (`notifications:` in the manifest)",
+            hosts.join(", ")
+        );
+    }
 }
 
 /// One server as `jig mcp discover` shows it before starting it: its command line (quoted for a

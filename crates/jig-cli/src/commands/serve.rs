@@ -34,6 +34,7 @@ pub async fn run(
     }
     let _watch = engine.watch()?;
     super::mcp::discover_in_background(&engine);
+    super::mcp::say_where_notices_go(&engine);
     let project = engine
         .snapshot()
         .root()

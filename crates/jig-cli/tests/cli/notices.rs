@@ -110,3 +110,20 @@ fn a_slack_webhook_gets_a_line_of_text_and_a_refusal_is_not_retried() {
         "{second}"
     );
 }
+
+#[test]
+fn a_long_running_jig_says_where_the_manifest_sends_notices() {
+    // The manifest chooses the receiver; who runs Jig on it is told where notices go.
+    let dir = project("http://127.0.0.1:9/hooks/jig", "");
+    let mcp = std::process::Command::new(env!("CARGO_BIN_EXE_jig"))
+        .arg("mcp")
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("jig mcp");
+    assert!(
+        stderr(&mcp).contains("notices of approvals and paused runs go to 127.0.0.1:9"),
+        "{}",
+        stderr(&mcp)
+    );
+}

@@ -156,8 +156,8 @@ fn import_writes_a_clients_servers_and_keeps_secrets_out_of_the_manifest() {
     let _ = repo();
 }
 
-#[test]
-fn a_hostile_server_is_a_clear_error_on_its_tool_never_a_stuck_jig() {
+/// A project whose server `evil` is tests/fixtures/upstream/hostile.py.
+fn hostile_project() -> tempfile::TempDir {
     let dir = project(&json!({ "evil": {
         "command": "python3",
         "args": ["hostile.py"],
@@ -165,6 +165,12 @@ fn a_hostile_server_is_a_clear_error_on_its_tool_never_a_stuck_jig() {
     }}));
     std::fs::copy(repo().join("tests/fixtures/upstream/hostile.py"), dir.path().join("hostile.py"))
         .expect("server");
+    dir
+}
+
+#[test]
+fn a_hostile_server_is_a_clear_error_on_its_tool_never_a_stuck_jig() {
+    let dir = hostile_project();
     let found = jig(dir.path(), &["mcp", "discover"]);
     assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
     let check = jig(dir.path(), &["validate"]);
@@ -320,4 +326,46 @@ fn the_reference_everything_server_answers_through_jig_with_what_it_was_granted(
     assert!(!text.contains("JIG_TEST_SECRET") && !text.contains("s3\\\""), "{text}");
     let audit = jig(dir.path(), &["audit", "verify"]);
     assert_eq!(audit.status.code(), Some(0), "{}", stderr(&audit));
+}
+
+#[test]
+fn a_discovery_file_that_came_with_a_repository_starts_nothing() {
+    let dir = hostile_project();
+    let (alice, bob) = (tempfile::tempdir().expect("tmp"), tempfile::tempdir().expect("tmp"));
+    let as_person = |state: &Path, project: &Path, args: &[&str]| {
+        jig_env(project, args, &[("XDG_STATE_HOME", state.to_str().expect("utf-8"))])
+    };
+    let listed = |state: &Path, project: &Path| -> Vec<String> {
+        let out = as_person(state, project, &["list", "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let tools = stdout_json(&out);
+        let ids = tools.as_array().expect("tools").iter().map(|t| t["id"].as_str().expect("id"));
+        ids.filter(|id| id.starts_with("evil.")).map(str::to_owned).collect()
+    };
+    let found = as_person(alice.path(), dir.path(), &["mcp", "discover"]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    assert!(listed(alice.path(), dir.path()).contains(&"evil.echo".to_owned()));
+
+    // Bob has the same files, `.jig/mcp/evil.json` with the right hash included, as a
+    // repository that carries them would: nothing of the server's is in his registry.
+    assert_eq!(listed(bob.path(), dir.path()), Vec::<String>::new());
+    let check = as_person(bob.path(), dir.path(), &["validate"]);
+    assert!(stderr(&check).contains("nobody here has asked for this server"), "{}", stderr(&check));
+    let call =
+        as_person(bob.path(), dir.path(), &["call", "evil.echo", "--args", r#"{"text":"hi"}"#]);
+    assert_eq!(stdout_json(&call)["errors"][0]["code"], "E_NOT_FOUND");
+    // A copy of the project elsewhere is another project, even for the person who asked.
+    let clone = tempfile::tempdir().expect("tmp");
+    let copied = std::process::Command::new("cp")
+        .args(["-a", &format!("{}/.", dir.path().display()), &clone.path().display().to_string()])
+        .status()
+        .expect("cp");
+    assert!(copied.success());
+    assert!(clone.path().join(".jig/mcp/evil.json").is_file());
+    assert_eq!(listed(alice.path(), clone.path()), Vec::<String>::new());
+
+    // Bob asks for it himself: now it is his to run.
+    let asked = as_person(bob.path(), dir.path(), &["mcp", "discover"]);
+    assert_eq!(asked.status.code(), Some(0), "{}", stderr(&asked));
+    assert!(listed(bob.path(), dir.path()).contains(&"evil.echo".to_owned()));
 }
