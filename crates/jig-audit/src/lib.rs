@@ -16,6 +16,7 @@ pub mod blob;
 pub mod checkpoint;
 mod error;
 pub mod feed;
+pub mod forward;
 mod jobs;
 mod journal_ops;
 mod ops;

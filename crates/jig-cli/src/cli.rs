@@ -465,6 +465,14 @@ pub enum AuditCommand {
         /// Where to write the signing key; refused if it exists
         file: PathBuf,
     },
+    /// Send the audit to the receivers of `config.audit.forward` (syslog over TLS, Splunk HEC,
+    /// Elasticsearch), from where each left off; until interrupted, or until caught up.
+    /// `jig serve` and `jig mcp` forward too, while they run
+    Forward {
+        /// Stop once every receiver has taken the packets recorded when it started
+        #[arg(long)]
+        until_caught_up: bool,
+    },
     /// Every packet as JSON lines: as stored (`jsonl`), as CloudEvents 1.0 (`cloudevents`), or
     /// as OCSF API Activity events inside CloudEvents (`ocsf`), one per packet in chain order
     Export {

@@ -16,6 +16,7 @@ mod engine;
 mod error;
 mod events;
 mod follow;
+mod forward;
 pub mod history;
 mod identity;
 mod job_log;
@@ -39,6 +40,7 @@ pub use error::EngineError;
 pub use events::{
     ApprovalEvent, Audience, Event, EventBus, RegistryEvent, RunbookEvent, Subscription, Viewer,
 };
+pub use forward::{Forwarder, Progress, Stop};
 pub use identity::{agent_principal, canonical_principal, idempotency_key, new_id};
 pub use job_log::JobLog;
 pub use metrics::{LatencySummary, MetricsSnapshot};

@@ -358,6 +358,11 @@ impl Loader {
         snapshot.auth = config.and_then(|c| c.auth.clone()).filter(crate::auth_check::usable);
         snapshot.mcp_servers = mcp_servers;
         snapshot.notifications = root_manifest.and_then(|m| m.notifications.clone());
+        let audit = config.and_then(|c| c.audit.as_ref());
+        snapshot.forward = audit.map(|a| a.forward.clone()).unwrap_or_default();
+        snapshot.origin = audit.and_then(|a| a.origin.clone()).unwrap_or_else(|| {
+            format!("jig/{}", root_manifest.map_or("project", |m| m.name.as_str()))
+        });
         Ok(Arc::new(snapshot))
     }
 }

@@ -267,6 +267,9 @@ impl Builder<'_> {
         if let Some(auth) = manifest.config.as_ref().and_then(|c| c.auth.as_ref()) {
             self.diagnostics.extend(crate::auth_check::check(auth, &located));
         }
+        if let Some(audit) = manifest.config.as_ref().and_then(|c| c.audit.as_ref()) {
+            self.diagnostics.extend(forward_problems(&audit.forward, &located));
+        }
         let root = manifest_path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let tools_dir = self.package_dir(&root, manifest.tools_dir(), &located, "/paths/tools");
         let runbooks_dir =
@@ -446,4 +449,35 @@ impl Builder<'_> {
         };
         self.diagnostics.push(diagnostic);
     }
+}
+
+/// Problems of `config.audit.forward` the schema cannot express: each forwarder's URL, shape
+/// and format, and names that would share a place in the store.
+fn forward_problems(
+    forward: &[jig_model::manifest::AuditForward],
+    manifest: &Located,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for (i, forwarder) in forward.iter().enumerate() {
+        for (field, message) in forwarder.problems() {
+            out.push(manifest.at(
+                Diagnostic::error(codes::FIELD_INVALID, format!("audit forwarder: {message}")),
+                &format!("/config/audit/forward/{i}/{field}"),
+            ));
+        }
+        if !names.insert(forwarder.name.as_str()) {
+            out.push(manifest.at(
+                Diagnostic::error(
+                    codes::FIELD_INVALID,
+                    format!(
+                        "two audit forwarders are named `{}`: each keeps its own place",
+                        forwarder.name
+                    ),
+                ),
+                &format!("/config/audit/forward/{i}/name"),
+            ));
+        }
+    }
+    out
 }

@@ -90,6 +90,10 @@ pub struct Snapshot {
     pub(crate) extensions: BTreeMap<String, String>,
     /// The root manifest's `config.auth`: how people sign in to `jig serve`.
     pub(crate) auth: Option<jig_model::manifest::AuthConfig>,
+    /// The root manifest's `config.audit.forward`.
+    pub(crate) forward: Vec<jig_model::manifest::AuditForward>,
+    /// The root manifest's `config.audit.origin`, else `jig/<project name>`: the chain's name.
+    pub(crate) origin: String,
     /// The root manifest's `notifications:`.
     pub(crate) notifications: Option<jig_model::manifest::Notifications>,
     /// The root manifest's upstream MCP servers that are valid, by name.
@@ -142,6 +146,8 @@ impl Snapshot {
             policy,
             extensions: BTreeMap::new(),
             auth: None,
+            forward: Vec::new(),
+            origin: "jig/project".to_owned(),
             notifications: None,
             mcp_servers: BTreeMap::new(),
         }
@@ -150,6 +156,17 @@ impl Snapshot {
     /// The project's upstream MCP servers (the root manifest's `mcp_servers:`), by name.
     pub fn mcp_servers(&self) -> &BTreeMap<String, UpstreamServer> {
         &self.mcp_servers
+    }
+
+    /// Where the audit is forwarded live (the root manifest's `config.audit.forward`).
+    pub fn audit_forward(&self) -> &[jig_model::manifest::AuditForward] {
+        &self.forward
+    }
+
+    /// The chain's name: `config.audit.origin`, else `jig/<project name>` (the origin line of
+    /// its checkpoints, the source of its exported events).
+    pub fn audit_origin(&self) -> &str {
+        &self.origin
     }
 
     /// How people sign in to `jig serve` (the root manifest's `config.auth`).

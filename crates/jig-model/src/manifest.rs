@@ -229,6 +229,90 @@ pub struct AuditConfig {
     /// project) or an `http(s)://` URL it PUTs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub publish: Option<String>,
+    /// Live forwarders: every packet of the chain, in order and at least once, to a receiver
+    /// (docs/forwarding.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forward: Vec<AuditForward>,
+}
+
+/// One live forwarder of the audit (`config.audit.forward[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuditForward {
+    /// Its name, which keeps its place in the store (lowercase letters, digits, `-`, `_`):
+    /// renaming a forwarder starts it again from the first packet.
+    pub name: String,
+    /// `syslog+tls://HOST:PORT` (RFC 5424 messages over TLS, framed as RFC 5425 says) or an
+    /// `http(s)://` URL taking batches in `shape`.
+    pub url: String,
+    /// What an HTTP receiver takes: `hec` (Splunk's HTTP Event Collector) or `elastic` (the
+    /// bulk API).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<String>,
+    /// Each packet as `cloudevents` (the default), `ocsf` (OCSF API Activity inside a
+    /// CloudEvent) or `jsonl` (the packet as stored), as `jig audit export` writes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// A PEM file of the certificate authorities trusted for the receiver (relative to the
+    /// project); by default the system's (`/etc/ssl/certs/ca-certificates.crt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca: Option<String>,
+    /// The environment variable holding an HTTP receiver's token (sent as `Authorization:
+    /// Splunk …` to `hec`, `Authorization: ApiKey …` to `elastic`); never the token itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
+}
+
+impl AuditForward {
+    /// What is wrong with it, as `(field, message)`.
+    pub fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= 64
+            && self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        if !name_ok {
+            out.push((
+                "name",
+                format!("`{}` is not 1–64 lowercase letters, digits, `-` and `_`", self.name),
+            ));
+        }
+        let http = self.url.starts_with("http://") || self.url.starts_with("https://");
+        if let Some(address) = self.url.strip_prefix("syslog+tls://") {
+            if self.shape.is_some() {
+                out.push(("shape", "a syslog receiver takes no `shape`".to_owned()));
+            }
+            if self.token_env.is_some() {
+                out.push(("token_env", "a syslog receiver takes no token".to_owned()));
+            }
+            let port = address.rsplit_once(':').and_then(|(_, port)| port.parse::<u16>().ok());
+            if port.is_none() || address.contains('/') {
+                out.push(("url", format!("`{}` is not `syslog+tls://HOST:PORT`", self.url)));
+            }
+        } else if http {
+            match self.shape.as_deref() {
+                Some("hec" | "elastic") => {}
+                Some(other) => {
+                    out.push(("shape", format!("unknown shape `{other}` (hec, elastic)")))
+                }
+                None => out
+                    .push(("shape", "an HTTP receiver needs a `shape`: hec or elastic".to_owned())),
+            }
+        } else {
+            out.push((
+                "url",
+                format!("`{}` is neither `syslog+tls://HOST:PORT` nor an http(s) URL", self.url),
+            ));
+        }
+        if let Some(format) =
+            self.format.as_deref().filter(|f| !matches!(*f, "cloudevents" | "ocsf" | "jsonl"))
+        {
+            out.push(("format", format!("unknown format `{format}` (cloudevents, ocsf, jsonl)")));
+        }
+        out
+    }
 }
 
 /// One external provider.

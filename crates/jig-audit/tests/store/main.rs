@@ -3,6 +3,7 @@
 
 mod chain;
 mod feed;
+mod forward;
 mod runbooks;
 mod state;
 

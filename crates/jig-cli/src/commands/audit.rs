@@ -18,8 +18,12 @@ pub async fn run(
     command: &AuditCommand,
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
-    if let AuditCommand::Keygen { file } = command {
-        return keygen(file, out);
+    match command {
+        AuditCommand::Keygen { file } => return keygen(file, out),
+        AuditCommand::Forward { until_caught_up } => {
+            return super::forward::run(settings, *until_caught_up, out).await;
+        }
+        _ => {}
     }
     let Some(history) = settings.history().await? else {
         // Nothing recorded yet: an empty record lists and exports as empty.
@@ -91,7 +95,7 @@ pub async fn run(
                 .transpose()?
                 .map_or(Code::Failed, |()| Code::Ok)
         }
-        AuditCommand::Keygen { .. } => Code::Usage,
+        AuditCommand::Keygen { .. } | AuditCommand::Forward { .. } => Code::Usage,
         AuditCommand::Export { after, format } => {
             let source = AuditSettings::read(settings).origin;
             let mut after = *after;

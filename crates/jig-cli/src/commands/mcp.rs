@@ -32,6 +32,7 @@ pub async fn run(
     let _watch = engine.watch()?;
     discover_in_background(&engine);
     say_where_notices_go(&engine);
+    forward_in_background(&engine);
     let Some(addr) = args.http else {
         jig_mcp::serve_stdio(engine, settings.principal.clone()).await?;
         return Ok(Code::Ok);
@@ -107,6 +108,18 @@ pub fn discover_in_background(engine: &std::sync::Arc<jig_engine::Engine>) {
             eprintln!("warning: asking the upstream MCP servers for their tools failed: {error}");
         }
     });
+}
+
+/// Forward the audit to the receivers of `config.audit.forward` while this process runs,
+/// saying so once.
+pub fn forward_in_background(engine: &jig_engine::Engine) {
+    match engine.forward_audit() {
+        Ok(names) if !names.is_empty() => {
+            eprintln!("forwarding the audit as {}", names.join(", "));
+        }
+        Ok(_) => {}
+        Err(why) => eprintln!("error[E_VALIDATION_FAIL]: the audit is not forwarded: {why}"),
+    }
 }
 
 /// Name, once at start, the hosts the manifest's `notifications:` sends notices to: a manifest

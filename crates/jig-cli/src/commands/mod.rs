@@ -4,6 +4,7 @@ pub mod approvals;
 pub mod audit;
 pub mod call;
 pub mod doctor;
+pub mod forward;
 pub mod list;
 pub mod mcp;
 pub mod mcp_import;

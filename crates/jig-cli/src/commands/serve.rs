@@ -35,6 +35,7 @@ pub async fn run(
     let _watch = engine.watch()?;
     super::mcp::discover_in_background(&engine);
     super::mcp::say_where_notices_go(&engine);
+    super::mcp::forward_in_background(&engine);
     let project = engine
         .snapshot()
         .root()

@@ -15,6 +15,7 @@ mod catalog;
 mod checkpoints;
 mod commands;
 mod concurrency;
+mod forward;
 mod gert_compat;
 mod launcher;
 mod notices;

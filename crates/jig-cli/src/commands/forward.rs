@@ -1,0 +1,64 @@
+//! `jig audit forward`: the project's audit forwarders (`config.audit.forward`) in the
+//! foreground — for a team that runs no `jig serve`, or to catch a receiver up and stop.
+
+use std::io::Write;
+
+use crate::exit::Code;
+use crate::output::Settings;
+
+pub async fn run(
+    settings: &Settings,
+    until_caught_up: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
+    let forwarders = match engine.forwarders() {
+        Ok(forwarders) => forwarders,
+        Err(why) => {
+            eprintln!("error[E_VALIDATION_FAIL]: {why}");
+            return Ok(Code::Failed);
+        }
+    };
+    if forwarders.is_empty() {
+        eprintln!(
+            "error[E_NOT_FOUND]: config.audit.forward: the manifest names no receiver to forward the audit to"
+        );
+        return Ok(Code::Failed);
+    }
+    if !until_caught_up {
+        for forwarder in &forwarders {
+            eprintln!("forwarding the audit as `{}`", forwarder.name());
+        }
+        let (stop, stopped) = jig_engine::Stop::pair();
+        let tasks: Vec<_> = forwarders
+            .into_iter()
+            .map(|forwarder| {
+                let stopped = stopped.clone();
+                tokio::spawn(async move { forwarder.run(None, stopped).await })
+            })
+            .collect();
+        crate::signals::interrupted().await;
+        // Each records where it got to and gives up its lease before the process ends.
+        let _ = stop.send(true);
+        for task in tasks {
+            let progress = task.await?;
+            writeln!(out, "{}: taken up to seq {}", progress.name, progress.seq)?;
+        }
+        return Ok(Code::Ok);
+    }
+    let head = engine.history().head().await?.0;
+    // Each catches up on its own task, at the same time.
+    let tasks: Vec<_> = forwarders
+        .into_iter()
+        .map(|forwarder| {
+            tokio::spawn(
+                async move { forwarder.run(Some(head), jig_engine::Stop::default()).await },
+            )
+        })
+        .collect();
+    for task in tasks {
+        let progress = task.await?;
+        writeln!(out, "{}: taken up to seq {}", progress.name, progress.seq)?;
+    }
+    Ok(Code::Ok)
+}

@@ -1,0 +1,345 @@
+//! The audit forwarded live (`config.audit.forward`) to Debian's rsyslog over TLS, with the
+//! receiver stopped mid-stream, down while packets are recorded, and started again; and the
+//! forwarder itself stopped and started again. Every packet arrives, in order, and a copy is
+//! only ever one a receiver can drop by its seq.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use jig_audit::{NewPacket, Op, PacketKind, Store};
+use serde_json::json;
+
+use crate::{jig, stderr};
+
+/// A private rsyslogd taking RFC 5424 over TLS (its OpenSSL driver) on `port`, writing each
+/// message's MSGID, structured data and body to `received.log`.
+struct Rsyslog {
+    dir: tempfile::TempDir,
+    port: u16,
+    child: Option<Child>,
+}
+
+impl Rsyslog {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().expect("tmp");
+        let run = |args: &[&str]| {
+            let done = Command::new("openssl")
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .expect("openssl");
+            assert!(
+                done.status.success(),
+                "openssl {args:?}: {}",
+                String::from_utf8_lossy(&done.stderr)
+            );
+        };
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+        run(&[
+            &["req", "-x509"][..],
+            &ec,
+            &["-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "2", "-subj", "/CN=jig-test-ca"],
+        ]
+        .concat());
+        run(&[
+            &["req"][..],
+            &ec,
+            &["-keyout", "key.pem", "-out", "req.pem", "-subj", "/CN=localhost"],
+        ]
+        .concat());
+        std::fs::write(dir.path().join("ext"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+            .expect("ext");
+        run(&[
+            "x509",
+            "-req",
+            "-in",
+            "req.pem",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca-key.pem",
+            "-CAcreateserial",
+            "-out",
+            "cert.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "ext",
+        ]);
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .expect("port")
+            .local_addr()
+            .expect("addr")
+            .port();
+        let d = dir.path().display();
+        let config = format!(
+            "global(workDirectory=\"{d}\" DefaultNetstreamDriver=\"ossl\" DefaultNetstreamDriverCAFile=\"{d}/ca.pem\" DefaultNetstreamDriverCertFile=\"{d}/cert.pem\" DefaultNetstreamDriverKeyFile=\"{d}/key.pem\")\n\
+             module(load=\"imtcp\" StreamDriver.Name=\"ossl\" StreamDriver.Mode=\"1\" StreamDriver.AuthMode=\"anon\")\n\
+             input(type=\"imtcp\" address=\"127.0.0.1\" port=\"{port}\")\n\
+             template(name=\"seen\" type=\"string\" string=\"%msgid% %structured-data% %msg%\\n\")\n\
+             *.* action(type=\"omfile\" file=\"{d}/received.log\" template=\"seen\")\n"
+        );
+        std::fs::write(dir.path().join("rsyslog.conf"), config).expect("config");
+        let mut receiver = Self { dir, port, child: None };
+        receiver.resume();
+        receiver
+    }
+
+    /// Start it (again) on the same port.
+    fn resume(&mut self) {
+        let child = Command::new("rsyslogd")
+            .args(["-n", "-f", "rsyslog.conf", "-i", "rsyslogd.pid"])
+            .current_dir(self.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("rsyslogd (scripts/setup installs rsyslog and rsyslog-openssl)");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "rsyslogd did not listen on {}", self.port);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stop it as its service would be stopped (SIGTERM), and wait until it has.
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+            let _ = child.wait();
+        }
+    }
+
+    fn ca(&self) -> PathBuf {
+        self.dir.path().join("ca.pem")
+    }
+
+    /// The seqs received, in the order they arrived (copies included).
+    fn seqs(&self) -> Vec<i64> {
+        let text =
+            std::fs::read_to_string(self.dir.path().join("received.log")).unwrap_or_default();
+        text.lines()
+            .filter_map(|line| {
+                let at = line.find("seq=\"")? + 5;
+                line[at..].split('"').next()?.parse().ok()
+            })
+            .collect()
+    }
+
+    /// Wait until at least `count` distinct seqs arrived.
+    fn wait_for(&self, count: usize, within: Duration) {
+        let deadline = Instant::now() + within;
+        loop {
+            let distinct = self.seqs().into_iter().collect::<BTreeSet<_>>().len();
+            if distinct >= count {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{distinct} of {count} packets arrived within {within:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Rsyslog {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Append `count` packets to the project's store, as recorded calls would be.
+fn record(root: &Path, count: usize) {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let store =
+            Store::open(&root.join(".jig/audit.db").display().to_string()).await.expect("open");
+        let mut left = count;
+        while left > 0 {
+            let batch = left.min(500);
+            let ops = (0..batch)
+                .map(|i| {
+                    Op::Append(NewPacket {
+                        kind: PacketKind::CallRequest,
+                        session_id: Some("forwarding".to_owned()),
+                        thread_id: None,
+                        principal: Some("agent".to_owned()),
+                        request_id: Some(format!("req-{left}-{i}")),
+                        run_id: None,
+                        tool: Some("file_read".to_owned()),
+                        args_hash: None,
+                        data: json!({ "args": { "path": "notes.txt" } }),
+                    })
+                })
+                .collect();
+            store.apply(ops).await.expect("append");
+            left -= batch;
+        }
+        store.close().await;
+    });
+}
+
+fn head(root: &Path) -> i64 {
+    let out = jig(root, &["audit", "head"]);
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .expect("seq")
+        .parse()
+        .expect("seq")
+}
+
+#[test]
+fn every_packet_reaches_rsyslog_over_tls_in_order_through_receiver_and_forwarder_restarts() {
+    let mut receiver = Rsyslog::start();
+    let project = tempfile::tempdir().expect("tmp");
+    let root = project.path();
+    std::fs::write(
+        root.join("jig.yaml"),
+        format!(
+            "name: forwarding\nconfig:\n  audit:\n    forward:\n      - {{ name: siem, url: \"syslog+tls://127.0.0.1:{}\", ca: \"{}\", format: ocsf }}\n",
+            receiver.port,
+            receiver.ca().display()
+        ),
+    )
+    .expect("manifest");
+    record(root, 20_000);
+
+    let forwarder = Command::new(env!("CARGO_BIN_EXE_jig"))
+        .args(["audit", "forward"])
+        .current_dir(root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("jig audit forward");
+    // Stopped mid-stream, and down while more is recorded; then back.
+    receiver.wait_for(5_000, Duration::from_secs(60));
+    receiver.stop();
+    record(root, 5_000);
+    std::thread::sleep(Duration::from_secs(2));
+    receiver.resume();
+    receiver.wait_for(15_000, Duration::from_secs(60));
+    receiver.stop();
+    receiver.resume();
+    receiver.wait_for(25_000, Duration::from_secs(90));
+
+    // The forwarder stopped and started again: it goes on from its place in the store.
+    let _ = Command::new("kill").args(["-TERM", &forwarder.id().to_string()]).status();
+    let stopped = forwarder.wait_with_output().expect("forwarder");
+    assert!(stderr(&stopped).contains("forwarding the audit as `siem`"), "{}", stderr(&stopped));
+    record(root, 300);
+    let caught_up = jig(root, &["audit", "forward", "--until-caught-up"]);
+    assert_eq!(caught_up.status.code(), Some(0), "{}", stderr(&caught_up));
+    let total = head(root);
+    assert_eq!(total, 25_300);
+    assert_eq!(
+        String::from_utf8_lossy(&caught_up.stdout).trim(),
+        format!("siem: taken up to seq {total}")
+    );
+    receiver.stop();
+
+    let arrived = receiver.seqs();
+    let distinct: BTreeSet<i64> = arrived.iter().copied().collect();
+    assert_eq!(
+        distinct,
+        (1..=total).collect::<BTreeSet<_>>(),
+        "every packet, once copies are dropped"
+    );
+    // In order: after dropping copies, each packet arrives after the one before it.
+    let mut seen = BTreeSet::new();
+    let firsts: Vec<i64> = arrived.iter().copied().filter(|seq| seen.insert(*seq)).collect();
+    assert!(firsts.windows(2).all(|w| w[1] == w[0] + 1), "out of order");
+    // Copies are what was resent after a stop, not the stream again.
+    // Copies are what was in flight when the receiver stopped, resent: each time the stream
+    // went back, it went back a moment's worth (one batch in flight, then a quarter second
+    // until it counts as taken), not to where it started. The forwarder's own stop was clean.
+    let rewinds: Vec<i64> =
+        arrived.windows(2).filter(|w| w[1] <= w[0]).map(|w| w[0] - w[1] + 1).collect();
+    assert!(rewinds.len() <= 2, "went back {rewinds:?}");
+    assert!(rewinds.iter().all(|&back| back <= 5_000), "went back {rewinds:?}");
+    // The events are OCSF inside CloudEvents, as `jig audit export --format ocsf` writes them.
+    let log = std::fs::read_to_string(receiver.dir.path().join("received.log")).expect("log");
+    let first = log.lines().next().expect("a line");
+    assert!(first.starts_with("tool.call.request [jig@32473 seq=\"1\" hash=\""), "{first}");
+    let body = &first[first.find('{').expect("json")..];
+    let event: serde_json::Value = serde_json::from_str(body).expect("the event is JSON");
+    assert_eq!(event["specversion"], "1.0");
+    assert_eq!(event["data"]["class_uid"], 6003);
+}
+
+#[test]
+fn a_splunk_collector_gets_every_packet_once_it_answers_with_the_token_from_the_environment() {
+    // The first answer is a failure: that batch is sent again, whole, then the next one.
+    let (base, receiver) =
+        crate::receiver::serve(vec!["503 Service Unavailable", "200 OK", "200 OK"]);
+    let project = tempfile::tempdir().expect("tmp");
+    let root = project.path();
+    std::fs::write(
+        root.join("jig.yaml"),
+        format!(
+            "name: forwarding\nconfig:\n  audit:\n    forward:\n      - {{ name: splunk, url: \"{base}/services/collector/event\", shape: hec, token_env: JIG_TEST_HEC_TOKEN }}\n"
+        ),
+    )
+    .expect("manifest");
+    record(root, 600);
+    let caught_up = crate::jig_env(
+        root,
+        &["audit", "forward", "--until-caught-up"],
+        &[("JIG_TEST_HEC_TOKEN", "hec-token-1")],
+    );
+    assert_eq!(caught_up.status.code(), Some(0), "{}", stderr(&caught_up));
+    assert_eq!(String::from_utf8_lossy(&caught_up.stdout).trim(), "splunk: taken up to seq 600");
+    let received = receiver.join().expect("receiver");
+    assert!(received.iter().all(|r| r.line.starts_with("POST /services/collector/event ")));
+    assert!(received.iter().all(|r| r.header("authorization") == Some("Splunk hec-token-1")));
+    assert_eq!(received[0].body, received[1].body, "the refused batch is sent again as it was");
+    let seqs: Vec<i64> = received[1..]
+        .iter()
+        .flat_map(|r| r.body.lines().map(str::to_owned).collect::<Vec<_>>())
+        .map(|line| {
+            let event: serde_json::Value =
+                serde_json::from_str(&line).expect("one JSON object a line");
+            assert_eq!(event["sourcetype"], "jig:audit");
+            assert!(event["time"].as_f64().is_some_and(|t| t > 1.7e9));
+            event["event"]["jigseq"].as_i64().expect("the CloudEvent's seq")
+        })
+        .collect();
+    assert_eq!(seqs, (1..=600).collect::<Vec<_>>());
+
+    // Without its token, it says which variable is missing and sends nothing.
+    let missing = jig(root, &["audit", "forward", "--until-caught-up"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains(
+            "error[E_VALIDATION_FAIL]: config.audit.forward[0] (`splunk`): `token_env`: `JIG_TEST_HEC_TOKEN` is not set"
+        ),
+        "{}",
+        stderr(&missing)
+    );
+}
+
+#[test]
+fn a_forwarder_jig_cannot_run_is_named_when_the_project_loads() {
+    let project = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        project.path().join("jig.yaml"),
+        "name: forwarding\nconfig:\n  audit:\n    forward:\n      - { name: siem, url: \"syslog://10.0.0.1:514\" }\n      - { name: siem, url: \"https://splunk.example/services/collector\", shape: kafka, format: xml }\n",
+    )
+    .expect("manifest");
+    let check = jig(project.path(), &["validate"]);
+    assert_eq!(check.status.code(), Some(3), "{}", stderr(&check));
+    for said in [
+        "audit forwarder: `syslog://10.0.0.1:514` is neither `syslog+tls://HOST:PORT` nor an http(s) URL\n --> jig.yaml:5:28",
+        "two audit forwarders are named `siem`: each keeps its own place\n --> jig.yaml:6:17",
+        "audit forwarder: unknown shape `kafka` (hec, elastic)\n --> jig.yaml:6:80",
+        "audit forwarder: unknown format `xml` (cloudevents, ocsf, jsonl)\n --> jig.yaml:6:95",
+    ] {
+        assert!(stderr(&check).contains(said), "{said}: {}", stderr(&check));
+    }
+}
