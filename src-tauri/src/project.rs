@@ -255,6 +255,7 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
         .map_err(|e| describe(&e))?;
     engine.watch_jobs();
     engine.follow_store();
+    engine.keep_upstream_current();
     let watch = engine.watch().map_err(|e| describe(&e))?;
     let name = root
         .file_name()

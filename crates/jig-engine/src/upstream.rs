@@ -108,6 +108,55 @@ impl Engine {
         Ok(found)
     }
 
+    /// Keep the upstream servers' tools current while the engine lives, without holding its
+    /// start: ask again now the servers a person asked for before with their present
+    /// configuration (nothing else is started: that takes `jig mcp discover`), and again
+    /// whenever one says its tools changed. Every long-running surface calls this.
+    pub fn keep_upstream_current(self: &Arc<Self>) {
+        self.follow_upstream();
+        if !self.snapshot().mcp_servers().values().any(|s| s.discovered) {
+            return;
+        }
+        let engine = Arc::clone(self);
+        tokio::spawn(async move {
+            if let Err(error) = engine.discover_mcp(Discovery::Refresh).await {
+                tracing::warn!(%error, "asking the upstream MCP servers for their tools");
+            }
+        });
+    }
+
+    /// Ask a server for its tools again whenever it says they changed
+    /// (`notifications/tools/list_changed`), for as long as the engine lives. Notices that
+    /// come close together are answered once, and a server that keeps sending them is asked
+    /// at most once a second.
+    fn follow_upstream(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        let mut changed = jig_tools::gert::tools_changed();
+        tokio::spawn(async move {
+            loop {
+                let file = match changed.recv().await {
+                    Ok(file) => file,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => String::new(),
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                };
+                let Some(engine) = weak.upgrade() else { return };
+                let ours = file.is_empty()
+                    || engine.snapshot().mcp_servers().values().any(|s| s.def.source.file == file);
+                if !ours {
+                    continue;
+                }
+                // Let a burst of notices arrive, then answer them all with one discovery.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                while changed.try_recv().is_ok() {}
+                if let Err(error) = engine.discover_mcp(Discovery::Refresh).await {
+                    tracing::warn!(%error, "asking an upstream MCP server for its changed tools");
+                }
+                drop(engine);
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+    }
+
     /// The server's `tools/list`, through the executor that serves its calls.
     async fn list_tools(
         &self,

@@ -63,8 +63,17 @@ pub fn config_hash(server: &McpServer) -> String {
 /// is confined by `grants`. Its tools share the definition's file and command, so one process
 /// serves them all.
 pub fn server_def(name: &str, server: &McpServer, package: &str) -> ToolDef {
-    let mut argv = vec![server.command.clone().unwrap_or_default()];
-    argv.extend(server.args.iter().cloned());
+    // A server at a URL is reached by Jig over the network: nothing is started, and every
+    // call is a network call the policy's allow-list decides.
+    let remote = server.url.is_some();
+    let argv = if remote {
+        Vec::new()
+    } else {
+        let mut argv = vec![server.command.clone().unwrap_or_default()];
+        argv.extend(server.args.iter().cloned());
+        argv
+    };
+    let network = server.grants.network || remote;
     let grants = &server.grants;
     let mut read: Vec<String> = grants.read.clone();
     read.extend(grants.programs.iter().map(|p| expand_home(p)));
@@ -77,7 +86,7 @@ pub fn server_def(name: &str, server: &McpServer, package: &str) -> ToolDef {
         dialect: Dialect::GertV0,
         deterministic: false,
         idempotent: false,
-        side_effects: if grants.network { vec![SideEffect::Network] } else { Vec::new() },
+        side_effects: if network { vec![SideEffect::Network] } else { Vec::new() },
         risk: Risk::Medium,
         timeout_ms: TIMEOUT_MS,
         limits: LIMITS,
@@ -89,8 +98,8 @@ pub fn server_def(name: &str, server: &McpServer, package: &str) -> ToolDef {
             argv: Vec::new(),
             method: None,
             mcp_tool: None,
-            connect: None,
-            startup: Some(Startup {
+            connect: server.url.clone(),
+            startup: (!remote).then(|| Startup {
                 argv,
                 ready_signal: None,
                 timeout: Some("30s".to_owned()),
@@ -104,13 +113,10 @@ pub fn server_def(name: &str, server: &McpServer, package: &str) -> ToolDef {
             writes: Vec::new(),
             effect_tags: Vec::new(),
             requires_approval: false,
+            headers: server.headers.clone(),
         })),
         caps: Some(Caps {
-            network: if grants.network {
-                vec![NetworkCap::Http, NetworkCap::Https]
-            } else {
-                Vec::new()
-            },
+            network: if network { vec![NetworkCap::Http, NetworkCap::Https] } else { Vec::new() },
             // Always given, even empty: without it a process reads the whole workspace.
             filesystem: Some(FilesystemCaps { read, write: grants.paths.clone() }),
             subprocess: true,
@@ -163,14 +169,6 @@ pub fn entries(
                     .in_file(file)
                     .at_pointer(at(field)),
             );
-        }
-        if server.url.is_some() {
-            diagnostics.push(
-                Diagnostic::warning(codes::MCP_SERVER, format!("MCP server `{name}`: servers over HTTP (`url`) are not served yet; its tools are not in the registry"))
-                    .in_file(file)
-                    .at_pointer(at("url")),
-            );
-            continue;
         }
         if diagnostics.len() > before {
             continue;

@@ -112,6 +112,11 @@ pub struct GertExecution {
     /// The action always needs approval.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub requires_approval: bool,
+    /// mcp over HTTP: headers sent with each request (an upstream server's `headers`). Never
+    /// shown or hashed: a value may carry a token.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub headers: BTreeMap<String, String>,
 }
 
 /// One callable tool in the registry. Field names are camelCase, like the toolpack format.

@@ -5,6 +5,7 @@
 //! - [`serve::Serve`]: a real `jig serve` process, and a plain HTTP client for it.
 //! - [`engines::podman`] and [`engines::slurm`]: real engines for seed 001's plans;
 //!   [`tls_front::tls_front`]: a mutual-TLS TCP front on the Docker API's socket.
+//! - [`rsyslog::Rsyslog`]: Debian's rsyslog taking syslog over TLS.
 
 // Test support reports problems by panicking with the command that failed, and starts
 // PostgreSQL, the engines, git and TLS fronts.
@@ -13,6 +14,7 @@
 pub mod engines;
 pub mod http;
 mod postgres;
+pub mod rsyslog;
 pub mod serve;
 pub mod tls_front;
 

@@ -30,7 +30,7 @@ pub async fn run(
     }
     // The registry follows the files; clients hear `notifications/tools/list_changed`.
     let _watch = engine.watch()?;
-    discover_in_background(&engine);
+    engine.keep_upstream_current();
     say_where_notices_go(&engine);
     forward_in_background(&engine);
     let Some(addr) = args.http else {
@@ -95,21 +95,6 @@ pub async fn discover(settings: &Settings) -> anyhow::Result<Code> {
     Ok(if failed { Code::Failed } else { Code::Ok })
 }
 
-/// Ask again, without holding the start, the upstream servers a person asked for before with
-/// their present configuration (a server whose list changed brings its new tools; clients hear
-/// `notifications/tools/list_changed`). Nothing else is started: that takes `jig mcp discover`.
-pub fn discover_in_background(engine: &std::sync::Arc<jig_engine::Engine>) {
-    if !engine.snapshot().mcp_servers().values().any(|s| s.discovered) {
-        return;
-    }
-    let engine = std::sync::Arc::clone(engine);
-    tokio::spawn(async move {
-        if let Err(error) = engine.discover_mcp(jig_engine::Discovery::Refresh).await {
-            eprintln!("warning: asking the upstream MCP servers for their tools failed: {error}");
-        }
-    });
-}
-
 /// Forward the audit to the receivers of `config.audit.forward` while this process runs,
 /// saying so once.
 pub fn forward_in_background(engine: &jig_engine::Engine) {
@@ -154,6 +139,13 @@ pub fn say_where_notices_go(engine: &jig_engine::Engine) {
 /// One server as `jig mcp discover` shows it before starting it: its command line (quoted for a
 /// shell) and what its sandbox may reach.
 fn consent_line(name: &str, server: &jig_model::mcp_server::McpServer) -> String {
+    if let Some(url) = &server.url {
+        let headers: Vec<&str> = server.headers.keys().map(String::as_str).collect();
+        let sent = if headers.is_empty() { "no headers".to_owned() } else { headers.join(", ") };
+        return format!(
+            "connecting to {name}: {url} (sending {sent}); the policy's network allow-list decides whether it may be reached"
+        );
+    }
     let mut argv = vec![server.command.clone().unwrap_or_default()];
     argv.extend(server.args.iter().cloned());
     let list =

@@ -45,6 +45,19 @@ fn filesystem() -> Value {
     })
 }
 
+/// `jig call TOOL --args ARGS` in `dir` with `env`, which must succeed: its response.
+fn called(dir: &Path, tool: &str, args: &str, env: &[(&str, &str)]) -> Value {
+    let done = jig_env(dir, &["call", tool, "--args", args], env);
+    assert_eq!(
+        done.status.code(),
+        Some(0),
+        "{tool}: {}{}",
+        stderr(&done),
+        String::from_utf8_lossy(&done.stdout)
+    );
+    stdout_json(&done)
+}
+
 fn ids(dir: &Path) -> Vec<(String, Value)> {
     let listed = jig(dir, &["list", "--json"]);
     assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
@@ -297,17 +310,7 @@ fn the_reference_everything_server_answers_through_jig_with_what_it_was_granted(
     // Not read-only and not destructive: still a write, which the rules send to a person.
     assert_eq!(tool("everything.toggle-simulated-logging")["sideEffects"], json!(["write"]));
 
-    let call = |id: &str, args: &str| {
-        let done = jig_env(dir.path(), &["call", id, "--args", args], &[("JIG_TEST_SECRET", "s3")]);
-        assert_eq!(
-            done.status.code(),
-            Some(0),
-            "{id}: {}{}",
-            stderr(&done),
-            String::from_utf8_lossy(&done.stdout)
-        );
-        stdout_json(&done)
-    };
+    let call = |id: &str, args: &str| called(dir.path(), id, args, &[("JIG_TEST_SECRET", "s3")]);
     let sum = call("everything.get-sum", r#"{"a": 2, "b": 3}"#);
     assert!(sum["data"].to_string().contains("is 5"), "{sum}");
     // Structured content is the data, checked against the output schema the server declared.
@@ -368,4 +371,215 @@ fn a_discovery_file_that_came_with_a_repository_starts_nothing() {
     let asked = as_person(bob.path(), dir.path(), &["mcp", "discover"]);
     assert_eq!(asked.status.code(), Some(0), "{}", stderr(&asked));
     assert!(listed(bob.path(), dir.path()).contains(&"evil.echo".to_owned()));
+}
+
+/// `jig mcp` on stdio, spoken to line by line: what it writes arrives on a channel.
+struct McpSession {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<Value>,
+    backlog: Vec<Value>,
+}
+
+impl McpSession {
+    fn start(dir: &Path) -> Self {
+        use std::io::BufRead as _;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_jig"))
+            .arg("mcp")
+            .current_dir(dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("jig mcp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Ok(message) = serde_json::from_str(&line) {
+                    let _ = sender.send(message);
+                }
+            }
+        });
+        let mut session = Self { child, stdin, lines, backlog: Vec::new() };
+        session.send(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "test", "version": "1" } } }));
+        session.wait_for(|m| m["id"] == 1);
+        session.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        session
+    }
+
+    fn send(&mut self, message: &Value) {
+        use std::io::Write as _;
+        writeln!(self.stdin, "{message}").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// The first message `wanted` picks, within 30 s; those it passes over are kept for the
+    /// next wait (answers to calls in flight together come in any order).
+    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(at) = self.backlog.iter().position(&wanted) {
+            return self.backlog.remove(at);
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let message = self.lines.recv_timeout(left).expect("jig mcp said nothing in time");
+            if wanted(&message) {
+                return message;
+            }
+            self.backlog.push(message);
+        }
+    }
+
+    /// What a tool of the `team` server said, from Jig's answer to `tools/call`.
+    fn said(answer: &Value) -> String {
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        let data: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        data["said"].as_str().unwrap_or_default().to_owned()
+    }
+
+    fn call(&mut self, id: u64, tool: &str) {
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": tool, "arguments": {} } }));
+    }
+}
+
+impl Drop for McpSession {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn an_upstream_server_takes_calls_at_once_and_its_new_tools_reach_jigs_clients() {
+    let dir = project(&json!({ "team": {
+        "command": "python3",
+        "args": ["team.py"],
+        "grants": { "read": ["team.py"] },
+    }}));
+    std::fs::copy(repo().join("tests/fixtures/upstream/team.py"), dir.path().join("team.py"))
+        .expect("server");
+    let found = jig(dir.path(), &["mcp", "discover"]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    let mut agent = McpSession::start(dir.path());
+
+    // Two calls in flight on the one server: `meet` answers "met" only when the other is there
+    // too (after 10 s alone it says "alone"), so calls sent one after the other would not meet.
+    agent.call(2, "team.meet");
+    agent.call(3, "team.meet");
+    for id in [2, 3] {
+        let answer = agent.wait_for(|m| m["id"] == id);
+        assert_eq!(McpSession::said(&answer), "met", "{answer}");
+    }
+
+    // The server adds a tool and says so: Jig asks it again and tells its own client.
+    agent.call(4, "team.grow");
+    let grew = agent.wait_for(|m| m["id"] == 4);
+    assert_eq!(McpSession::said(&grew), "grew", "{grew}");
+    agent.wait_for(|m| m["method"] == "notifications/tools/list_changed");
+    agent.send(&json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {} }));
+    let listed = agent.wait_for(|m| m["id"] == 5);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .filter(|n| n.starts_with("team."))
+        .collect();
+    assert!(names.contains(&"team.grown"), "{names:?}");
+    agent.call(6, "team.grown");
+    let ran = agent.wait_for(|m| m["id"] == 6);
+    assert_eq!(McpSession::said(&ran), "ran grown", "{ran}");
+}
+
+/// The reference everything server on Streamable HTTP, on a free loopback port: its address
+/// and its process (killed when dropped).
+struct HttpEverything {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpEverything {
+    fn start() -> Self {
+        let script = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .expect("port")
+            .local_addr()
+            .expect("addr")
+            .port();
+        let child = std::process::Command::new("node")
+            .args([script.to_str().expect("utf-8"), "streamableHttp"])
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("node");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(std::time::Instant::now() < deadline, "server-everything did not listen");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Self { child, url: format!("http://127.0.0.1:{port}/mcp") }
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_server_over_streamable_http_is_reached_only_where_the_policy_allows() {
+    let server = HttpEverything::start();
+    let entry = json!({ "everything": {
+        "url": server.url,
+        "headers": { "X-Team": "platform", "Authorization": "Bearer ${JIG_TEST_MCP_TOKEN}" },
+        "env_from": ["JIG_TEST_MCP_TOKEN"],
+    }});
+    let dir = project(&entry);
+    let with_token = [("JIG_TEST_MCP_TOKEN", "t0ken")];
+    // The policy does not let Jig reach this host: nothing is asked, and it says why.
+    let refused = jig_env(dir.path(), &["mcp", "discover"], &with_token);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains(&format!("connecting to everything: {}", server.url)));
+    assert!(stderr(&refused).contains("127.0.0.1"), "{}", stderr(&refused));
+
+    // Allowed: its tools are listed and called like a started server's.
+    let manifest = std::fs::read_to_string(dir.path().join("jig.yaml")).expect("manifest");
+    let allowed = manifest.replace(
+        "policy:\n",
+        "policy:\n  network: { allowed_domains: [\"127.0.0.1\"], allow_private: true }\n",
+    );
+    std::fs::write(dir.path().join("jig.yaml"), allowed).expect("manifest");
+    let found = jig_env(dir.path(), &["mcp", "discover"], &with_token);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    let tools = ids(dir.path());
+    assert!(
+        tools.iter().any(|(t, _)| t == "everything.get-sum"),
+        "{:?}",
+        tools.iter().map(|t| &t.0).collect::<Vec<_>>()
+    );
+    let call = |id: &str, args: &str| called(dir.path(), id, args, &with_token);
+    let sum = call("everything.get-sum", r#"{"a": 20, "b": 22}"#);
+    assert!(sum["data"].to_string().contains("is 42"), "{sum}");
+    // Progress arrives in the stream of events that carries the answer.
+    let long = call("everything.trigger-long-running-operation", r#"{"duration": 1, "steps": 2}"#);
+    assert!(long["data"].to_string().contains("completed"), "{long}");
+
+    // A header naming a variable Jig does not have is an error on the call, saying which.
+    let missing = jig(dir.path(), &["call", "everything.get-sum", "--args", r#"{"a": 1, "b": 1}"#]);
+    assert_eq!(missing.status.code(), Some(1));
+    let error = &stdout_json(&missing)["errors"][0];
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`Authorization`") && m.contains("JIG_TEST_MCP_TOKEN")),
+        "{error}"
+    );
 }

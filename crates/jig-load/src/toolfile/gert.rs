@@ -150,6 +150,7 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
                     .as_ref()
                     .and_then(|g| g.requires_approval)
                     .unwrap_or(false),
+                headers: BTreeMap::new(),
             })),
             caps: None,
             env: None,

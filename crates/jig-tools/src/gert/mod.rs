@@ -8,8 +8,10 @@
 
 mod extract;
 mod pool;
+mod remote;
 mod server;
 mod stdio;
+mod wire;
 
 use std::sync::Arc;
 
@@ -23,6 +25,7 @@ use serde_json::Value;
 use jig_exec::{Execution, Executor, Invocation, ToolError};
 
 pub use pool::Servers;
+pub use wire::tools_changed;
 
 /// Runs tool/v0 actions of every transport.
 #[derive(Debug, Default)]

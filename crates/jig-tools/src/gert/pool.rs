@@ -1,7 +1,8 @@
 //! The running servers of the `jsonrpc` and `mcp` transports, one per tool file and startup
-//! command. Each has a slot of its own, so a server that is slow to start or busy with a long
-//! call holds only the calls to it, never those to other servers. A server that keeps dying is
-//! started again after a growing pause instead of at every call.
+//! command. Each has a slot of its own, held only while its server is started, so a server
+//! that is slow to start holds only the calls to it; once running, calls share it, several in
+//! flight at once. A server that keeps dying is started again after a growing pause instead of
+//! at every call.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use jig_model::ErrorCode;
 use jig_model::tool_def::GertExecution;
-use tokio::sync::{Mutex, OwnedMutexGuard};
+use tokio::sync::Mutex;
 
 use super::ServerKey;
 use super::server::Server;
@@ -24,12 +25,14 @@ const MOST_PAUSE: Duration = Duration::from_secs(30);
 #[derive(Debug, Default)]
 pub struct Servers {
     slots: std::sync::Mutex<HashMap<ServerKey, Arc<Mutex<Slot>>>>,
+    /// Sessions with servers at a URL.
+    pub(super) remote: super::remote::Sessions,
 }
 
 /// One server's place: the process while it runs, and its restarts.
 #[derive(Debug, Default)]
 pub(super) struct Slot {
-    server: Option<Server>,
+    server: Option<Arc<Server>>,
     started: Option<Instant>,
     /// Starts in a row, each soon after the one before.
     restarts: u32,
@@ -37,29 +40,15 @@ pub(super) struct Slot {
     not_before: Option<Instant>,
 }
 
-impl Slot {
-    /// The running server (a slot handed out by [`Servers::session`] has one).
-    pub(super) fn server(&mut self) -> Result<&mut Server, ToolError> {
-        self.server
-            .as_mut()
-            .ok_or_else(|| ToolError::new(ErrorCode::Internal, "the server is not running"))
-    }
-
-    /// Stop the server (its process is killed); the next call starts it again.
-    pub(super) fn stop(&mut self) {
-        self.server = None;
-    }
-}
-
 impl Servers {
-    /// The slot of the server `invocation`'s tool speaks to, with the server running: started
-    /// (again) when it is not, unless it died too often too recently.
+    /// The server `invocation`'s tool speaks to, running: started (again) when it is not,
+    /// unless it died too often too recently.
     pub(super) async fn session(
         &self,
         invocation: &Invocation<'_>,
         gert: &GertExecution,
         mcp: bool,
-    ) -> Result<OwnedMutexGuard<Slot>, ToolError> {
+    ) -> Result<Arc<Server>, ToolError> {
         let key = key(invocation, gert);
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -68,11 +57,9 @@ impl Servers {
             slots.retain(|(file, argv), _| file != &key.0 || argv == &key.1);
             Arc::clone(slots.entry(key.clone()).or_default())
         };
-        let mut slot = slot.lock_owned().await;
-        let alive =
-            slot.server.as_mut().is_some_and(|server| matches!(server.child.try_wait(), Ok(None)));
-        if alive {
-            return Ok(slot);
+        let mut slot = slot.lock().await;
+        if let Some(server) = slot.server.as_ref().filter(|server| server.alive()) {
+            return Ok(Arc::clone(server));
         }
         let now = Instant::now();
         if let Some(not_before) = slot.not_before.filter(|t| *t > now) {
@@ -91,8 +78,9 @@ impl Servers {
         slot.started = Some(now);
         slot.not_before = (slot.restarts > 0).then(|| now + pause(slot.restarts));
         slot.server = None;
-        slot.server = Some(Server::start(invocation, gert, &key.1, mcp).await?);
-        Ok(slot)
+        let server = Arc::new(Server::start(invocation, gert, &key.1, mcp).await?);
+        slot.server = Some(Arc::clone(&server));
+        Ok(server)
     }
 }
 

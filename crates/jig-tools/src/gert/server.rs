@@ -1,24 +1,24 @@
 //! Persistent servers for the `jsonrpc` and `mcp` transports (kept in `pool.rs`), spoken to
-//! with newline-delimited JSON-RPC 2.0 (the MCP stdio framing). What a server writes on stderr
-//! is kept (its last lines), to say why it failed.
+//! with newline-delimited JSON-RPC 2.0 (the MCP stdio framing), several calls in flight on one
+//! server (`wire.rs` routes the answers). What a server writes on stderr is kept (its last
+//! lines), to say why it failed.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use jig_model::ErrorCode;
 use jig_model::tool_def::GertExecution;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStderr, ChildStdin, Command};
 
-use super::pool::{Servers, Slot};
-use super::redact;
+use super::pool::Servers;
+use super::remote as wire_remote;
+use super::{redact, wire};
 use jig_exec::{Events, Invocation, Output, ToolError};
 
-/// The longest message a server may send (a line of JSON-RPC): a server answering more is
-/// stopped, not read into memory whole.
-const MOST_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// How many of the last lines a server wrote on stderr are kept, and how long each may be.
 const STDERR_LINES: usize = 20;
 const STDERR_LINE_BYTES: usize = 500;
@@ -29,20 +29,30 @@ const MCP_VERSION: &str = "2025-06-18";
 /// How long a server gets to start when its tool says nothing.
 const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
 
-/// One running server.
+/// One running server. Calls share it: each request has its own id, and the server's answers
+/// are routed back by it ([`wire`]), so a slow call holds no other.
 #[derive(Debug)]
 pub(super) struct Server {
-    pub(super) child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
+    child: std::sync::Mutex<Child>,
+    stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
+    routes: Arc<wire::Routes>,
+    next_id: AtomicU64,
     name: String,
+    /// Whether it speaks MCP (a call that times out is then cancelled by name).
+    mcp: bool,
     /// The server's temporary directory, removed with it.
     _scratch: jig_exec::confine::Scratch,
     /// What it said of itself in `initialize` (`serverInfo`).
     info: Option<Value>,
     /// The last lines it wrote on stderr.
     stderr: Arc<std::sync::Mutex<VecDeque<String>>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
 }
 
 /// At most this many pages of `tools/list` (a server paging forever must not hold Jig).
@@ -59,8 +69,9 @@ impl Servers {
         let answer = if let Some(address) = &gert.connect {
             tcp_call(invocation, address, &method).await?
         } else {
-            let mut slot = self.session(invocation, gert, false).await?;
-            slot.request(&method, invocation.args.clone(), deadline(invocation), &invocation.events)
+            let server = self.session(invocation, gert, false).await?;
+            server
+                .request(&method, invocation.args.clone(), deadline(invocation), &invocation.events)
                 .await?
         };
         if let Some(error) = answer.get("error") {
@@ -85,15 +96,14 @@ impl Servers {
         gert: &GertExecution,
     ) -> Result<Output, ToolError> {
         let name = gert.mcp_tool.clone().unwrap_or_default();
-        let mut slot = self.session(invocation, gert, true).await?;
+        let mut peer = self.peer(invocation, gert).await?;
         let params = json!({
             "name": name,
             "arguments": invocation.args,
             "_meta": { "progressToken": invocation.events.request_id() },
         });
-        let answer =
-            slot.request("tools/call", params, deadline(invocation), &invocation.events).await?;
-        drop(slot);
+        let answer = peer.request(invocation, "tools/call", params).await?;
+        drop(peer);
         if let Some(error) = answer.get("error") {
             return Err(ToolError::new(
                 ErrorCode::Shell,
@@ -137,16 +147,15 @@ impl Servers {
         invocation: &Invocation<'_>,
         gert: &GertExecution,
     ) -> Result<Output, ToolError> {
-        let mut slot = self.session(invocation, gert, true).await?;
+        let mut peer = self.peer(invocation, gert).await?;
         let mut tools = Vec::new();
         let mut cursor: Option<Value> = None;
-        let until = deadline(invocation);
         for _ in 0..MOST_PAGES {
             let params = match &cursor {
                 Some(cursor) => json!({ "cursor": cursor }),
                 None => json!({}),
             };
-            let answer = slot.request("tools/list", params, until, &invocation.events).await?;
+            let answer = peer.request(invocation, "tools/list", params).await?;
             if let Some(error) = answer.get("error") {
                 return Err(ToolError::new(
                     ErrorCode::Shell,
@@ -164,26 +173,52 @@ impl Servers {
                 break;
             }
         }
-        let info = slot.server()?.info.clone();
+        let info = peer.info();
         Ok(Output::data(json!({ "tools": tools, "serverInfo": info })))
     }
 }
 
-impl Slot {
-    /// A request to the slot's server; a server that failed to answer is stopped (the next
-    /// call starts it again), since what it would say next cannot be trusted to match.
+/// The server a call speaks to: one Jig started, or one at a URL.
+enum Peer {
+    Started(Arc<Server>),
+    Remote(Box<wire_remote::Remote>),
+}
+
+impl Peer {
     async fn request(
         &mut self,
+        invocation: &Invocation<'_>,
         method: &str,
         params: Value,
-        until: Instant,
-        events: &Events,
     ) -> Result<Value, ToolError> {
-        let answer = self.server()?.request(method, params, until, events).await;
-        if answer.is_err() {
-            self.stop();
+        match self {
+            Self::Started(server) => {
+                server.request(method, params, deadline(invocation), &invocation.events).await
+            }
+            Self::Remote(remote) => remote.request(invocation, method, params).await,
         }
-        answer
+    }
+
+    /// What the server said of itself in `initialize`.
+    fn info(&self) -> Option<Value> {
+        match self {
+            Self::Started(server) => server.info.clone(),
+            Self::Remote(remote) => remote.info(),
+        }
+    }
+}
+
+impl Servers {
+    /// The MCP server `invocation`'s tool speaks to, ready for requests.
+    async fn peer(
+        &self,
+        invocation: &Invocation<'_>,
+        gert: &GertExecution,
+    ) -> Result<Peer, ToolError> {
+        if wire_remote::is_remote(gert) {
+            return Ok(Peer::Remote(Box::new(self.remote.open(invocation, gert).await?)));
+        }
+        Ok(Peer::Started(self.session(invocation, gert, true).await?))
     }
 }
 
@@ -231,30 +266,60 @@ impl Server {
         if let Some(pipe) = child.stderr.take() {
             keep_stderr(pipe, Arc::clone(&stderr));
         }
-        let mut server = Self {
-            child,
-            stdin,
-            stdout: BufReader::new(stdout),
-            next_id: 1,
-            name: program.clone(),
-            _scratch: scratch,
-            info: None,
-            stderr,
-        };
+        let mut stdout = BufReader::new(stdout);
         let startup = gert.startup.as_ref();
         let wait = startup
             .and_then(|s| s.timeout.as_deref())
             .and_then(jig_model::duration::parse_duration)
             .unwrap_or(DEFAULT_STARTUP);
+        // A ready signal is read before anything routes the server's lines.
         if let Some(signal) = startup.and_then(|s| s.ready_signal.as_deref()) {
             let until = Instant::now() + wait;
             loop {
-                let line = server.line(until).await?;
-                if line.contains(signal) {
-                    break;
+                let remaining = until.saturating_duration_since(Instant::now());
+                let line = tokio::time::timeout(
+                    remaining,
+                    wire::bounded_line(&mut stdout, wire::MOST_LINE_BYTES),
+                )
+                .await;
+                match line {
+                    Ok(Ok(Some(line))) if line.contains(signal) => break,
+                    Ok(Ok(Some(_))) => {}
+                    Err(_) => {
+                        return Err(ToolError::new(
+                            ErrorCode::Timeout,
+                            format!("server `{program}` did not say it was ready in time"),
+                        ));
+                    }
+                    Ok(Ok(None) | Err(_)) => {
+                        return Err(ToolError::new(
+                            ErrorCode::Shell,
+                            format!("server `{program}` exited before it was ready"),
+                        ));
+                    }
                 }
             }
         }
+        let stdin = Arc::new(tokio::sync::Mutex::new(stdin));
+        let routes = Arc::new(wire::Routes::default());
+        let reader = wire::read(
+            stdout,
+            Arc::clone(&stdin),
+            Arc::clone(&routes),
+            invocation.tool.source.file.clone(),
+        );
+        let mut server = Self {
+            child: std::sync::Mutex::new(child),
+            stdin,
+            routes,
+            next_id: AtomicU64::new(1),
+            name: program.clone(),
+            mcp,
+            _scratch: scratch,
+            info: None,
+            stderr,
+            reader,
+        };
         if mcp {
             let init = json!({
                 "protocolVersion": MCP_VERSION,
@@ -293,78 +358,78 @@ impl Server {
         ToolError { message, ..error }.with_details(json!({ "stderr": tail }))
     }
 
-    async fn send(&mut self, message: &Value) -> Result<(), ToolError> {
+    async fn send(&self, message: &Value) -> Result<(), ToolError> {
         let mut line = message.to_string();
         line.push('\n');
-        self.stdin.write_all(line.as_bytes()).await.map_err(|e| {
+        self.stdin.lock().await.write_all(line.as_bytes()).await.map_err(|e| {
             ToolError::new(ErrorCode::Shell, format!("server `{}` stopped reading: {e}", self.name))
         })
     }
 
-    async fn line(&mut self, until: Instant) -> Result<String, ToolError> {
-        let remaining = until.saturating_duration_since(Instant::now());
-        match tokio::time::timeout(remaining, bounded_line(&mut self.stdout, MOST_LINE_BYTES)).await
-        {
-            Err(_) => Err(self.with_stderr(ToolError::new(
-                ErrorCode::Timeout,
-                format!("server `{}` did not answer in time", self.name),
-            ))),
-            Ok(Ok(Some(line))) => Ok(line),
-            Ok(Err(error)) if error.kind() == std::io::ErrorKind::InvalidData => {
-                Err(ToolError::new(
-                    ErrorCode::Limit,
-                    format!(
-                        "server `{}` sent a message over {} MiB; it was stopped",
-                        self.name,
-                        MOST_LINE_BYTES / (1024 * 1024)
-                    ),
-                ))
-            }
-            Ok(Ok(None) | Err(_)) => {
-                // Its last words, once the pipe has them.
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                Err(self.with_stderr(ToolError::new(
-                    ErrorCode::Shell,
-                    format!("server `{}` exited", self.name),
-                )))
-            }
-        }
+    /// Whether it can take calls: running, and nothing ended its answers.
+    pub(super) fn alive(&self) -> bool {
+        let mut child = self.child.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.routes.ended().is_none() && matches!(child.try_wait(), Ok(None))
     }
 
-    /// Send a request and wait for its answer; the server's own requests are declined and its
-    /// progress notifications become events.
+    /// Stop it: its process is killed, and every call waiting on it is told.
+    fn stop(&self, why: wire::Ended) {
+        self.routes.end(why);
+        let mut child = self.child.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _ = child.start_kill();
+    }
+
+    /// Send a request and wait for its answer (other calls may be in flight meanwhile); its
+    /// progress notifications become events. A server that sent too much is stopped; one that
+    /// does not answer in time is stopped too — what it is stuck on may hold the calls after —
+    /// and the next call starts it again.
     async fn request(
-        &mut self,
+        &self,
         method: &str,
         params: Value,
         until: Instant,
         events: &Events,
     ) -> Result<Value, ToolError> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
-            .await?;
-        loop {
-            let line = self.line(until).await?;
-            let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
-            let their_method = message.get("method").and_then(Value::as_str);
-            match (message.get("id"), their_method) {
-                (Some(answer_id), None) if answer_id == &json!(id) => return Ok(message),
-                (Some(their_id), Some(_)) => {
-                    let decline = json!({ "jsonrpc": "2.0", "id": their_id, "error": { "code": -32601, "message": "Jig serves no requests" } });
-                    self.send(&decline).await?;
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let token =
+            params.pointer("/_meta/progressToken").and_then(Value::as_str).map(str::to_owned);
+        let answer = self.routes.expect(id, events, token).map_err(|why| self.ended(why))?;
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        if let Err(error) = self.send(&message).await {
+            self.routes.forget(id);
+            return Err(error);
+        }
+        let remaining = until.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(remaining, answer).await {
+            Ok(Ok(Ok(message))) => Ok(message),
+            Ok(Ok(Err(why))) => {
+                if why == wire::Ended::TooLarge {
+                    self.stop(why);
                 }
-                (None, Some("notifications/progress")) => {
-                    let params = &message["params"];
-                    let pct = params["progress"]
-                        .as_f64()
-                        .zip(params["total"].as_f64())
-                        .map(|(p, t)| if t > 0.0 { p / t * 100.0 } else { p });
-                    events.progress(pct, params["message"].as_str().unwrap_or_default());
+                // Its last words, once the pipe has them.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Err(self.ended(why))
+            }
+            Ok(Err(_)) => Err(self.ended(wire::Ended::Exited)),
+            Err(_) => {
+                self.routes.forget(id);
+                if self.mcp {
+                    let cancel = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id, "reason": "Jig's time limit for the call" } });
+                    let _ = self.send(&cancel).await;
                 }
-                _ => {}
+                self.stop(wire::Ended::Stopped);
+                Err(self.with_stderr(ToolError::new(
+                    ErrorCode::Timeout,
+                    format!("server `{}` did not answer in time", self.name),
+                )))
             }
         }
+    }
+
+    /// The error of a call to a server that can answer no more.
+    fn ended(&self, why: wire::Ended) -> ToolError {
+        let error = why.error(&self.name);
+        if why == wire::Ended::TooLarge { error } else { self.with_stderr(error) }
     }
 }
 
@@ -402,32 +467,6 @@ fn keep_stderr(pipe: ChildStderr, tail: Arc<std::sync::Mutex<VecDeque<String>>>)
         }
         keep(&mut line);
     });
-}
-
-/// The next line of `reader` without its newline; `None` at the end; `InvalidData` once a line
-/// grows past `most` bytes (what was read of it is dropped).
-async fn bounded_line(
-    reader: &mut BufReader<ChildStdout>,
-    most: usize,
-) -> std::io::Result<Option<String>> {
-    let mut line = Vec::new();
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok((!line.is_empty()).then(|| String::from_utf8_lossy(&line).into_owned()));
-        }
-        if let Some(end) = available.iter().position(|&b| b == b'\n') {
-            line.extend_from_slice(&available[..end]);
-            reader.consume(end + 1);
-            return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
-        }
-        let taken = available.len();
-        line.extend_from_slice(available);
-        reader.consume(taken);
-        if line.len() > most {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "line too long"));
-        }
-    }
 }
 
 /// A `jsonrpc` action on a server already listening at `address` (`host:port`), checked like any
