@@ -85,12 +85,6 @@ impl Feed {
         Ok(Self { store: store.clone(), cursor, wake, _source: source })
     }
 
-    /// Wait until the store may have changed (woken, or [`POLL`] passed), without reading:
-    /// for a reader that keeps its own place (a forwarder, which sends every packet).
-    pub async fn changed(&self) {
-        let _ = tokio::time::timeout(POLL, self.wake.notified()).await;
-    }
-
     /// The last seq delivered.
     pub fn cursor(&self) -> i64 {
         self.cursor

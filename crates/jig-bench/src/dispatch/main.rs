@@ -4,9 +4,11 @@
 //! the same rows with the same durability settings, one transaction per call.
 //!
 //! ```text
-//! dispatch-bench [--calls N] [--callers C] [--postgres URL|auto|none]
+//! dispatch-bench [--calls N] [--callers C] [--postgres URL|auto|none] [--forward]
 //! ```
-//! `--postgres auto` (the default) starts a throwaway cluster like the tests do.
+//! `--postgres auto` (the default) starts a throwaway cluster like the tests do. `--forward`
+//! also measures each pipeline with the audit forwarded live to Debian's rsyslog over TLS, in
+//! the same process (docs/forwarding.md), against the same pipeline without it.
 #![allow(
     clippy::disallowed_methods,
     reason = "a benchmark: it starts Jig and the reference programs it measures against"
@@ -29,22 +31,25 @@ struct Options {
     calls: usize,
     callers: usize,
     postgres: Option<String>,
+    forward: bool,
 }
 
 fn options() -> anyhow::Result<Options> {
-    let mut options = Options { calls: 4000, callers: 4, postgres: Some("auto".to_owned()) };
+    let mut options =
+        Options { calls: 4000, callers: 4, postgres: Some("auto".to_owned()), forward: false };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().with_context(|| format!("{arg} needs a value"));
         match arg.as_str() {
             "--calls" => options.calls = value()?.parse().context("--calls")?,
             "--callers" => options.callers = value()?.parse().context("--callers")?,
+            "--forward" => options.forward = true,
             "--postgres" => {
                 let v = value()?;
                 options.postgres = (v != "none").then_some(v);
             }
             other => anyhow::bail!(
-                "unknown argument `{other}` (try --calls N, --callers C, --postgres URL|auto|none)"
+                "unknown argument `{other}` (try --calls N, --callers C, --postgres URL|auto|none, --forward)"
             ),
         }
     }
@@ -59,6 +64,8 @@ fn main() -> anyhow::Result<()> {
 
 async fn run(options: &Options) -> anyhow::Result<()> {
     let mut rows: Vec<(String, Figures)> = Vec::new();
+    let mut forwarded: Vec<(String, f64, f64)> = Vec::new();
+    let receiver = options.forward.then(jig_testkit::rsyslog::Rsyslog::start);
     let work = tempfile::tempdir()?;
     let mut backends = vec![("SQLite".to_owned(), None)];
     if let Some(postgres) = &options.postgres {
@@ -80,7 +87,25 @@ async fn run(options: &Options) -> anyhow::Result<()> {
                 if callers == 1 { "sequential".to_owned() } else { format!("{callers} callers") };
             let pipeline_db = target(&format!("pipeline-{callers}"));
             let (figures, sample) =
-                pipeline::measure(work.path(), &pipeline_db, options.calls, callers).await?;
+                pipeline::measure(work.path(), &pipeline_db, options.calls, callers, None).await?;
+            if let Some(receiver) = &receiver {
+                let ca = receiver.ca();
+                let db = target(&format!("forwarded-{callers}"));
+                let with = pipeline::measure(
+                    work.path(),
+                    &db,
+                    options.calls,
+                    callers,
+                    Some((receiver.port(), &ca)),
+                )
+                .await?
+                .0;
+                forwarded.push((
+                    format!("{name}, {mode}"),
+                    figures.calls_per_second,
+                    with.calls_per_second,
+                ));
+            }
             rows.push((format!("{name}, {mode}, pipeline"), figures));
             let ceiling_db = target(&format!("ceiling-{callers}"));
             let figures = ceiling::measure(&ceiling_db, &sample, options.calls, callers).await?;
@@ -100,6 +125,14 @@ async fn run(options: &Options) -> anyhow::Result<()> {
             "| {ceiling_name} | {:.0} | {:.3} | {:.3} | |",
             ceiling.calls_per_second, ceiling.p50_ms, ceiling.p99_ms
         );
+    }
+    if !forwarded.is_empty() {
+        println!("\n| pipeline | calls/s | with the audit forwarded | cost |");
+        println!("|---|---:|---:|---:|");
+        for (what, without, with) in forwarded {
+            let cost = (1.0 - with / without) * 100.0;
+            println!("| {what} | {without:.0} | {with:.0} | {cost:+.1}% |");
+        }
     }
     Ok(())
 }

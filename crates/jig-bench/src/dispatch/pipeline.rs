@@ -15,15 +15,25 @@ use crate::stats::Figures;
 const WARM_UP: usize = 200;
 
 /// Measure `calls` calls by `callers` concurrent callers; also returns the packets one call
-/// wrote, which the ceiling inserts raw.
+/// wrote, which the ceiling inserts raw. With `forward` (a syslog receiver over TLS: its port
+/// and CA), the audit is forwarded to it while the calls run, in the same process, as
+/// `jig serve` does.
 pub async fn measure(
     work: &Path,
     db: &str,
     calls: usize,
     callers: usize,
+    forward: Option<(u16, &Path)>,
 ) -> anyhow::Result<(Figures, Vec<Packet>)> {
     let project = tempfile::tempdir_in(work)?;
-    fs_err::write(project.path().join("jig.yaml"), "name: dispatch-bench\n")?;
+    let manifest = match forward {
+        None => "name: dispatch-bench\n".to_owned(),
+        Some((port, ca)) => format!(
+            "name: dispatch-bench\nconfig:\n  audit:\n    forward:\n      - {{ name: siem, url: \"syslog+tls://127.0.0.1:{port}\", ca: \"{}\", format: ocsf }}\n",
+            ca.display()
+        ),
+    };
+    fs_err::write(project.path().join("jig.yaml"), manifest)?;
     fs_err::write(project.path().join("hello.txt"), "hello, bench\n")?;
     let options = EngineOptions {
         project: project.path().to_path_buf(),
@@ -31,6 +41,10 @@ pub async fn measure(
         ..EngineOptions::default()
     };
     let engine = Engine::open(options).await.context("open the engine")?;
+    if forward.is_some() {
+        let forwarding = engine.forward_audit().map_err(anyhow::Error::msg)?;
+        anyhow::ensure!(forwarding == ["siem"], "not forwarding: {forwarding:?}");
+    }
 
     let first = call(&engine, 0).await?;
     for i in 1..WARM_UP {

@@ -185,6 +185,19 @@ fn server_of(given: &str, entry: &Map<String, Value>) -> Result<Imported, String
             env.insert(key, value);
         }
     }
+    let mut headers = BTreeMap::new();
+    for (header, value) in strings("headers")? {
+        let (written, passed) = header_value(given, &header, &value);
+        if written != value && passed.len() == 1 && !value.contains("${") {
+            notes.push(format!("header `{header}` looks like a secret: it is written as `{written}`; export {} where Jig runs, with the value the client had", passed[0]));
+        }
+        for name in passed {
+            if !env_from.contains(&name) {
+                env_from.push(name);
+            }
+        }
+        headers.insert(header, written);
+    }
     for key in entry.keys() {
         if !["command", "args", "env", "url", "headers", "type", "disabled"].contains(&key.as_str())
         {
@@ -197,19 +210,45 @@ fn server_of(given: &str, entry: &Map<String, Value>) -> Result<Imported, String
         env,
         env_from,
         url: text("url")?,
-        headers: strings("headers")?,
+        headers,
         ..McpServer::default()
     };
     if let Some((field, message)) = server.problems().into_iter().next() {
         return Err(format!("`{given}.{field}`: {message}"));
     }
     if server.url.is_some() {
-        notes.push(
-            "a server over HTTP is kept in the manifest, but Jig does not serve its tools yet"
-                .to_owned(),
-        );
+        notes.push("a server over HTTP is reached only where the policy's network allow-list lets Jig (`policy.network.allowed_domains`)".to_owned());
     }
     Ok(Imported { name: given.to_owned(), server, notes })
+}
+
+/// A header as the manifest keeps it, and the variables it takes from Jig's environment: a
+/// client's `${VAR}` or `${env:VAR}` (Cursor's, VS Code's) becomes Jig's `${VAR}`; a
+/// secret-looking header with a literal value (`Authorization: Bearer …`) becomes
+/// `${SERVER_HEADER}`, so the token never lands in the manifest.
+fn header_value(server: &str, header: &str, value: &str) -> (String, Vec<String>) {
+    let mut passed = Vec::new();
+    let mut written = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        let Some(end) = rest[start..].find('}').map(|e| start + e) else { break };
+        let variable = rest[start + 2..end].trim_start_matches("env:").to_owned();
+        written.push_str(&rest[..start]);
+        written.push_str(&format!("${{{variable}}}"));
+        passed.push(variable);
+        rest = &rest[end + 1..];
+    }
+    written.push_str(rest);
+    let secret = SECRET_WORDS.iter().any(|w| header.to_ascii_uppercase().contains(w));
+    if secret && passed.is_empty() {
+        let variable: String = format!("{server}_{header}")
+            .to_ascii_uppercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        return (format!("${{{variable}}}"), vec![variable]);
+    }
+    (written, passed)
 }
 
 /// A client's server name as a Jig server name: lowercase, `-` for what is not allowed.

@@ -143,18 +143,30 @@ fn import_writes_a_clients_servers_and_keeps_secrets_out_of_the_manifest() {
     let config = json!({ "mcpServers": {
         "Git Tools": { "command": git, "args": ["--repository", "."], "env": { "GITHUB_TOKEN": "ghp_not_in_the_manifest", "LOG_LEVEL": "info" } },
         "old": { "command": "nothing", "disabled": true },
+        "Tickets": { "url": "https://mcp.tickets.example/mcp", "headers": {
+            "Authorization": "Bearer tk_not_in_the_manifest",
+            "X-Api-Key": "${env:TICKETS_KEY}",
+            "X-Team": "platform" } },
     }});
     let file = dir.path().join("claude_desktop_config.json");
     std::fs::write(&file, config.to_string()).expect("config");
     let imported = jig(dir.path(), &["mcp", "import", file.to_str().expect("utf-8")]);
     assert_eq!(imported.status.code(), Some(0), "{}", stderr(&imported));
-    assert_eq!(String::from_utf8_lossy(&imported.stdout), "git-tools\n");
+    assert_eq!(String::from_utf8_lossy(&imported.stdout), "git-tools\ntickets\n");
     let text = std::fs::read_to_string(dir.path().join("jig.yaml")).expect("manifest");
     assert!(text.contains("# servers the team uses"), "comments stay: {text}");
     assert!(!text.contains("ghp_not_in_the_manifest"), "{text}");
     assert!(text.contains("env_from") && text.contains("GITHUB_TOKEN"), "{text}");
     assert!(text.contains("LOG_LEVEL"), "{text}");
     assert!(stderr(&imported).contains("looks like a secret"), "{}", stderr(&imported));
+    // A token in a header is kept out too: the header names a variable `env_from` passes.
+    assert!(!text.contains("tk_not_in_the_manifest"), "{text}");
+    let servers = jig_load::yaml::parse(&text, &jig_load::yaml::Caps::DEFAULT).expect("yaml").value;
+    let tickets = &servers["mcp_servers"]["tickets"];
+    assert_eq!(tickets["headers"]["Authorization"], "${TICKETS_AUTHORIZATION}");
+    assert_eq!(tickets["headers"]["X-Api-Key"], "${TICKETS_KEY}");
+    assert_eq!(tickets["headers"]["X-Team"], "platform");
+    assert_eq!(tickets["env_from"], json!(["TICKETS_AUTHORIZATION", "TICKETS_KEY"]));
     // Importing the same again is refused whole; --replace takes it.
     let again = jig(dir.path(), &["mcp", "import", file.to_str().expect("utf-8")]);
     assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));

@@ -32,6 +32,8 @@ use crate::history::ExportFormat;
 pub const GRACE: Duration = Duration::from_millis(250);
 /// The same, counted from when the batch was written, where acknowledgements cannot be seen.
 pub const SETTLE: Duration = Duration::from_secs(2);
+/// How long a forwarder that has caught up lets the next batch gather.
+const LINGER: Duration = Duration::from_millis(200);
 /// How often a forwarder with batches not yet taken looks again.
 const RECHECK: Duration = Duration::from_millis(50);
 /// At most this many packets a batch.
@@ -181,7 +183,6 @@ impl Forwarder {
         let Some(place) = self.claim().await? else { return Ok(None) };
         let mut renewed = Instant::now();
         let mut sink = Sink::connect(&self.target).await?;
-        let feed = self.store.feed().await.map_err(|e| e.to_string())?;
         // Sent, not yet counted as taken, oldest first.
         let mut unsettled: std::collections::VecDeque<InFlight> = Default::default();
         let (mut taken, mut sent) = (place.seq, place.seq);
@@ -226,10 +227,20 @@ impl Forwarder {
             }
             if packets.is_empty() {
                 // Nothing new: wait for the store, or look again at what is in flight.
-                let wait = if unsettled.is_empty() { jig_audit::feed::POLL } else { RECHECK };
+                // The store is read again after a moment rather than watched: a watcher on
+                // the database's log would cost every call's commit a wake-up, and a receiver
+                // a fifth of a second behind loses nothing.
+                let wait = if unsettled.is_empty() { LINGER } else { RECHECK };
                 tokio::select! {
-                    () = feed.changed(), if unsettled.is_empty() => {}
                     () = tokio::time::sleep(wait) => {}
+                    () = stop.wait() => {}
+                    closed = sink.closed() => return Err(closed),
+                }
+            } else if packets.len() < BATCH as usize && until.is_none() {
+                // Caught up: let the next batch gather instead of sending each call's packets
+                // on their own (a batch costs about as much to send as its first packet).
+                tokio::select! {
+                    () = tokio::time::sleep(LINGER) => {}
                     () = stop.wait() => {}
                     closed = sink.closed() => return Err(closed),
                 }
