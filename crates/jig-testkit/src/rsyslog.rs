@@ -85,16 +85,27 @@ impl Rsyslog {
     /// Start it (again) on the same port.
     pub fn resume(&mut self) {
         let child = Command::new("rsyslogd")
-            .args(["-n", "-f", "rsyslog.conf", "-i", "rsyslogd.pid"])
+            // Absolute paths: rsyslogd changes to `/` before it writes its pid file, so a
+            // relative one would be shared by every instance (and the second refuse to run).
+            .arg("-n")
+            .arg("-f")
+            .arg(self.dir.path().join("rsyslog.conf"))
+            .arg("-i")
+            .arg(self.dir.path().join("rsyslogd.pid"))
             .current_dir(self.dir.path())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(self.dir.path().join("rsyslogd.err")).expect("log"))
             .spawn()
             .expect("rsyslogd (scripts/setup installs rsyslog and rsyslog-openssl)");
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(Instant::now() < deadline, "rsyslogd did not listen on {}", self.port);
+            assert!(
+                Instant::now() < deadline,
+                "rsyslogd did not listen on {}: {}",
+                self.port,
+                std::fs::read_to_string(self.dir.path().join("rsyslogd.err")).unwrap_or_default()
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }

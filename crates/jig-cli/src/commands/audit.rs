@@ -37,6 +37,10 @@ pub async fn run(
                 eprintln!("error[E_NOT_FOUND]: nothing recorded yet: there is no head to publish");
                 return Ok(Code::Failed);
             }
+            AuditCommand::Head { sign: Some(_) } => {
+                eprintln!("error[E_NOT_FOUND]: nothing recorded yet: there is no head to sign");
+                return Ok(Code::Failed);
+            }
             // A head kept elsewhere proves packets existed: a missing store lost them.
             AuditCommand::Verify { expect: Some(expected) } => {
                 return report(&history::verify_missing(Some(expected)), out);

@@ -206,3 +206,19 @@ fn the_record_exports_as_cloudevents_and_ocsf_one_event_per_packet() {
         stderr(&bad)
     );
 }
+
+#[test]
+fn an_empty_record_has_no_head_to_sign_and_says_so() {
+    let dir = tempfile::tempdir().expect("tmp");
+    fs_err::write(dir.path().join("jig.yaml"), "name: empty\n").expect("manifest");
+    let key = dir.path().join("head.key");
+    let keygen = jig(dir.path(), &["audit", "keygen", key.to_str().expect("utf-8")]);
+    assert_eq!(keygen.status.code(), Some(0), "{}", stderr(&keygen));
+    let signed = jig(dir.path(), &["audit", "head", "--sign", key.to_str().expect("utf-8")]);
+    assert_eq!(signed.status.code(), Some(1), "{}", stderr(&signed));
+    assert!(signed.stdout.is_empty());
+    assert!(
+        stderr(&signed)
+            .contains("error[E_NOT_FOUND]: nothing recorded yet: there is no head to sign")
+    );
+}

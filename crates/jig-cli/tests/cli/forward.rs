@@ -203,3 +203,36 @@ fn a_forwarder_jig_cannot_run_is_named_when_the_project_loads() {
         assert!(stderr(&check).contains(said), "{said}: {}", stderr(&check));
     }
 }
+
+#[test]
+fn a_receiver_the_named_ca_does_not_vouch_for_gets_nothing() {
+    // A syslog server on the address, with a certificate of its own CA; the forwarder trusts
+    // another CA only: the handshake fails, nothing is sent, and its place stays at 0.
+    let receiver = Rsyslog::start();
+    let stranger = Rsyslog::start();
+    let project = tempfile::tempdir().expect("tmp");
+    let root = project.path();
+    std::fs::write(
+        root.join("jig.yaml"),
+        format!(
+            "name: forwarding\nconfig:\n  audit:\n    forward:\n      - {{ name: siem, url: \"syslog+tls://127.0.0.1:{}\", ca: \"{}\" }}\n",
+            receiver.port(),
+            stranger.ca().display()
+        ),
+    )
+    .expect("manifest");
+    record(root, 50);
+    let forwarder = Command::new(env!("CARGO_BIN_EXE_jig"))
+        .args(["audit", "forward"])
+        .current_dir(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("jig audit forward");
+    std::thread::sleep(Duration::from_secs(3));
+    let _ = Command::new("kill").args(["-TERM", &forwarder.id().to_string()]).status();
+    let stopped = forwarder.wait_with_output().expect("forwarder");
+    assert_eq!(String::from_utf8_lossy(&stopped.stdout).trim(), "siem: taken up to seq 0");
+    assert!(stderr(&stopped).contains("TLS"), "{}", stderr(&stopped));
+    assert!(receiver.seqs().is_empty(), "{:?}", receiver.seqs());
+}
