@@ -79,7 +79,7 @@ impl Store {
         Ok(())
     }
 
-    /// Every forwarder's place, by name (for `jig audit forward --status`).
+    /// Every forwarder's place, by name.
     pub async fn forward_places(&self) -> Result<Vec<(String, i64)>, AuditError> {
         let rows = sqlx::query("SELECT name, seq FROM forward_cursors ORDER BY name")
             .fetch_all(self.pool())

@@ -37,19 +37,22 @@ fn file(root: &Path, name: &str) -> Option<PathBuf> {
 /// Whether a person on this machine asked for server `name` of `root` with the configuration
 /// hashed `config`.
 pub fn given(root: &Path, name: &str, config: &str) -> bool {
-    file(root, name)
-        .and_then(|path| fs_err::read_to_string(path).ok())
-        .is_some_and(|kept| kept.lines().next() == Some(config))
+    file(root, name).is_some_and(|path| holds(&path, config))
+}
+
+/// Whether the consent file at `path` names the configuration hashed `config`.
+fn holds(path: &Path, config: &str) -> bool {
+    fs_err::read_to_string(path).is_ok_and(|kept| kept.lines().next() == Some(config))
 }
 
 /// Record that a person asked for server `name` of `root` with the configuration hashed
 /// `config`; `Ok(true)` when it was not recorded before. The file is replaced whole.
 pub fn give(root: &Path, name: &str, config: &str) -> Result<bool, String> {
-    if given(root, name, config) {
-        return Ok(false);
-    }
     let path = file(root, name)
         .ok_or("neither XDG_STATE_HOME nor HOME is set: there is nowhere to keep the consent")?;
+    if holds(&path, config) {
+        return Ok(false);
+    }
     let parent = path.parent().ok_or("no directory")?;
     fs_err::create_dir_all(parent).map_err(|e| e.to_string())?;
     let temporary = parent.join(format!(".{name}.{}", std::process::id()));

@@ -25,37 +25,25 @@ pub async fn run(
         );
         return Ok(Code::Failed);
     }
-    if !until_caught_up {
-        for forwarder in &forwarders {
-            eprintln!("forwarding the audit as `{}`", forwarder.name());
-        }
-        let (stop, stopped) = jig_engine::Stop::pair();
-        let tasks: Vec<_> = forwarders
-            .into_iter()
-            .map(|forwarder| {
-                let stopped = stopped.clone();
-                tokio::spawn(async move { forwarder.run(None, stopped).await })
-            })
-            .collect();
-        crate::signals::interrupted().await;
-        // Each records where it got to and gives up its lease before the process ends.
-        let _ = stop.send(true);
-        for task in tasks {
-            let progress = task.await?;
-            writeln!(out, "{}: taken up to seq {}", progress.name, progress.seq)?;
-        }
-        return Ok(Code::Ok);
-    }
-    let head = engine.history().head().await?.0;
-    // Each catches up on its own task, at the same time.
+    // Caught up means: every packet recorded now is taken.
+    let until = if until_caught_up { Some(engine.history().head().await?.0) } else { None };
+    let (stop, stopped) = jig_engine::Stop::pair();
+    // Each forwards on its own task, at the same time.
     let tasks: Vec<_> = forwarders
         .into_iter()
         .map(|forwarder| {
-            tokio::spawn(
-                async move { forwarder.run(Some(head), jig_engine::Stop::default()).await },
-            )
+            if until.is_none() {
+                eprintln!("forwarding the audit as `{}`", forwarder.name());
+            }
+            let stopped = stopped.clone();
+            tokio::spawn(async move { forwarder.run(until, stopped).await })
         })
         .collect();
+    if until.is_none() {
+        crate::signals::interrupted().await;
+        // Each records where it got to and gives up its lease before the process ends.
+        let _ = stop.send(true);
+    }
     for task in tasks {
         let progress = task.await?;
         writeln!(out, "{}: taken up to seq {}", progress.name, progress.seq)?;

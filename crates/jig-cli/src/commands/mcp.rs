@@ -30,9 +30,7 @@ pub async fn run(
     }
     // The registry follows the files; clients hear `notifications/tools/list_changed`.
     let _watch = engine.watch()?;
-    engine.keep_upstream_current();
-    say_where_notices_go(&engine);
-    forward_in_background(&engine);
+    in_background(&engine);
     let Some(addr) = args.http else {
         jig_mcp::serve_stdio(engine, settings.principal.clone()).await?;
         return Ok(Code::Ok);
@@ -95,9 +93,17 @@ pub async fn discover(settings: &Settings) -> anyhow::Result<Code> {
     Ok(if failed { Code::Failed } else { Code::Ok })
 }
 
+/// What a long-running `jig serve` or `jig mcp` does beside its requests: keep the upstream
+/// servers' tools current, say where notices go, and forward the audit.
+pub fn in_background(engine: &std::sync::Arc<jig_engine::Engine>) {
+    engine.keep_upstream_current();
+    say_where_notices_go(engine);
+    forward_in_background(engine);
+}
+
 /// Forward the audit to the receivers of `config.audit.forward` while this process runs,
 /// saying so once.
-pub fn forward_in_background(engine: &jig_engine::Engine) {
+fn forward_in_background(engine: &jig_engine::Engine) {
     match engine.forward_audit() {
         Ok(names) if !names.is_empty() => {
             eprintln!("forwarding the audit as {}", names.join(", "));
@@ -110,21 +116,16 @@ pub fn forward_in_background(engine: &jig_engine::Engine) {
 /// Name, once at start, the hosts the manifest's `notifications:` sends notices to: a manifest
 /// that came with a repository chooses them, so the person running Jig is told (docs/policy.md,
 /// "a webhook").
-pub fn say_where_notices_go(engine: &jig_engine::Engine) {
+fn say_where_notices_go(engine: &jig_engine::Engine) {
     let snapshot = engine.snapshot();
     let Some(notifications) = snapshot.notifications() else { return };
+    // `host:port`, each once.
     let hosts: std::collections::BTreeSet<String> = notifications
         .webhooks
         .iter()
-        .map(|hook| {
-            url::Url::parse(&hook.url)
-                .ok()
-                .and_then(|u| {
-                    u.host_str().map(|h| {
-                        format!("{h}{}", u.port().map_or_else(String::new, |p| format!(":{p}")))
-                    })
-                })
-                .unwrap_or_else(|| hook.url.clone())
+        .map(|hook| match url::Url::parse(&hook.url) {
+            Ok(url) => url[url::Position::BeforeHost..url::Position::AfterPort].to_owned(),
+            Err(_) => hook.url.clone(),
         })
         .collect();
     if !hosts.is_empty() {

@@ -33,9 +33,7 @@ pub async fn run(
         return Ok(Code::Usage);
     }
     let _watch = engine.watch()?;
-    engine.keep_upstream_current();
-    super::mcp::say_where_notices_go(&engine);
-    super::mcp::forward_in_background(&engine);
+    super::mcp::in_background(&engine);
     let project = engine
         .snapshot()
         .root()

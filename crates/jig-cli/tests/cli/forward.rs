@@ -45,6 +45,38 @@ fn record(root: &Path, count: usize) {
     });
 }
 
+/// A project forwarding its audit as `siem` to syslog over TLS on 127.0.0.1:`port`, trusting
+/// the CAs in `ca`; `more` adds to the forwarder's entry (`, format: ocsf`).
+fn syslog_project(port: u16, ca: &Path, more: &str) -> tempfile::TempDir {
+    let project = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        project.path().join("jig.yaml"),
+        format!(
+            "name: forwarding\nconfig:\n  audit:\n    forward:\n      - {{ name: siem, url: \"syslog+tls://127.0.0.1:{port}\", ca: \"{}\"{more} }}\n",
+            ca.display()
+        ),
+    )
+    .expect("manifest");
+    project
+}
+
+/// `jig audit forward` in `root`, in the background.
+fn forwarder(root: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_jig"))
+        .args(["audit", "forward"])
+        .current_dir(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("jig audit forward")
+}
+
+/// Stop a forwarder as a service manager would (SIGTERM): what it said.
+fn stop(forwarder: std::process::Child) -> std::process::Output {
+    let _ = Command::new("kill").args(["-TERM", &forwarder.id().to_string()]).status();
+    forwarder.wait_with_output().expect("forwarder")
+}
+
 fn head(root: &Path) -> i64 {
     let out = jig(root, &["audit", "head"]);
     String::from_utf8_lossy(&out.stdout)
@@ -58,26 +90,11 @@ fn head(root: &Path) -> i64 {
 #[test]
 fn every_packet_reaches_rsyslog_over_tls_in_order_through_receiver_and_forwarder_restarts() {
     let mut receiver = Rsyslog::start();
-    let project = tempfile::tempdir().expect("tmp");
+    let project = syslog_project(receiver.port(), &receiver.ca(), ", format: ocsf");
     let root = project.path();
-    std::fs::write(
-        root.join("jig.yaml"),
-        format!(
-            "name: forwarding\nconfig:\n  audit:\n    forward:\n      - {{ name: siem, url: \"syslog+tls://127.0.0.1:{}\", ca: \"{}\", format: ocsf }}\n",
-            receiver.port(),
-            receiver.ca().display()
-        ),
-    )
-    .expect("manifest");
     record(root, 20_000);
 
-    let forwarder = Command::new(env!("CARGO_BIN_EXE_jig"))
-        .args(["audit", "forward"])
-        .current_dir(root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("jig audit forward");
+    let forwarder = forwarder(root);
     // Stopped mid-stream, and down while more is recorded; then back.
     receiver.wait_for(5_000, Duration::from_secs(60));
     receiver.stop();
@@ -90,8 +107,7 @@ fn every_packet_reaches_rsyslog_over_tls_in_order_through_receiver_and_forwarder
     receiver.wait_for(25_000, Duration::from_secs(90));
 
     // The forwarder stopped and started again: it goes on from its place in the store.
-    let _ = Command::new("kill").args(["-TERM", &forwarder.id().to_string()]).status();
-    let stopped = forwarder.wait_with_output().expect("forwarder");
+    let stopped = stop(forwarder);
     assert!(stderr(&stopped).contains("forwarding the audit as `siem`"), "{}", stderr(&stopped));
     record(root, 300);
     let caught_up = jig(root, &["audit", "forward", "--until-caught-up"]);
@@ -210,28 +226,12 @@ fn a_receiver_the_named_ca_does_not_vouch_for_gets_nothing() {
     // another CA only: the handshake fails, nothing is sent, and its place stays at 0.
     let receiver = Rsyslog::start();
     let stranger = Rsyslog::start();
-    let project = tempfile::tempdir().expect("tmp");
+    let project = syslog_project(receiver.port(), &stranger.ca(), "");
     let root = project.path();
-    std::fs::write(
-        root.join("jig.yaml"),
-        format!(
-            "name: forwarding\nconfig:\n  audit:\n    forward:\n      - {{ name: siem, url: \"syslog+tls://127.0.0.1:{}\", ca: \"{}\" }}\n",
-            receiver.port(),
-            stranger.ca().display()
-        ),
-    )
-    .expect("manifest");
     record(root, 50);
-    let forwarder = Command::new(env!("CARGO_BIN_EXE_jig"))
-        .args(["audit", "forward"])
-        .current_dir(root)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("jig audit forward");
+    let forwarder = forwarder(root);
     std::thread::sleep(Duration::from_secs(3));
-    let _ = Command::new("kill").args(["-TERM", &forwarder.id().to_string()]).status();
-    let stopped = forwarder.wait_with_output().expect("forwarder");
+    let stopped = stop(forwarder);
     assert_eq!(String::from_utf8_lossy(&stopped.stdout).trim(), "siem: taken up to seq 0");
     assert!(stderr(&stopped).contains("TLS"), "{}", stderr(&stopped));
     assert!(receiver.seqs().is_empty(), "{:?}", receiver.seqs());

@@ -47,16 +47,15 @@ impl Http {
     pub(super) async fn send(
         &mut self,
         packets: &[Packet],
-        events: &[String],
+        events: &[Value],
     ) -> Result<(), String> {
         let mut body = String::new();
         for (packet, event) in packets.iter().zip(events) {
             if self.elastic {
                 body.push_str(&json!({ "create": { "_id": packet.hash } }).to_string());
                 body.push('\n');
-                body.push_str(event);
+                body.push_str(&event.to_string());
             } else {
-                let event: Value = serde_json::from_str(event).unwrap_or(Value::Null);
                 // HEC's time: seconds, with the microseconds as its fraction.
                 let time = packet.ts_us as f64 / 1e6;
                 body.push_str(

@@ -220,9 +220,7 @@ impl Forwarder {
                 return Ok(None);
             }
             if stopping || until.is_some_and(|until| taken >= until) {
-                if stopping || until.is_some() {
-                    let _ = self.store.release_forward(name, &self.holder).await;
-                }
+                let _ = self.store.release_forward(name, &self.holder).await;
                 return Ok(Some(Progress { name: name.clone(), seq: taken }));
             }
             if packets.is_empty() {
@@ -258,8 +256,8 @@ impl Forwarder {
     }
 
     /// One packet as the receiver's events are written.
-    fn event(&self, packet: &Packet) -> String {
-        crate::history::render(packet, self.format, &self.origin).to_string()
+    fn event(&self, packet: &Packet) -> serde_json::Value {
+        crate::history::render(packet, self.format, &self.origin)
     }
 }
 
@@ -330,7 +328,11 @@ impl Sink {
         })
     }
 
-    async fn send(&mut self, packets: &[Packet], events: &[String]) -> Result<(), String> {
+    async fn send(
+        &mut self,
+        packets: &[Packet],
+        events: &[serde_json::Value],
+    ) -> Result<(), String> {
         match self {
             Self::Syslog(sink) => sink.send(packets, events).await,
             Self::Http(sink) => sink.send(packets, events).await,
@@ -338,8 +340,8 @@ impl Sink {
     }
 
     /// Whether the receiver has acknowledged everything sent so far: `Some(true)` for an HTTP
-    /// receiver (it answered); for syslog what the receiver's TCP acknowledged, `None` where
-    /// that cannot be seen.
+    /// receiver (it answered); for syslog whether the receiver's TCP acknowledged the last
+    /// batch, `None` where that cannot be seen.
     fn acknowledged(&self) -> Option<bool> {
         match self {
             Self::Syslog(sink) => sink.acknowledged(),

@@ -10,7 +10,6 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use jig_audit::Packet;
@@ -57,12 +56,15 @@ impl Endpoint {
 
 pub(super) struct Syslog {
     write: WriteHalf<TlsStream<TcpStream>>,
-    closed: Arc<AtomicBool>,
-    gone: Arc<Notify>,
+    /// Reads the receiver's end until it closes (then it has finished, and says so in `gone`).
     reader: tokio::task::JoinHandle<()>,
+    gone: Arc<Notify>,
     host: String,
     /// This end and the receiver's, to find the connection among the kernel's.
     ends: Option<(std::net::SocketAddr, std::net::SocketAddr)>,
+    /// Whether the receiver's TCP acknowledged the last batch (`None`: the kernel does not
+    /// say). Nothing is in flight before the first.
+    acknowledged: Option<bool>,
 }
 
 impl Drop for Syslog {
@@ -89,25 +91,24 @@ impl Syslog {
         .map_err(|_| format!("{address}: no connection within {}s", CONNECT.as_secs()))??;
         let (stream, ends) = stream;
         let (mut read, write) = tokio::io::split(stream);
-        let closed = Arc::new(AtomicBool::new(false));
         let gone = Arc::new(Notify::new());
         // A syslog receiver never writes: anything read is its end closing.
         let reader = tokio::spawn({
-            let (closed, gone) = (Arc::clone(&closed), Arc::clone(&gone));
+            let gone = Arc::clone(&gone);
             async move {
                 let mut buffer = [0u8; 256];
                 while matches!(read.read(&mut buffer).await, Ok(n) if n > 0) {}
-                closed.store(true, Ordering::SeqCst);
                 gone.notify_one();
             }
         });
-        Ok(Self { write, closed, gone, reader, host: super::host_name(), ends })
+        let host = super::host_name();
+        Ok(Self { write, reader, gone, host, ends, acknowledged: Some(true) })
     }
 
     pub(super) async fn send(
         &mut self,
         packets: &[Packet],
-        events: &[String],
+        events: &[serde_json::Value],
     ) -> Result<(), String> {
         self.check()?;
         let mut buffer = String::new();
@@ -126,7 +127,11 @@ impl Syslog {
         // this one, so what a stop can catch unread is one batch, not the stream.
         let deadline = tokio::time::Instant::now() + WRITE;
         let mut pause = Duration::from_millis(1);
-        while self.acknowledged() == Some(false) {
+        loop {
+            self.acknowledged = self.send_queue_empty();
+            if self.acknowledged != Some(false) {
+                return Ok(());
+            }
             self.check()?;
             if tokio::time::Instant::now() >= deadline {
                 return Err(format!("the receiver took no batch within {}s", WRITE.as_secs()));
@@ -134,12 +139,17 @@ impl Syslog {
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_millis(20));
         }
-        Ok(())
     }
 
-    /// Whether the receiver's TCP has acknowledged every byte written; `None` when the kernel
-    /// does not say.
+    /// Whether the receiver's TCP acknowledged the last batch; `None` when the kernel does not
+    /// say.
     pub(super) fn acknowledged(&self) -> Option<bool> {
+        self.acknowledged
+    }
+
+    /// Whether the receiver's TCP has acknowledged every byte written, as the kernel's table
+    /// of sockets says; `None` when it does not.
+    fn send_queue_empty(&self) -> Option<bool> {
         let (local, peer) = self.ends?;
         let table = if local.is_ipv4() { "/proc/self/net/tcp" } else { "/proc/self/net/tcp6" };
         let text = fs_err::read_to_string(table).ok()?;
@@ -147,14 +157,14 @@ impl Syslog {
     }
 
     pub(super) fn check(&self) -> Result<(), String> {
-        if self.closed.load(Ordering::SeqCst) {
+        if self.reader.is_finished() {
             return Err("the receiver closed the connection".to_owned());
         }
         Ok(())
     }
 
     pub(super) async fn closed(&self) -> String {
-        if !self.closed.load(Ordering::SeqCst) {
+        if !self.reader.is_finished() {
             self.gone.notified().await;
         }
         "the receiver closed the connection".to_owned()
@@ -162,7 +172,7 @@ impl Syslog {
 }
 
 /// One packet as an RFC 5424 message (without its length).
-fn message(packet: &Packet, event: &str, host: &str) -> String {
+fn message(packet: &Packet, event: &serde_json::Value, host: &str) -> String {
     // MSGID: 1–32 printable characters.
     let kind: String = packet.kind.chars().filter(char::is_ascii_graphic).take(32).collect();
     let kind = if kind.is_empty() { "-".to_owned() } else { kind };
@@ -237,7 +247,7 @@ mod tests {
             prev_hash: String::new(),
             hash: "ab12".to_owned(),
         };
-        let text = message(&packet, r#"{"id":"ab12"}"#, "build-1");
+        let text = message(&packet, &serde_json::json!({ "id": "ab12" }), "build-1");
         assert_eq!(
             text,
             "<110>1 2025-11-24T16:00:00.123Z build-1 jig - tool.call.request [jig@32473 seq=\"42\" hash=\"ab12\"] \u{feff}{\"id\":\"ab12\"}"

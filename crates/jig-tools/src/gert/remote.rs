@@ -15,10 +15,8 @@ use reqwest::Method;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
+use super::wire::{self, MCP_VERSION};
 use crate::http_client::{self, Request};
-
-/// MCP protocol revision Jig speaks.
-const MCP_VERSION: &str = "2025-06-18";
 
 /// One MCP session per server URL.
 #[derive(Debug, Default)]
@@ -109,14 +107,14 @@ impl Remote {
         let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         let posted =
             post(invocation, &self.url, &self.headers, self.session.id.as_deref(), &body).await;
-        let (status, messages) = match posted {
-            Ok(answer) => answer,
+        let posted = match posted {
+            Ok(posted) => posted,
             Err(error) => return Ok(Err(error)),
         };
-        if status == 404 && self.session.id.is_some() {
+        if posted.status == 404 && self.session.id.is_some() {
             return Err(Gone);
         }
-        Ok(answer_of(invocation, &self.url, status, &messages, id))
+        Ok(answer_of(invocation, &self.url, posted.status, &posted.messages, id))
     }
 }
 
@@ -136,45 +134,44 @@ async fn initialize(
     headers: &HeaderMap,
 ) -> Result<Session, ToolError> {
     let id = next_id();
-    let body = json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-        "protocolVersion": MCP_VERSION,
-        "capabilities": {},
-        "clientInfo": { "name": "jig", "version": env!("CARGO_PKG_VERSION") },
-    } });
-    let mut request = request(invocation, url, headers, None, &body);
-    request.headers.remove("mcp-protocol-version");
-    let response =
-        http_client::fetch(request, &invocation.policy.config().network, &invocation.cancel)
-            .await?;
-    let session_id =
-        response.headers.get("mcp-session-id").and_then(Value::as_str).map(str::to_owned);
-    let messages = messages(&response)?;
-    let answer = answer_of(invocation, url, response.status, &messages, id)?;
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": wire::initialize_params() });
+    let posted = post(invocation, url, headers, None, &body).await?;
+    let answer = answer_of(invocation, url, posted.status, &posted.messages, id)?;
     if let Some(error) = answer.get("error") {
         return Err(ToolError::new(
             ErrorCode::Shell,
             format!("MCP server `{url}` refused to initialize: {error}"),
         ));
     }
-    let session = Session { id: session_id, info: answer.pointer("/result/serverInfo").cloned() };
+    let info = answer.pointer("/result/serverInfo").cloned();
+    let session = Session { id: posted.session, info };
     let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
     post(invocation, url, headers, session.id.as_deref(), &initialized).await?;
     Ok(session)
 }
 
-/// POST one message; the status and the messages the server answered with.
+/// What the server answered a POST with.
+struct Posted {
+    status: u16,
+    /// The session it gave (`Mcp-Session-Id`), if any.
+    session: Option<String>,
+    messages: Vec<Value>,
+}
+
+/// POST one message; what the server answered.
 async fn post(
     invocation: &Invocation<'_>,
     url: &str,
     headers: &HeaderMap,
     session: Option<&str>,
     body: &Value,
-) -> Result<(u16, Vec<Value>), ToolError> {
+) -> Result<Posted, ToolError> {
     let request = request(invocation, url, headers, session, body);
     let response =
         http_client::fetch(request, &invocation.policy.config().network, &invocation.cancel)
             .await?;
-    Ok((response.status, messages(&response)?))
+    let given = response.headers.get("mcp-session-id").and_then(Value::as_str).map(str::to_owned);
+    Ok(Posted { status: response.status, session: given, messages: messages(&response)? })
 }
 
 fn request(
@@ -192,7 +189,10 @@ fn request(
     };
     set("content-type", "application/json");
     set("accept", "application/json, text/event-stream");
-    set("mcp-protocol-version", MCP_VERSION);
+    // The revision is agreed by `initialize`; every request after it names it.
+    if body.get("method").and_then(Value::as_str) != Some("initialize") {
+        set("mcp-protocol-version", MCP_VERSION);
+    }
     if let Some(session) = session {
         set("mcp-session-id", session);
     }
@@ -201,7 +201,7 @@ fn request(
         url: url.to_owned(),
         headers,
         body: Some(body.to_string()),
-        max_bytes: super::wire::MOST_LINE_BYTES,
+        max_bytes: wire::MOST_LINE_BYTES,
         timeout: invocation.timeout,
     }
 }
@@ -215,7 +215,7 @@ fn messages(response: &http_client::Response) -> Result<Vec<Value>, ToolError> {
             format!(
                 "`{}` answered with over {} MiB",
                 response.url,
-                super::wire::MOST_LINE_BYTES / (1024 * 1024)
+                wire::MOST_LINE_BYTES / (1024 * 1024)
             ),
         ));
     }
@@ -261,7 +261,7 @@ fn answer_of(
     id: u64,
 ) -> Result<Value, ToolError> {
     for message in messages {
-        super::wire::notice(message, &invocation.events, &invocation.tool.source.file);
+        wire::notice(message, Some(&invocation.events), &invocation.tool.source.file);
     }
     if let Some(answer) =
         messages.iter().find(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())

@@ -15,16 +15,12 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, Command};
 
 use super::pool::Servers;
-use super::remote as wire_remote;
-use super::{redact, wire};
+use super::{redact, remote, wire};
 use jig_exec::{Events, Invocation, Output, ToolError};
 
 /// How many of the last lines a server wrote on stderr are kept, and how long each may be.
 const STDERR_LINES: usize = 20;
 const STDERR_LINE_BYTES: usize = 500;
-
-/// MCP protocol revision Jig speaks.
-const MCP_VERSION: &str = "2025-06-18";
 
 /// How long a server gets to start when its tool says nothing.
 const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
@@ -181,7 +177,7 @@ impl Servers {
 /// The server a call speaks to: one Jig started, or one at a URL.
 enum Peer {
     Started(Arc<Server>),
-    Remote(Box<wire_remote::Remote>),
+    Remote(Box<remote::Remote>),
 }
 
 impl Peer {
@@ -215,7 +211,7 @@ impl Servers {
         invocation: &Invocation<'_>,
         gert: &GertExecution,
     ) -> Result<Peer, ToolError> {
-        if wire_remote::is_remote(gert) {
+        if remote::is_remote(gert) {
             return Ok(Peer::Remote(Box::new(self.remote.open(invocation, gert).await?)));
         }
         Ok(Peer::Started(self.session(invocation, gert, true).await?))
@@ -321,11 +317,7 @@ impl Server {
             reader,
         };
         if mcp {
-            let init = json!({
-                "protocolVersion": MCP_VERSION,
-                "capabilities": {},
-                "clientInfo": { "name": "jig", "version": env!("CARGO_PKG_VERSION") },
-            });
+            let init = wire::initialize_params();
             let answer = server
                 .request("initialize", init, Instant::now() + wait, &invocation.events)
                 .await?;

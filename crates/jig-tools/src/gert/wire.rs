@@ -18,6 +18,18 @@ use tokio::sync::oneshot;
 /// stopped, not read into memory whole.
 pub(super) const MOST_LINE_BYTES: usize = 16 * 1024 * 1024;
 
+/// MCP protocol revision Jig speaks to servers, over stdio and over HTTP.
+pub(super) const MCP_VERSION: &str = "2025-06-18";
+
+/// The params of Jig's `initialize`: the revision, no capabilities, and who it is.
+pub(super) fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": MCP_VERSION,
+        "capabilities": {},
+        "clientInfo": { "name": "jig", "version": env!("CARGO_PKG_VERSION") },
+    })
+}
+
 /// Tool files whose server said its tools changed.
 static CHANGED: LazyLock<tokio::sync::broadcast::Sender<String>> =
     LazyLock::new(|| tokio::sync::broadcast::channel(64).0);
@@ -61,7 +73,7 @@ impl std::fmt::Debug for Routes {
 }
 
 impl Routes {
-    /// Wait for the answer to request `id`; `None` when the server has ended already.
+    /// Wait for the answer to request `id`; why not, when the server has ended already.
     pub(super) fn expect(
         &self,
         id: u64,
@@ -119,11 +131,11 @@ impl Routes {
                 let token = message["params"]["progressToken"].as_str()?;
                 let waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
                 let call = waiting.values().find(|c| c.token.as_deref() == Some(token))?;
-                notice(message, &call.events, tool_file);
+                notice(message, Some(&call.events), tool_file);
                 None
             }
             (None, Some(_)) => {
-                notice(message, &Events::discard(String::new()), tool_file);
+                notice(message, None, tool_file);
                 None
             }
             _ => None,
@@ -133,10 +145,11 @@ impl Routes {
 
 /// What a notification of the server's tells: progress of the call `events` reports for, or
 /// that its tools changed (heard through [`tools_changed`]); other notifications are dropped.
-pub(super) fn notice(message: &Value, events: &Events, tool_file: &str) {
+pub(super) fn notice(message: &Value, events: Option<&Events>, tool_file: &str) {
     let params = &message["params"];
     match message.get("method").and_then(Value::as_str) {
         Some("notifications/progress") => {
+            let Some(events) = events else { return };
             let pct = params["progress"]
                 .as_f64()
                 .zip(params["total"].as_f64())
