@@ -349,9 +349,184 @@ class StdioTests(unittest.IsolatedAsyncioTestCase):
             )
             self.assertEqual(completion.completion.values, ["testValue2"])
             templates = (await session.list_resource_templates()).resource_templates
-            self.assertEqual([t.uri_template for t in templates], ["jig://runs/{request_id}"])
+            self.assertEqual(
+                [t.uri_template for t in templates],
+                ["jig://runs/{request_id}", "test://template/{id}/data"],
+            )
             with self.assertRaises(Exception):
                 await session.read_resource("jig://runs/no-such-run")
+
+
+def add_resources(project: Path, entries: str) -> None:
+    """More `policy.mcp.resources` entries in the scratch project's manifest."""
+    manifest = project / "jig.yaml"
+    manifest.write_text(manifest.read_text().replace("    resources:\n", "    resources:\n" + entries, 1))
+
+
+async def wait_until(condition, what: str, seconds: float = 15):
+    for _ in range(int(seconds * 10)):
+        if condition():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"waited {seconds} s for {what}")
+
+
+class ResourceTests(unittest.IsolatedAsyncioTestCase):
+    """The project's resources (`policy.mcp.resources`): each read is a governed call."""
+
+    def setUp(self):
+        self.project = scratch_project()
+        self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
+
+    async def test_a_read_is_a_call_through_the_policy_and_into_the_audit(self):
+        add_resources(
+            self.project,
+            '      - { uri: "test://denied", tool: fixtures.forbidden_tool }\n'
+            '      - { uri: "notes://{name}", tool: fixtures.note_write, arguments: { text: x } }\n',
+        )
+        async with Stdio(self.project) as session:
+            listed = [r.uri for r in (await session.list_resources()).resources]
+            # What the policy denies outright is not shown, as in tools/list.
+            self.assertEqual(
+                listed,
+                ["jig://runs/recent", "test://static-text", "test://static-binary",
+                 "test://watched-resource", "test://example-resource"],
+            )
+            text = await session.read_resource("test://static-text")
+            self.assertEqual(text.contents[0].text, "This is the content of the static text resource.")
+            self.assertEqual(text.contents[0].mime_type, "text/plain")
+            png = await session.read_resource("test://static-binary")
+            self.assertEqual(png.contents[0].mime_type, "image/png")
+            self.assertTrue(png.contents[0].blob)
+            data = await session.read_resource("test://template/42/data")
+            self.assertEqual(json.loads(data.contents[0].text)["id"], "42")
+            # The template's part is the tool's argument, validated by its schema.
+            with self.assertRaises(Exception) as invalid:
+                await session.read_resource("test://template/a%22b/data")
+            self.assertIn("E_VALIDATION_FAIL", str(invalid.exception))
+            with self.assertRaises(Exception) as denied:
+                await session.read_resource("test://denied")
+            self.assertIn("E_POLICY", str(denied.exception))
+            # A tool with side effects never serves a read, whatever the manifest says.
+            with self.assertRaises(Exception) as writes:
+                await session.read_resource("notes://first")
+            self.assertIn("declares side effects", str(writes.exception))
+            with self.assertRaises(Exception):
+                await session.read_resource("test://nothing-here")
+            recent = json.loads((await session.read_resource("jig://runs/recent")).contents[0].text)
+        self.assertFalse((self.project / "notes").exists())
+        reads = [run for run in recent if run["tool"] == "fixtures.template_data"]
+        self.assertEqual(len(reads), 1, recent)
+        self.assertEqual(reads[0]["principal"], f"{PERSON} (via jig-e2e)")
+        self.assertTrue(any(run["tool"] == "fixtures.forbidden_tool" and run["state"] == "denied" for run in recent), recent)
+
+    async def test_a_subscriber_hears_runs_that_move_here_and_in_other_processes(self):
+        updated = []
+
+        async def on_message(message):
+            if isinstance(message, types.ResourceUpdatedNotification):
+                updated.append(str(message.params.uri))
+
+        (self.project / "hello.txt").write_text("hi")
+        async with Stdio(self.project, message_handler=on_message) as session:
+            with self.assertRaises(Exception):
+                await session.subscribe_resource("test://not-served")
+            await session.subscribe_resource("jig://runs/recent")
+            # A call from the terminal, another process on the same store.
+            called = await asyncio.to_thread(jig, self.project, "call", "file_read", "--args", '{"path":"hello.txt"}')
+            self.assertEqual(called.returncode, 0, called.stderr)
+            await wait_until(lambda: "jig://runs/recent" in updated, "the terminal's call")
+            # One run: a call waiting for approval, denied from the terminal.
+            call = asyncio.create_task(
+                session.call_tool("fixtures.note_write", {"name": "watched", "text": "x"})
+            )
+            approval_id = await pending_approval(self.project, "watched")
+            listed = await asyncio.to_thread(jig, self.project, "approvals", "list", "--json")
+            request_id = next(a for a in json.loads(listed.stdout) if a["id"] == approval_id)["request_id"]
+            await session.unsubscribe_resource("jig://runs/recent")
+            await session.subscribe_resource(f"jig://runs/{request_id}")
+            updated.clear()
+            denied = await asyncio.to_thread(jig, self.project, "approvals", "deny", approval_id, "--reason", "no")
+            self.assertEqual(denied.returncode, 0, denied.stderr)
+            await wait_until(lambda: f"jig://runs/{request_id}" in updated, "the denied run")
+            result = await asyncio.wait_for(call, 30)
+            self.assertTrue(result.is_error)
+            run = await run_record(session, request_id)
+            self.assertEqual(run["state"], "denied")
+        self.assertNotIn("jig://runs/recent", updated, "unsubscribed")
+
+
+class AskedTests(unittest.IsolatedAsyncioTestCase):
+    """Inputs the agent does not give: the person's (elicitation) and the model's (sampling)."""
+
+    def setUp(self):
+        self.project = scratch_project()
+        self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
+
+    async def test_what_only_the_person_gives_is_asked_of_them_and_never_taken_from_the_agent(self):
+        asked = []
+
+        async def answer(context, params):
+            asked.append(params)
+            return types.ElicitResult(action="accept", content={"name": "Ada", "age": 36, "score": 1.5, "status": "pending", "verified": False, "extra": "slipped in"})
+
+        async with Stdio(self.project, elicitation_callback=answer) as session:
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            # The agent does not see them.
+            self.assertEqual(tools["test_elicitation_sep1034_defaults"].input_schema["properties"], {})
+            refused = await session.call_tool("test_elicitation_sep1034_defaults", {"name": "agent"})
+            self.assertTrue(refused.is_error)
+            self.assertIn("given by the person", refused.content[0].text)
+            self.assertEqual(asked, [], "nothing asked for a refused call")
+            result = await session.call_tool("test_elicitation_sep1034_defaults", {})
+            self.assertFalse(result.is_error, result.content[0].text)
+            run = await run_record(session, result.meta["jig/request_id"])
+            self.assertEqual(run["state"], "succeeded")
+        form = asked[0].requested_schema
+        self.assertEqual(form["properties"]["status"], {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"})
+        self.assertNotIn("x-jig-from", json.dumps(form))
+        self.assertIn("please accept with defaults", asked[0].message)
+        # The person's answers are the call's arguments (the tool reads them back); what was not
+        # asked is dropped.
+        given = json.loads(result.content[0].text.split("content=", 1)[1])
+        self.assertEqual(given, {"name": "Ada", "age": 36, "score": 1.5, "status": "pending", "verified": False})
+
+    async def test_a_declined_form_runs_nothing_and_a_client_that_cannot_ask_is_told(self):
+        async def decline(context, params):
+            return types.ElicitResult(action="decline")
+
+        async with Stdio(self.project, elicitation_callback=decline) as session:
+            result = await session.call_tool("test_elicitation_sep1330_enums", {})
+            self.assertTrue(result.is_error)
+            self.assertIn("declined", result.content[0].text)
+            recent = json.loads((await session.read_resource("jig://runs/recent")).contents[0].text)
+        self.assertFalse([r for r in recent if r["tool"] == "fixtures.test_elicitation_sep1330_enums"])
+        async with Stdio(self.project) as session:
+            result = await session.call_tool("test_elicitation_sep1330_enums", {})
+            self.assertTrue(result.is_error)
+            self.assertIn("cannot ask (no elicitation)", result.content[0].text)
+
+    async def test_the_clients_model_writes_what_the_tool_author_asked_for(self):
+        prompts = []
+
+        async def sample(context, params):
+            prompts.append(params)
+            return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="forty-two"), model="e2e")
+
+        async with Stdio(self.project, sampling_callback=sample) as session:
+            result = await session.call_tool("test_sampling", {"prompt": "What is six times seven?"})
+            self.assertFalse(result.is_error, result.content[0].text)
+            self.assertEqual(result.content[0].text, "LLM response: forty-two")
+            forged = await session.call_tool("test_sampling", {"prompt": "x", "response": "agent-written"})
+            self.assertTrue(forged.is_error)
+            self.assertIn("given by the model", forged.content[0].text)
+        self.assertEqual(len(prompts), 1)
+        self.assertEqual(prompts[0].messages[0].content.text, "What is six times seven?")
+        self.assertEqual(prompts[0].max_tokens, 100)
+        async with Stdio(self.project) as session:
+            result = await session.call_tool("test_sampling", {"prompt": "x"})
+            self.assertTrue(result.is_error)
+            self.assertIn("no sampling", result.content[0].text)
 
 
 PLAN_TOOL = """abiVersion: v1
@@ -586,6 +761,57 @@ class HttpTests(unittest.TestCase):
             self.assertIn("not run tools", viewer.content[0].text)
 
         anyio.run(scenario)
+
+
+    def test_a_call_longer_than_the_stream_hold_is_read_by_reconnecting(self):
+        # The project closes a call's event stream after 1 s (policy.mcp.stream_hold); the SDK
+        # reconnects with Last-Event-ID and reads the answer there.
+        async def scenario():
+            import httpx2 as httpx
+
+            client = httpx.AsyncClient(headers={"Authorization": f"Bearer {self.TOKEN}"}, timeout=30)
+            async with client, streamable_http_client(self.url, http_client=client) as streams:
+                async with ClientSession(streams[0], streams[1], client_info=CLIENT) as session:
+                    await session.initialize()
+                    started = time.monotonic()
+                    result = await session.call_tool("test_reconnection", {"seconds": 3})
+                    took = time.monotonic() - started
+                    self.assertFalse(result.is_error, result.content[0].text)
+                    self.assertEqual(result.content[0].text, "Reconnection test completed successfully")
+                    self.assertGreater(took, 3)
+                    self.assertLess(took, 10)
+
+        anyio.run(scenario)
+
+    def test_a_cut_stream_is_resumed_only_by_its_sessions_token(self):
+        bearer = {"Authorization": f"Bearer {self.TOKEN}"}
+        status, headers, _ = self.post(self.INIT, **bearer)
+        session = headers.get("mcp-session-id") or headers.get("Mcp-Session-Id")
+        ok = {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25", **bearer}
+        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, **ok)
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "test_reconnection", "arguments": {"seconds": 2}}}
+        status, _, body = self.post(call, **ok)
+        self.assertEqual(status, 200)
+        # Cut after the hold: the priming event (an id to resume from), no answer.
+        ids = [line[4:] for line in body.splitlines() if line.startswith("id: ")]
+        self.assertTrue(ids, body)
+        self.assertNotIn('"result"', body)
+        resume = {**ok, "Last-Event-ID": ids[-1], "Accept": "text/event-stream"}
+        other = {**resume, "Authorization": f"Bearer {self.VIEWER}"}
+        for headers, expected in ((other, 403), (resume, 200)):
+            request = urllib.request.Request(self.url, headers=headers, method="GET")
+            try:
+                with urllib.request.urlopen(request, timeout=15) as answer:
+                    status, text = answer.status, ""
+                    for raw in answer:
+                        text += raw.decode()
+                        if '"result"' in text:
+                            break
+            except urllib.error.HTTPError as error:
+                status, text = error.code, error.read().decode()
+            self.assertEqual(status, expected, text)
+        self.assertIn("Reconnection test completed successfully", text)
 
 
 class ServeMountTests(HttpTests):

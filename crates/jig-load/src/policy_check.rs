@@ -67,6 +67,42 @@ pub(crate) fn check(policy: &PolicyConfig, manifest: &Located) -> Vec<Diagnostic
             error(format!("`{name}` is already the MCP name of `{other}`"), pointer);
         }
     }
+    // MCP resources: URIs a client can ask for, each served once, none in Jig's own scheme.
+    let mut uris = std::collections::BTreeSet::new();
+    for (i, resource) in policy.mcp.resources.iter().enumerate() {
+        let pointer = format!("/policy/mcp/resources/{i}/uri");
+        let uri = &resource.uri;
+        let scheme_ok = uri.split_once("://").is_some_and(|(scheme, rest)| {
+            !rest.is_empty()
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        });
+        let parts_ok = uri.matches('{').count() == uri.matches('}').count()
+            && resource.parts().len() == uri.matches('{').count()
+            && resource.parts().iter().all(|part| {
+                !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+        if !scheme_ok || !parts_ok {
+            error(
+                format!(
+                    "`{uri}` is no resource URI (write `scheme://path`, with `{{name}}` for a part a client fills)"
+                ),
+                pointer,
+            );
+        } else if uri.starts_with("jig://") {
+            error(format!("`{uri}`: the `jig://` scheme is the audit's own"), pointer);
+        } else if !uris.insert(uri.as_str()) {
+            error(format!("`{uri}` is served twice"), pointer);
+        }
+    }
+    if let Some(hold) = &policy.mcp.stream_hold
+        && jig_model::duration::parse_duration(hold).is_none_or(|d| d.is_zero())
+    {
+        error(
+            format!("`{hold}` is no duration (a whole number and a unit: `500ms`, `30s`)"),
+            "/policy/mcp/stream_hold".into(),
+        );
+    }
     // The plans' engines: an address Jig can reach, a poll interval it can keep.
     let plans = &policy.plans;
     if let Some(host) = &plans.docker.host

@@ -52,7 +52,7 @@ pub fn describe(tool: &ToolDef, name: &str) -> Tool {
         "name": name,
         "title": title(&tool.id),
         "description": tool.description,
-        "inputSchema": object_schema(&tool.input_schema),
+        "inputSchema": crate::asked::for_agent(&object_schema(&tool.input_schema), tool),
         "annotations": annotations(tool),
     });
     if structured(tool) {

@@ -13,11 +13,11 @@ use rmcp::model::{
     InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams,
+    SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::approval::{self, Answer};
 use crate::live::{self, Listener};
@@ -37,6 +37,8 @@ pub struct JigMcp {
     /// session).
     session: String,
     state: Arc<Mutex<SessionState>>,
+    /// The resources this session subscribed to.
+    subscriptions: crate::subscriptions::Subscriptions,
 }
 
 #[derive(Debug, Default)]
@@ -54,7 +56,14 @@ impl JigMcp {
     pub fn new(engine: Arc<Engine>, person: Acting) -> Self {
         let session = format!("mcp-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
         let app = jig_app::App::new(Arc::clone(&engine));
-        Self { engine, app, person, session, state: Arc::default() }
+        Self {
+            engine,
+            app,
+            person,
+            session,
+            state: Arc::default(),
+            subscriptions: crate::subscriptions::Subscriptions::default(),
+        }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, SessionState> {
@@ -118,7 +127,7 @@ impl JigMcp {
     async fn call(
         &self,
         params: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let name = params.name.to_string();
         let policy = self.engine.policy();
@@ -129,16 +138,59 @@ impl JigMcp {
                 Some(serde_json::json!({ "tool": name })),
             ));
         };
-        let acting = self.acting(&context);
+        Ok(self.run(&tool, Value::Object(params.arguments.unwrap_or_default()), context).await)
+    }
+
+    /// Read resource `uri`: the audit's from the store; the project's by a call of the tool
+    /// that serves it, governed and recorded like `tools/call`.
+    async fn read(
+        &self,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResult, ErrorData> {
+        if crate::resources::is_audit(uri) {
+            return crate::resources::read_audit(&self.engine, uri).await;
+        }
+        let (tool, args, mime_type) = crate::resources::call_for(&self.engine, uri)?;
+        let result = self.run(&tool, args, context).await;
+        crate::resources::contents(uri, mime_type.as_deref(), &tool, result)
+    }
+
+    /// Run `tool` with `args` for whoever acts in `context`: the policy decides, a person
+    /// approves through elicitation when asked, the audit records it.
+    async fn run(
+        &self,
+        tool: &jig_model::ToolDef,
+        args: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let policy = self.engine.policy();
+        let acting = self.acting(context);
         if !acting.may_run {
             let text = format!(
                 "E_POLICY: `{}` may read here but not run tools (a viewer's token)",
                 acting.person
             );
-            return Ok(CallToolResult::error(vec![ContentBlock::text(text)]));
+            return CallToolResult::error(vec![ContentBlock::text(text)]);
         }
+        // What only the person gives is asked of them, never taken from the agent.
+        let args =
+            match crate::asked::ask(&context.peer, tool, args.as_object().unwrap_or(&Map::new()))
+                .await
+            {
+                crate::asked::Given::Nothing => args,
+                crate::asked::Given::Values(values) => {
+                    let mut args = args;
+                    if let Some(args) = args.as_object_mut() {
+                        args.extend(values);
+                    }
+                    args
+                }
+                crate::asked::Given::Refused(text) => {
+                    return CallToolResult::error(vec![ContentBlock::text(text)]);
+                }
+            };
         let principal = self.principal(&acting);
-        let args = Value::Object(params.arguments.unwrap_or_default());
         let listener = Listener {
             peer: context.peer.clone(),
             progress: context.meta.get_progress_token(),
@@ -170,7 +222,7 @@ impl JigMcp {
             )
         };
         if let Some(approval_id) = outcome::pending_approval(&response).map(str::to_owned) {
-            response = self.ask_approval(&approval_id, &acting, &context, response, &again).await;
+            response = self.ask_approval(&approval_id, &acting, context, response, &again).await;
         }
         // Still waiting: for a person who decides elsewhere, as long as the policy says.
         if let Some(approval_id) = outcome::pending_approval(&response).map(str::to_owned) {
@@ -193,7 +245,7 @@ impl JigMcp {
                 None => {}
             }
         }
-        Ok(outcome::result(Some(&tool), &response))
+        outcome::result(Some(tool), &response)
     }
 
     /// Ask the person at the client about a pending approval, then run the call again when
@@ -245,6 +297,7 @@ impl ServerHandler for JigMcp {
             .enable_tool_list_changed()
             .enable_logging()
             .enable_resources()
+            .enable_resources_subscribe()
             .enable_prompts()
             .enable_completions()
             .build();
@@ -304,7 +357,7 @@ impl ServerHandler for JigMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context).await.map(CallToolResponse::Complete)
+        self.call(request, &context).await.map(CallToolResponse::Complete)
     }
 
     async fn set_level(
@@ -321,7 +374,7 @@ impl ServerHandler for JigMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(crate::resources::list())
+        Ok(crate::resources::list(&self.engine))
     }
 
     async fn list_resource_templates(
@@ -329,15 +382,39 @@ impl ServerHandler for JigMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(crate::resources::templates())
+        Ok(crate::resources::templates(&self.engine))
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        crate::resources::read(&self.engine, &request.uri).await.map(ReadResourceResponse::Complete)
+        self.read(&request.uri, &context).await.map(ReadResourceResponse::Complete)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !crate::resources::exists(&self.engine, &request.uri) {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource `{}` to subscribe to", request.uri),
+                Some(serde_json::json!({ "uri": request.uri })),
+            ));
+        }
+        self.subscriptions.add(&self.engine, context.peer, request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.remove(&request.uri);
+        Ok(())
     }
 
     async fn complete(
@@ -371,9 +448,13 @@ impl ServerHandler for JigMcp {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        crate::prompts::get(&self.engine, &request.name, &request.arguments.unwrap_or_default())
-            .map(GetPromptResponse::Complete)
+        let args = request.arguments.unwrap_or_default();
+        let mut prompt = crate::prompts::get(&self.engine, &request.name, &args)?;
+        for uri in crate::prompts::attachments(&self.engine, &request.name, &args) {
+            prompt = crate::prompts::attach(prompt, self.read(&uri, &context).await?)?;
+        }
+        Ok(GetPromptResponse::Complete(prompt))
     }
 }

@@ -6,8 +6,10 @@
 //! listed from the registry with their resolved schemas and annotations derived from their
 //! definitions ([`catalog`]); results keep their structure ([`outcome`]); progress and tool
 //! logs come from the engine's events ([`live`]); a call that needs approval asks the person
-//! at the client through elicitation when it can ([`approval`]). Audit runs are resources
-//! ([`resources`]) and runbooks are prompts ([`prompts`]).
+//! at the client through elicitation when it can ([`approval`]), as are the inputs only a
+//! person (or the client's model) gives ([`asked`]). Audit runs, and what the
+//! project serves through read-only tools, are resources ([`resources`]) a client may
+//! subscribe to; runbooks are prompts ([`prompts`]).
 //!
 //! Who acts is known, never typed in: the OS user behind a stdio server, the holder of the
 //! token behind an HTTP one; the client's own name is recorded beside it
@@ -16,12 +18,15 @@
 //! [`Engine::dispatch`]: jig_engine::Engine::dispatch
 
 pub mod approval;
+pub mod asked;
 pub mod catalog;
 mod handler;
 pub mod live;
 pub mod outcome;
 pub mod prompts;
 pub mod resources;
+mod resumable;
+mod subscriptions;
 pub mod transport;
 mod waiting;
 

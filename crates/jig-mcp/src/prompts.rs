@@ -1,13 +1,17 @@
 //! The project's runbooks as MCP prompts: an agent (or the person at the client) picks one,
 //! fills its inputs, and gets the instruction to start it in Jig, where each step is governed
-//! and audited and a reviewer steps through what needs a person.
+//! and audited and a reviewer steps through what needs a person. An input whose value (given,
+//! or its default) names a resource Jig serves brings that resource along, read as any read
+//! is: a run to look into, a ticket, a diagram (images come as images).
 
 use std::sync::Arc;
 
 use jig_engine::Engine;
 use jig_runbook::Runbooks;
 use rmcp::ErrorData;
-use rmcp::model::{CompleteResult, GetPromptResult, ListPromptsResult};
+use rmcp::model::{
+    CompleteResult, GetPromptResult, ListPromptsResult, ReadResourceResult, ResourceContents,
+};
 use serde_json::{Map, Value, json};
 
 /// Every runbook, its inputs as the prompt's arguments.
@@ -88,6 +92,58 @@ pub fn get(
     });
     serde_json::from_value(result)
         .map_err(|error| ErrorData::internal_error(error.to_string(), None::<Value>))
+}
+
+/// The resources prompt `name` brings along with `args`: each input's value, given or its
+/// default, that names a resource Jig serves.
+pub fn attachments(engine: &Arc<Engine>, name: &str, args: &Map<String, Value>) -> Vec<String> {
+    let inputs = Runbooks::new(Arc::clone(engine))
+        .list()
+        .into_iter()
+        .find(|runbook| runbook.name == name)
+        .map(|runbook| runbook.inputs)
+        .unwrap_or(Value::Null);
+    let defaults = inputs
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(input, _)| !args.contains_key(*input))
+        .filter_map(|(_, declaration)| declaration.get("default"));
+    let mut uris: Vec<String> = args
+        .values()
+        .chain(defaults)
+        .filter_map(Value::as_str)
+        .filter(|value| crate::resources::exists(engine, value))
+        .map(str::to_owned)
+        .collect();
+    uris.dedup();
+    uris
+}
+
+/// `prompt` with `contents` as further messages: images and audio as such, anything else as
+/// an embedded resource.
+pub fn attach(
+    prompt: GetPromptResult,
+    contents: ReadResourceResult,
+) -> Result<GetPromptResult, ErrorData> {
+    let internal = |error: serde_json::Error| ErrorData::internal_error(error.to_string(), None);
+    let mut prompt = serde_json::to_value(prompt).map_err(internal)?;
+    let Some(messages) = prompt.get_mut("messages").and_then(Value::as_array_mut) else {
+        return Err(ErrorData::internal_error("a prompt without messages", None));
+    };
+    for item in contents.contents {
+        let content = match &item {
+            ResourceContents::BlobResourceContents { mime_type: Some(mime), blob, .. }
+                if mime.starts_with("image/") || mime.starts_with("audio/") =>
+            {
+                let kind = if mime.starts_with("image/") { "image" } else { "audio" };
+                json!({ "type": kind, "data": blob, "mimeType": mime })
+            }
+            _ => json!({ "type": "resource", "resource": item }),
+        };
+        messages.push(json!({ "role": "user", "content": content }));
+    }
+    serde_json::from_value(prompt).map_err(internal)
 }
 
 /// A runbook's inputs (name → declaration) as prompt arguments.

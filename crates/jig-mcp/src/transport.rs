@@ -53,6 +53,9 @@ pub struct HttpOptions {
     pub shutdown: CancellationToken,
 }
 
+/// How long a client waits before it reconnects to a stream that ended without its answer.
+pub const RESUME_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// The Streamable HTTP service (sessions with `Mcp-Session-Id`, SSE streams). It expects the
 /// caller to have checked the token, `Host` and `Origin`, and put [`Acting`] in the request's
 /// extensions; `MCP-Protocol-Version` is checked here.
@@ -61,12 +64,18 @@ pub fn http_service(
     options: HttpOptions,
 ) -> StreamableHttpService<JigMcp, LocalSessionManager> {
     // Host and Origin are checked, with the exact port, by the server in front of this.
+    // A stream cut on purpose (`policy.mcp.stream_hold`) is resumed this soon: the hint every
+    // stream starts with.
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
+        .with_sse_retry(Some(RESUME_AFTER))
         .with_cancellation_token(options.shutdown);
+    let mut sessions = LocalSessionManager::default()
+        .with_event_store(Arc::new(crate::resumable::Events::default()));
+    sessions.session_config.sse_retry = Some(RESUME_AFTER);
     StreamableHttpService::new(
         move || Ok(JigMcp::new(Arc::clone(&engine), Acting::nobody())),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(sessions),
         config,
     )
 }

@@ -74,8 +74,37 @@ pub fn router(state: &AppState, shutdown: CancellationToken) -> Router {
     let service = jig_mcp::http_service(state.engine.clone(), HttpOptions { shutdown });
     Router::new()
         .route_service(PATH, service)
+        .layer(from_fn_with_state(state.engine.clone(), hold))
         .layer(from_fn_with_state(Sessions::default(), acting))
         .layer(from_fn_with_state(state.access.clone(), auth::require_person))
+}
+
+/// `policy.mcp.stream_hold`: a call's own event stream (the answer to its POST) ends once it
+/// has been open that long. Every event of it has an id and the service keeps the session's
+/// events, so the client reconnects with `Last-Event-ID` (a GET) and reads the rest from there
+/// (MCP's SSE polling, SEP-1699): a call that waits for an approval does not hold the
+/// connection it was sent on. The stream a client reopens stays until the answer.
+async fn hold(
+    State(engine): State<Arc<jig_engine::Engine>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    use futures_util::StreamExt as _;
+    let post = request.method() == Method::POST;
+    let response = next.run(request).await;
+    let Some(hold) = engine.policy().config().mcp.stream_hold() else { return response };
+    let streaming = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"));
+    if !post || !streaming {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    // Cut between events, never inside one: the body yields whole events.
+    let events = body.into_data_stream().take_until(tokio::time::sleep(hold));
+    Response::from_parts(parts, axum::body::Body::from_stream(events))
 }
 
 /// The authenticated person, as the MCP server knows who acts — inside a session only the

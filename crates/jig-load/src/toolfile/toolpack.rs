@@ -61,6 +61,7 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
             ));
         }
         check_templates(located, &pack, input, &mut file.diagnostics);
+        check_given_by(located, input, &mut file.diagnostics);
         super::plan::check(located, &pack, input, &mut file.diagnostics);
     }
     let (Some(input), Some(output)) = (input, output) else { return };
@@ -430,6 +431,45 @@ fn templated_strings(pack: &Toolpack) -> Vec<(String, &str)> {
 
 fn plan_args(args: &[String]) -> Vec<(String, &str)> {
     args.iter().enumerate().map(|(i, s)| (format!("/execution/args/{i}"), s.as_str())).collect()
+}
+
+/// `x-jig-from` on an input property: who gives it besides the caller (docs/mcp.md, "Inputs
+/// the agent does not give"). A misspelling would quietly let the agent give it.
+fn check_given_by(located: &Located, input: &Value, out: &mut Vec<Diagnostic>) {
+    let Some(properties) = input.get("properties").and_then(Value::as_object) else { return };
+    for (name, declaration) in properties {
+        let pointer =
+            format!("/inputSchema/properties/{}", name.replace('~', "~0").replace('/', "~1"));
+        let Some(from) = declaration.get("x-jig-from") else { continue };
+        match from.as_str() {
+            Some("person") => {}
+            Some("model") => {
+                if !declaration.get("x-jig-prompt").is_some_and(Value::is_string) {
+                    out.push(located.at(
+                        Diagnostic::error(codes::SCHEMA_INVALID, format!("`{name}` is written by the model but has no `x-jig-prompt`"))
+                            .with_hint("write the prompt the client's model answers, with `{name}` for the call's other arguments"),
+                        &format!("{pointer}/x-jig-from"),
+                    ));
+                }
+                if declaration.get("type").and_then(Value::as_str) != Some("string") {
+                    out.push(located.at(
+                        Diagnostic::error(
+                            codes::SCHEMA_INVALID,
+                            format!("`{name}` is written by the model: it must be `type: string`"),
+                        ),
+                        &format!("{pointer}/type"),
+                    ));
+                }
+            }
+            _ => out.push(located.at(
+                Diagnostic::error(
+                    codes::SCHEMA_INVALID,
+                    format!("`x-jig-from` of `{name}` is {from}: write `person` or `model`"),
+                ),
+                &format!("{pointer}/x-jig-from"),
+            )),
+        }
+    }
 }
 
 fn check_templates(located: &Located, pack: &Toolpack, input: &Value, out: &mut Vec<Diagnostic>) {

@@ -540,3 +540,40 @@ fn a_buffer_can_be_checked_without_a_project() {
     );
     assert_eq!(with_ref[0].code, codes::REF_NOT_FOUND);
 }
+
+#[test]
+fn who_gives_an_input_is_a_person_or_the_model_with_a_prompt() {
+    for (schema, message, pointer) in [
+        (
+            "inputSchema: { type: object, properties: { ok: { type: string, x-jig-from: persn } } }",
+            "`x-jig-from` of `ok` is \"persn\": write `person` or `model`",
+            "/inputSchema/properties/ok/x-jig-from",
+        ),
+        (
+            "inputSchema: { type: object, properties: { notes: { type: string, x-jig-from: model } } }",
+            "`notes` is written by the model but has no `x-jig-prompt`",
+            "/inputSchema/properties/notes/x-jig-from",
+        ),
+        (
+            "inputSchema: { type: object, properties: { n: { type: integer, x-jig-from: model, x-jig-prompt: 'pick' } } }",
+            "`n` is written by the model: it must be `type: string`",
+            "/inputSchema/properties/n/type",
+        ),
+    ] {
+        let project = Project::with_manifest("name: acme\n");
+        project.file("tools/t.tool.yaml", &toolpack_with("acme.t", "inputSchema", schema));
+        let error = project.error(codes::SCHEMA_INVALID);
+        assert_eq!(error.message, message);
+        assert_eq!(error.pointer.as_deref(), Some(pointer));
+    }
+    let project = Project::with_manifest("name: acme\n");
+    project.file(
+        "tools/t.tool.yaml",
+        &toolpack_with(
+            "acme.t",
+            "inputSchema",
+            "inputSchema: { type: object, properties: { ok: { type: string, enum: [ship, hold], x-jig-from: person } } }",
+        ),
+    );
+    assert!(project.snapshot().get("acme.t").is_some());
+}
