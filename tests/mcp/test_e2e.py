@@ -143,7 +143,7 @@ class StdioTests(unittest.IsolatedAsyncioTestCase):
 
         async def approve(context, params):
             asked.append(params)
-            return types.ElicitResult(action="accept", content={"decision": "approve"})
+            return types.ElicitResult(action="accept", content={"decision": "approve", "note": " checked the text "})
 
         async with Stdio(self.project, elicitation_callback=approve) as session:
             result = await session.call_tool(
@@ -157,12 +157,15 @@ class StdioTests(unittest.IsolatedAsyncioTestCase):
         self.assertIn('"text": "approved"', asked[0].message)
         self.assertIn("Why it needs approval", asked[0].message)
         self.assertEqual(asked[0].requested_schema["properties"]["decision"]["enum"], ["approve", "deny"])
+        # A client that fills the form with its defaults refuses.
+        self.assertEqual(asked[0].requested_schema["properties"]["decision"]["default"], "deny")
         self.assertEqual((self.project / "notes/first.txt").read_text(), "approved")
         self.assertEqual(run["state"], "succeeded")
         approvals = await asyncio.to_thread(jig, self.project, "approvals", "list", "--all", "--json")
         decided = json.loads(approvals.stdout)
         self.assertEqual([a["state"] for a in decided], ["consumed"])
         self.assertEqual(decided[0]["decided_by"], PERSON)
+        self.assertEqual(decided[0]["note"], "checked the text")
 
     async def test_an_approval_denied_through_elicitation_runs_nothing(self):
         async def deny(context, params):
@@ -176,6 +179,18 @@ class StdioTests(unittest.IsolatedAsyncioTestCase):
         self.assertTrue(result.content[0].text.startswith("E_POLICY: "), result.content[0].text)
         self.assertIn("denied", result.content[0].text)
         self.assertFalse((self.project / "notes/second.txt").exists())
+
+        # Denied with a reason: the agent reads it, and the record keeps it.
+        async def deny_saying(context, params):
+            return types.ElicitResult(action="accept", content={"decision": "deny", "note": "not on a Friday"})
+
+        async with Stdio(self.project, elicitation_callback=deny_saying) as session:
+            result = await session.call_tool("fixtures.note_write", {"name": "third", "text": "x"})
+        self.assertTrue(result.is_error)
+        self.assertIn("not on a Friday", result.content[0].text)
+        approvals = await asyncio.to_thread(jig, self.project, "approvals", "list", "--all", "--json")
+        notes = [a.get("note") for a in json.loads(approvals.stdout) if a["state"] == "denied"]
+        self.assertIn("not on a Friday", notes)
 
     async def test_without_elicitation_the_call_waits_for_a_person_who_decides_elsewhere(self):
         # The agent's request stays open; a person approves from another process (the CLI here,

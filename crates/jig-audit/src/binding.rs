@@ -5,12 +5,22 @@
 //! the exact request, clear arguments and all. A plain SHA-256 of the clear request, kept in
 //! the chain, would let anyone holding an export test guesses of a redacted secret against it;
 //! an HMAC under a key only the store holds does not. The key is made once, by whichever
-//! process opens the store first, and read by every other (`store_keys`).
+//! process opens the store first, and read by every other.
+//!
+//! Where it is kept depends on who may hold the store. A PostgreSQL store is the team's, and
+//! every process that may write to it is trusted: its key is in the store (`store_keys`). An
+//! SQLite file is something a repository, an archive or a colleague can hand over, with a key
+//! of their choosing inside and an approval "given" under it for a request they foresee; so
+//! its key is kept outside the file and the project, in the person's state directory
+//! (`$XDG_STATE_HOME/jig/store-keys/`, by default `~/.local/state/…`), named by the file's
+//! real path. A file that arrives from elsewhere (or moves) is opened with a new key, under
+//! which none of its approvals fits a request: they are asked for again.
 
 use jig_model::canonical::canonical_json;
 use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
 use sqlx::{AnyPool, Row};
+use std::path::{Path, PathBuf};
 
 use crate::error::AuditError;
 
@@ -47,13 +57,70 @@ impl BindingKey {
     }
 }
 
-/// The store's key, made now if it has none (the first writer wins; everyone reads its key).
-pub(crate) async fn load_or_create(pool: &AnyPool) -> Result<BindingKey, AuditError> {
+fn fresh_hex() -> Result<String, AuditError> {
     let mut fresh = [0u8; 32];
     SystemRandom::new()
         .fill(&mut fresh)
         .map_err(|_| AuditError::Commit("no randomness for the store's binding key".to_owned()))?;
-    let hex: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(fresh.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The key of the SQLite store `file`, kept outside it and its project, made now if this
+/// person has none for that file (the first process wins; everyone reads its key).
+pub(crate) fn load_or_create_local(file: &Path) -> Result<BindingKey, AuditError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| AuditError::Io { path, source }
+    };
+    let real = fs_err::canonicalize(file).map_err(io(file))?;
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".local/state"))
+        })
+        .ok_or_else(|| {
+            AuditError::Commit(
+                "neither XDG_STATE_HOME nor HOME is set: there is nowhere outside the project to keep the store's key".to_owned(),
+            )
+        })?;
+    let dir = state.join("jig").join("store-keys");
+    fs_err::create_dir_all(&dir).map_err(io(&dir))?;
+    let digest = ring::digest::digest(&ring::digest::SHA256, real.as_os_str().as_encoded_bytes());
+    let name: String = digest.as_ref()[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let path = dir.join(name);
+    if !path.exists() {
+        // Written whole under another name, then linked into place: a process that finds the
+        // key reads all of it, and of two processes making one, the first link wins.
+        let partial = dir.join(format!(".{}.{}", std::process::id(), fresh_hex()?));
+        write_private(&partial, &fresh_hex()?).map_err(io(&partial))?;
+        let linked = std::fs::hard_link(&partial, &path);
+        let _ = std::fs::remove_file(&partial);
+        match linked {
+            Ok(()) => {
+                tracing::debug!(store = %real.display(), key = %path.display(), "a new binding key for this store")
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(io(&path)(error)),
+        }
+    }
+    let hex = fs_err::read_to_string(&path).map_err(io(&path))?;
+    BindingKey::from_hex(hex.trim())
+}
+
+/// Create `path` readable by its owner only, holding `text`.
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file =
+        std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
+}
+
+/// The store's key, made now if it has none (the first writer wins; everyone reads its key).
+pub(crate) async fn load_or_create(pool: &AnyPool) -> Result<BindingKey, AuditError> {
+    let hex = fresh_hex()?;
     sqlx::query(
         "INSERT INTO store_keys (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
     )

@@ -179,7 +179,12 @@ impl Store {
                 pool
             }
         };
-        let binding = crate::binding::load_or_create(&pool).await?;
+        let binding = match (&db_file, dialect) {
+            (Some(file), Dialect::Sqlite) if file.exists() => {
+                crate::binding::load_or_create_local(file)?
+            }
+            _ => crate::binding::load_or_create(&pool).await?,
+        };
         let commits = std::sync::Arc::new(crate::writer::Commits::default());
         let (writer, last) =
             crate::writer::spawn(pool.clone(), dialect, wal, std::sync::Arc::clone(&commits));

@@ -61,9 +61,18 @@ pub async fn ask(
         Err(error) => return Answer::Undecided(format!("the client could not be asked: {error}")),
     };
     let decision = answer.content.as_ref().and_then(|c| c.get("decision")).and_then(Value::as_str);
+    // The person's words, kept in the record with their decision and shown to the asker.
+    let note = answer
+        .content
+        .as_ref()
+        .and_then(|c| c.get("note"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|note| !note.is_empty())
+        .map(|note| note.chars().take(NOTE_CHARS).collect::<String>());
     match (answer.action, decision) {
         (ElicitationAction::Accept, Some("approve")) => {
-            match app.approve(person, &approval.id, None).await {
+            match app.approve(person, &approval.id, note.as_deref()).await {
                 Ok(done) if done.granted => Answer::Approved,
                 Ok(done) => Answer::Undecided(format!(
                     "approved by {} of the {} people this call needs; it runs once the others approve (`jig approvals list`, the workbench), when it is called again",
@@ -74,7 +83,8 @@ pub async fn ask(
             }
         }
         (ElicitationAction::Accept, _) | (ElicitationAction::Decline, _) => {
-            match app.deny(person, &approval.id, Some("declined at the MCP client")).await {
+            let reason = note.as_deref().unwrap_or("declined at the MCP client");
+            match app.deny(person, &approval.id, Some(reason)).await {
                 Ok(_) => Answer::Denied,
                 Err(error) => Answer::Undecided(error.to_string()),
             }
@@ -101,7 +111,11 @@ fn message(approval: &ApprovalRecord) -> String {
     text
 }
 
+/// The longest note kept, in characters.
+const NOTE_CHARS: usize = 500;
+
 fn schema() -> ElicitationSchema {
+    // `deny` is the default: a client that fills a form with its defaults refuses, never runs.
     let schema = json!({
         "type": "object",
         "properties": {
@@ -110,6 +124,13 @@ fn schema() -> ElicitationSchema {
                 "title": "Decision",
                 "description": "approve runs this exact call once; deny refuses it",
                 "enum": ["approve", "deny"],
+                "default": "deny",
+            },
+            "note": {
+                "type": "string",
+                "title": "Note",
+                "description": "Why (optional): kept in the audit with your decision, and shown to who asked",
+                "maxLength": NOTE_CHARS,
             }
         },
         "required": ["decision"],
@@ -128,5 +149,7 @@ mod tests {
         let schema = serde_json::to_value(schema()).unwrap();
         assert_eq!(schema["properties"]["decision"]["enum"], json!(["approve", "deny"]));
         assert_eq!(schema["required"], json!(["decision"]));
+        assert_eq!(schema["properties"]["decision"]["default"], json!("deny"));
+        assert_eq!(schema["properties"]["note"]["maxLength"], json!(NOTE_CHARS));
     }
 }

@@ -627,3 +627,68 @@ fn ref_fan_out_does_not_exhaust_jig_validate() {
     let validate = jig(root, &["validate"]);
     assert_eq!(validate.status.code(), Some(0), "{}", stderr(&validate));
 }
+
+/// A store handed over with the project (committed to a repository, in an archive) holds an
+/// approval "given" for exactly the request its author foresaw, under a key of their choosing.
+/// The key of an SQLite store is kept outside it, in the person's state directory: a store that
+/// arrives from elsewhere is opened with a new key, and that approval fits nothing.
+#[test]
+fn an_approval_that_came_with_the_store_approves_nothing() {
+    const WRITE: &str = r#"{"path": "notes/planted.txt", "content": "ran without a person\n", "create_dirs": true}"#;
+    let author = tempfile::tempdir().expect("tmp");
+    let victim = tempfile::tempdir().expect("tmp");
+    let made = crate::calls::example_copy();
+    let as_in = |state: &Path, root: &Path, args: &[&str]| {
+        jig_env(root, args, &[("XDG_STATE_HOME", state.to_str().expect("utf-8"))])
+    };
+    // The author asks, approves it themselves as another name, and ships the store.
+    let asked = as_in(
+        author.path(),
+        made.path(),
+        &["--as", "alice", "call", "file_write", "--args", WRITE],
+    );
+    let approval = stdout_json(&asked)["errors"][0]["details"]["approval_id"]
+        .as_str()
+        .expect("asked for approval")
+        .to_owned();
+    let approved =
+        as_in(author.path(), made.path(), &["--as", "bob", "approvals", "approve", &approval]);
+    assert_eq!(approved.status.code(), Some(0), "{}", stderr(&approved));
+
+    // The same store at the same place, someone else's state: the approval does not fit.
+    let refused = as_in(
+        victim.path(),
+        made.path(),
+        &["--as", "alice", "call", "file_write", "--args", WRITE],
+    );
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    let response = stdout_json(&refused);
+    assert_eq!(response["errors"][0]["code"], "E_POLICY");
+    assert_ne!(response["errors"][0]["details"]["approval_id"], approval.as_str(), "asked anew");
+    assert!(!made.path().join("notes/planted.txt").exists());
+
+    // Copied elsewhere (a clone), even by its author: the same.
+    let clone = tempfile::tempdir().expect("tmp");
+    copy_tree(made.path(), clone.path());
+    let moved = as_in(
+        author.path(),
+        clone.path(),
+        &["--as", "alice", "call", "file_write", "--args", WRITE],
+    );
+    assert_eq!(moved.status.code(), Some(1), "{}", stderr(&moved));
+    assert!(!clone.path().join("notes/planted.txt").exists());
+
+    // Where it was given, the approval holds (the attack above was a real one).
+    let ran = as_in(
+        author.path(),
+        made.path(),
+        &["--as", "alice", "call", "file_write", "--args", WRITE],
+    );
+    assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    assert!(made.path().join("notes/planted.txt").exists());
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    let status = Command::new("cp").arg("-a").arg(format!("{}/.", from.display())).arg(to).status();
+    assert!(status.expect("cp").success());
+}
