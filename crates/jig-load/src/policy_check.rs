@@ -77,9 +77,10 @@ pub(crate) fn check(policy: &PolicyConfig, manifest: &Located) -> Vec<Diagnostic
                 && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
                 && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
         });
+        let parts = resource.parts();
         let parts_ok = uri.matches('{').count() == uri.matches('}').count()
-            && resource.parts().len() == uri.matches('{').count()
-            && resource.parts().iter().all(|part| {
+            && parts.len() == uri.matches('{').count()
+            && parts.iter().all(|part| {
                 !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             });
         if !scheme_ok || !parts_ok {

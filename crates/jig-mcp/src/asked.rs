@@ -73,7 +73,7 @@ pub fn for_agent(schema: &Value, tool: &ToolDef) -> Value {
 pub enum Given {
     /// The tool asks nothing of a person.
     Nothing,
-    /// The person's values.
+    /// The person's values and the model's texts.
     Values(Map<String, Value>),
     /// The call does not run: the text says why (it leads with an error code).
     Refused(String),
@@ -93,13 +93,20 @@ pub async fn ask(peer: &Peer<RoleServer>, tool: &ToolDef, args: &Map<String, Val
             tool.id
         ));
     }
-    let mut given = match from_person(peer, tool).await {
+    let by = |from: &str| -> Map<String, Value> {
+        hidden
+            .iter()
+            .filter(|(_, declaration)| declaration.get(FROM).and_then(Value::as_str) == Some(from))
+            .map(|(name, declaration)| (name.clone(), declaration.clone()))
+            .collect()
+    };
+    let mut given = match from_person(peer, tool, &by("person")).await {
         Ok(values) => values,
         Err(refused) => return Given::Refused(refused),
     };
     let mut known = args.clone();
     known.extend(given.clone());
-    match from_model(peer, tool, &known).await {
+    match from_model(peer, tool, &by("model"), &known).await {
         Ok(texts) => given.extend(texts),
         Err(refused) => return Given::Refused(refused),
     }
@@ -109,8 +116,8 @@ pub async fn ask(peer: &Peer<RoleServer>, tool: &ToolDef, args: &Map<String, Val
 async fn from_person(
     peer: &Peer<RoleServer>,
     tool: &ToolDef,
+    fields: &Map<String, Value>,
 ) -> Result<Map<String, Value>, String> {
-    let fields = fields_from(tool, "person");
     if fields.is_empty() {
         return Ok(Map::new());
     }
@@ -118,10 +125,10 @@ async fn from_person(
         return Err(format!(
             "E_POLICY: `{}` needs {} from the person at the client, and this client cannot ask (no elicitation); call it from the workbench or `jig call`",
             tool.id,
-            names(&fields)
+            names(fields)
         ));
     }
-    let schema = form(tool, &fields).map_err(|error| {
+    let schema = form(tool, fields).map_err(|error| {
         format!(
             "E_VALIDATION_FAIL: the inputs of `{}` a person gives cannot be asked over MCP (its forms take strings, numbers, booleans and choices): {error}",
             tool.id
@@ -131,7 +138,7 @@ async fn from_person(
         .input_schema
         .get("x-jig-ask")
         .and_then(Value::as_str)
-        .map_or_else(|| format!("`{}` needs from you: {}", tool.id, names(&fields)), str::to_owned);
+        .map_or_else(|| format!("`{}` needs from you: {}", tool.id, names(fields)), str::to_owned);
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
         message,
@@ -148,11 +155,11 @@ async fn from_person(
         Ok(answer) => Err(format!(
             "E_POLICY: the person {} giving {} (the call did not run)",
             if answer.action == ElicitationAction::Decline { "declined" } else { "cancelled" },
-            names(&fields)
+            names(fields)
         )),
         Err(error) => Err(format!(
             "E_POLICY: the person at the client could not be asked for {}: {error} (the call did not run)",
-            names(&fields)
+            names(fields)
         )),
     }
 }
@@ -161,9 +168,9 @@ async fn from_person(
 async fn from_model(
     peer: &Peer<RoleServer>,
     tool: &ToolDef,
+    fields: &Map<String, Value>,
     known: &Map<String, Value>,
 ) -> Result<Map<String, Value>, String> {
-    let fields = fields_from(tool, "model");
     if fields.is_empty() {
         return Ok(Map::new());
     }
@@ -171,11 +178,11 @@ async fn from_model(
         return Err(format!(
             "E_POLICY: `{}` needs {} written by the client's model, and this client offers none (no sampling)",
             tool.id,
-            names(&fields)
+            names(fields)
         ));
     }
     let mut texts = Map::new();
-    for (name, declaration) in &fields {
+    for (name, declaration) in fields {
         let Some(template) = declaration.get(PROMPT).and_then(Value::as_str) else {
             return Err(format!(
                 "E_VALIDATION_FAIL: `{name}` of `{}` is written by the model but has no `{PROMPT}`",

@@ -451,8 +451,8 @@ impl ServerHandler for JigMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        let mut prompt = crate::prompts::get(&self.engine, &request.name, &args)?;
-        for uri in crate::prompts::attachments(&self.engine, &request.name, &args) {
+        let (mut prompt, attachments) = crate::prompts::get(&self.engine, &request.name, &args)?;
+        for uri in attachments {
             prompt = crate::prompts::attach(prompt, self.read(&uri, &context).await?)?;
         }
         Ok(GetPromptResponse::Complete(prompt))

@@ -31,19 +31,22 @@ pub fn list(engine: &Arc<Engine>) -> ListPromptsResult {
     serde_json::from_value(json!({ "prompts": prompts })).unwrap_or_default()
 }
 
-/// The prompt of runbook `name` with `args` as its inputs.
+/// The runbook `name`, when the project has it.
+fn runbook(engine: &Arc<Engine>, name: &str) -> Option<jig_runbook::RunbookSummary> {
+    Runbooks::new(Arc::clone(engine)).list().into_iter().find(|runbook| runbook.name == name)
+}
+
+/// The prompt of runbook `name` with `args` as its inputs, and the resources it brings along
+/// ([`attachments`]), to be read and added with [`attach`].
 pub fn get(
     engine: &Arc<Engine>,
     name: &str,
     args: &Map<String, Value>,
-) -> Result<GetPromptResult, ErrorData> {
-    let runbook = Runbooks::new(Arc::clone(engine))
-        .list()
-        .into_iter()
-        .find(|runbook| runbook.name == name)
-        .ok_or_else(|| {
-            ErrorData::invalid_params(format!("no runbook `{name}`"), Some(json!({ "name": name })))
-        })?;
+) -> Result<(GetPromptResult, Vec<String>), ErrorData> {
+    let runbook = runbook(engine, name).ok_or_else(|| {
+        ErrorData::invalid_params(format!("no runbook `{name}`"), Some(json!({ "name": name })))
+    })?;
+    let attachments = attachments(engine, &runbook.inputs, args);
     let declared = arguments(&runbook.inputs);
     for argument in &declared {
         let required = argument["required"] == json!(true);
@@ -90,19 +93,14 @@ pub fn get(
         "description": format!("Start the runbook `{name}`"),
         "messages": [{ "role": "user", "content": { "type": "text", "text": text } }],
     });
-    serde_json::from_value(result)
-        .map_err(|error| ErrorData::internal_error(error.to_string(), None::<Value>))
+    let prompt = serde_json::from_value(result)
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None::<Value>))?;
+    Ok((prompt, attachments))
 }
 
-/// The resources prompt `name` brings along with `args`: each input's value, given or its
-/// default, that names a resource Jig serves.
-pub fn attachments(engine: &Arc<Engine>, name: &str, args: &Map<String, Value>) -> Vec<String> {
-    let inputs = Runbooks::new(Arc::clone(engine))
-        .list()
-        .into_iter()
-        .find(|runbook| runbook.name == name)
-        .map(|runbook| runbook.inputs)
-        .unwrap_or(Value::Null);
+/// The resources a runbook with `inputs` brings along with `args`: each input's value, given
+/// or its default, that names a resource Jig serves.
+fn attachments(engine: &Arc<Engine>, inputs: &Value, args: &Map<String, Value>) -> Vec<String> {
     let defaults = inputs
         .as_object()
         .into_iter()
@@ -166,10 +164,7 @@ fn arguments(inputs: &Value) -> Vec<Value> {
 /// Values for the argument `argument` of prompt `name` starting with `prefix`: the runbook
 /// input's `enum`, or its `default`.
 pub fn complete(engine: &Arc<Engine>, name: &str, argument: &str, prefix: &str) -> CompleteResult {
-    let declaration = Runbooks::new(Arc::clone(engine))
-        .list()
-        .into_iter()
-        .find(|runbook| runbook.name == name)
+    let declaration = runbook(engine, name)
         .and_then(|runbook| runbook.inputs.get(argument).cloned())
         .unwrap_or(Value::Null);
     let candidates = match (declaration.get("enum"), declaration.get("default")) {

@@ -33,12 +33,7 @@ pub fn list(engine: &Arc<Engine>) -> ListResourcesResult {
         "description": "The latest calls in this project's audit, newest first (tool, state, principal, time).",
         "mimeType": "application/json",
     })];
-    let policy = engine.policy();
-    for resource in &policy.config().mcp.resources {
-        if resource.parts().is_empty() && served(engine, &policy, resource).is_some() {
-            resources.push(describe(resource, "uri"));
-        }
-    }
+    resources.extend(project(engine, false));
     serde_json::from_value(json!({ "resources": resources })).unwrap_or_default()
 }
 
@@ -51,13 +46,24 @@ pub fn templates(engine: &Arc<Engine>) -> ListResourceTemplatesResult {
         "description": "One call as the audit recorded it: state, policy decision, arguments and response.",
         "mimeType": "application/json",
     })];
-    let policy = engine.policy();
-    for resource in &policy.config().mcp.resources {
-        if !resource.parts().is_empty() && served(engine, &policy, resource).is_some() {
-            templates.push(describe(resource, "uriTemplate"));
-        }
-    }
+    templates.extend(project(engine, true));
     serde_json::from_value(json!({ "resourceTemplates": templates })).unwrap_or_default()
+}
+
+/// The project's resources that are templates (or not), as listed, leaving out those whose
+/// tool is missing, has side effects or is denied outright.
+fn project(engine: &Arc<Engine>, templated: bool) -> Vec<Value> {
+    let policy = engine.policy();
+    let key = if templated { "uriTemplate" } else { "uri" };
+    policy
+        .config()
+        .mcp
+        .resources
+        .iter()
+        .filter(|resource| resource.parts().is_empty() != templated)
+        .filter(|resource| served(engine, &policy, resource).is_some())
+        .map(|resource| describe(resource, key))
+        .collect()
 }
 
 fn describe(resource: &McpResource, key: &str) -> Value {

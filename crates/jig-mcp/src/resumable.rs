@@ -38,47 +38,72 @@ pub struct Events(Arc<Inner>);
 
 #[derive(Debug, Default)]
 struct Inner {
-    streams: Mutex<HashMap<String, Kept>>,
+    streams: Mutex<Streams>,
     /// Wakes replays waiting for a stream's next event.
     appended: Notify,
 }
 
+/// The kept streams by the random token in their event ids (what a resume names), and each
+/// stream's token by the service's stream id (what a new event names).
+#[derive(Debug, Default)]
+struct Streams {
+    by_token: HashMap<String, Kept>,
+    tokens: HashMap<String, String>,
+    /// When old streams were last forgotten.
+    swept: Option<Instant>,
+}
+
 #[derive(Debug)]
 struct Kept {
-    /// The random token in this stream's event ids.
-    token: String,
     next: u64,
     events: VecDeque<(u64, ServerSseMessage)>,
     ended: Option<Instant>,
     touched: Instant,
 }
 
+/// Old streams are looked for at most this often (a new stream comes with every request).
+const SWEEP: Duration = Duration::from_secs(1);
+
 impl Inner {
-    fn streams(&self) -> std::sync::MutexGuard<'_, HashMap<String, Kept>> {
+    fn streams(&self) -> std::sync::MutexGuard<'_, Streams> {
         self.streams.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The events of the stream `token` after number `after`, and whether it has ended.
     fn after(&self, token: &str, after: u64) -> Option<(Vec<(u64, ServerSseMessage)>, bool)> {
         let streams = self.streams();
-        let kept = streams.values().find(|kept| kept.token == token)?;
+        let kept = streams.by_token.get(token)?;
         let events = kept.events.iter().filter(|(n, _)| *n > after).cloned().collect();
         Some((events, kept.ended.is_some()))
     }
 }
 
-fn forget_old(streams: &mut HashMap<String, Kept>) {
-    streams.retain(|_, kept| match kept.ended {
-        Some(at) => at.elapsed() < KEEP_ENDED,
-        None => kept.touched.elapsed() < KEEP_IDLE,
-    });
-    while streams.len() > STREAMS {
-        let Some(oldest) =
-            streams.iter().min_by_key(|(_, kept)| kept.touched).map(|(id, _)| id.clone())
-        else {
-            break;
-        };
-        streams.remove(&oldest);
+impl Streams {
+    /// Forget streams past their time (at most every [`SWEEP`]), and the oldest beyond
+    /// [`STREAMS`].
+    fn forget_old(&mut self) {
+        let due = self.swept.is_none_or(|at| at.elapsed() >= SWEEP);
+        if !due && self.by_token.len() < STREAMS {
+            return;
+        }
+        self.swept = Some(Instant::now());
+        self.by_token.retain(|_, kept| match kept.ended {
+            Some(at) => at.elapsed() < KEEP_ENDED,
+            None => kept.touched.elapsed() < KEEP_IDLE,
+        });
+        while self.by_token.len() >= STREAMS {
+            let Some(oldest) = self
+                .by_token
+                .iter()
+                .min_by_key(|(_, kept)| kept.touched)
+                .map(|(token, _)| token.clone())
+            else {
+                break;
+            };
+            self.by_token.remove(&oldest);
+        }
+        let by_token = &self.by_token;
+        self.tokens.retain(|_, token| by_token.contains_key(token));
     }
 }
 
@@ -131,11 +156,16 @@ impl EventStore for Events {
     ) -> Result<String, EventStoreError> {
         let id = {
             let mut streams = self.0.streams();
-            if !streams.contains_key(stream_id) {
-                forget_old(&mut streams);
-            }
-            let kept = streams.entry(stream_id.to_owned()).or_insert_with(|| Kept {
-                token: uuid::Uuid::new_v4().simple().to_string(),
+            let token = match streams.tokens.get(stream_id) {
+                Some(token) => token.clone(),
+                None => {
+                    streams.forget_old();
+                    let token = uuid::Uuid::new_v4().simple().to_string();
+                    streams.tokens.insert(stream_id.to_owned(), token.clone());
+                    token
+                }
+            };
+            let kept = streams.by_token.entry(token.clone()).or_insert_with(|| Kept {
                 next: 0,
                 events: VecDeque::new(),
                 ended: None,
@@ -143,7 +173,7 @@ impl EventStore for Events {
             });
             let number = kept.next;
             kept.next += 1;
-            let id = format!("{}-{number}", kept.token);
+            let id = format!("{token}-{number}");
             let mut event = event.clone();
             event.event_id = Some(id.clone());
             let answer = event.message.as_deref().is_some_and(|message| {
