@@ -37,7 +37,7 @@ fn runbook(engine: &Arc<Engine>, name: &str) -> Option<jig_runbook::RunbookSumma
 }
 
 /// The prompt of runbook `name` with `args` as its inputs, and the resources it brings along
-/// ([`attachments`]), to be read and added with [`attach`].
+/// (each input value naming a resource Jig serves), to be read and added with [`attach`].
 pub fn get(
     engine: &Arc<Engine>,
     name: &str,
