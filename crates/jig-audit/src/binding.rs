@@ -15,6 +15,9 @@
 //! (`$XDG_STATE_HOME/jig/store-keys/`, by default `~/.local/state/…`), named by the file's
 //! real path. A file that arrives from elsewhere (or moves) is opened with a new key, under
 //! which none of its approvals fits a request: they are asked for again.
+//!
+//! The same key vouches for results: a replay answers only from a result packet this store
+//! tagged when it recorded it, so a result planted in a store handed over is never served.
 
 use jig_model::canonical::canonical_json;
 use ring::hmac;
@@ -26,6 +29,16 @@ use crate::error::AuditError;
 
 /// The key's name in `store_keys`.
 const NAME: &str = "binding";
+
+/// Where in a result packet's data the store's tag is ([`BindingKey::vouch`]).
+pub const MAC: &str = "mac";
+
+/// The packets a replay may answer from: how a call ended.
+const VOUCHED: [crate::PacketKind; 3] = [
+    crate::PacketKind::CallResult,
+    crate::PacketKind::CallFailed,
+    crate::PacketKind::CallSubmitted,
+];
 
 /// HMAC-SHA256 under the store's binding key.
 #[derive(Clone)]
@@ -42,6 +55,66 @@ impl BindingKey {
     pub fn hash(&self, value: &serde_json::Value) -> String {
         let tag = hmac::sign(&self.0, canonical_json(value).as_bytes());
         tag.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Vouch for `packet` if it records how a call ended (a result, a failure, a job handed to
+    /// a scheduler): its data gets `mac`, this key's tag over the packet's body. A replay
+    /// answers only from a packet this store vouched for ([`BindingKey::vouches`]): what a
+    /// store brought from elsewhere (a repository, an archive) may be a result its author
+    /// foresaw and forged, chain and all, and was never vouched for under this key.
+    pub fn vouch(&self, packet: &mut crate::NewPacket) {
+        if !VOUCHED.contains(&packet.kind) {
+            return;
+        }
+        let Some(data) = packet.data.as_object_mut() else { return };
+        data.remove(MAC);
+        let tag = self.result_tag(
+            packet.kind.as_str(),
+            [&packet.session_id, &packet.thread_id, &packet.principal, &packet.request_id],
+            [&packet.run_id, &packet.tool, &packet.args_hash],
+            &packet.data,
+        );
+        if let Some(data) = packet.data.as_object_mut() {
+            data.insert(MAC.to_owned(), serde_json::Value::String(tag));
+        }
+    }
+
+    /// Whether this store vouched for `packet` ([`BindingKey::vouch`]).
+    pub fn vouches(&self, packet: &crate::Packet) -> bool {
+        let Some(given) = packet.data.get(MAC).and_then(serde_json::Value::as_str) else {
+            return false;
+        };
+        let mut data = packet.data.clone();
+        if let Some(object) = data.as_object_mut() {
+            object.remove(MAC);
+        }
+        let tag = self.result_tag(
+            &packet.kind,
+            [&packet.session_id, &packet.thread_id, &packet.principal, &packet.request_id],
+            [&packet.run_id, &packet.tool, &packet.args_hash],
+            &data,
+        );
+        // Compared in constant time: a tag is a secret's output.
+        tag.len() == given.len()
+            && tag.bytes().zip(given.bytes()).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
+    }
+
+    /// The tag over a result packet's body (all of it but its time, which the writer sets),
+    /// 128 bits as hex.
+    fn result_tag(
+        &self,
+        kind: &str,
+        [session_id, thread_id, principal, request_id]: [&Option<String>; 4],
+        [run_id, tool, args_hash]: [&Option<String>; 3],
+        data: &serde_json::Value,
+    ) -> String {
+        let mut tag = self.hash(&serde_json::json!({
+            "domain": "jig.audit.result.v1", "kind": kind, "session_id": session_id,
+            "thread_id": thread_id, "principal": principal, "request_id": request_id,
+            "run_id": run_id, "tool": tool, "args_hash": args_hash, "data": data,
+        }));
+        tag.truncate(32);
+        tag
     }
 
     /// A key from its hex form.
@@ -133,4 +206,81 @@ pub(crate) async fn load_or_create(pool: &AnyPool) -> Result<BindingKey, AuditEr
         .fetch_one(pool)
         .await?;
     BindingKey::from_hex(&row.try_get::<String, _>("value")?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{NewPacket, Packet, PacketKind};
+    use serde_json::json;
+
+    fn key() -> BindingKey {
+        BindingKey::from_hex(&fresh_hex().expect("random")).expect("key")
+    }
+
+    fn new(kind: PacketKind) -> NewPacket {
+        NewPacket {
+            kind,
+            session_id: Some("s".into()),
+            thread_id: None,
+            principal: Some("alice".into()),
+            request_id: Some("r1".into()),
+            run_id: Some("run".into()),
+            tool: Some("t.answer".into()),
+            args_hash: Some("ab".into()),
+            data: json!({ "state": "succeeded", "ok": true, "data": { "answer": 42 } }),
+        }
+    }
+
+    fn stored(packet: &NewPacket) -> Packet {
+        Packet {
+            seq: 7,
+            kind: packet.kind.as_str().to_owned(),
+            ts_us: 1,
+            session_id: packet.session_id.clone(),
+            thread_id: packet.thread_id.clone(),
+            principal: packet.principal.clone(),
+            request_id: packet.request_id.clone(),
+            run_id: packet.run_id.clone(),
+            tool: packet.tool.clone(),
+            args_hash: packet.args_hash.clone(),
+            data: packet.data.clone(),
+            prev_hash: crate::GENESIS.to_owned(),
+            hash: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_store_vouches_for_the_results_it_recorded_and_no_other() {
+        let (mine, theirs) = (key(), key());
+        let mut packet = new(PacketKind::CallResult);
+        mine.vouch(&mut packet);
+        assert_eq!(packet.data[MAC].as_str().map(str::len), Some(32));
+        assert!(mine.vouches(&stored(&packet)));
+        // Under another store's key (the store came from elsewhere), it is not.
+        assert!(!theirs.vouches(&stored(&packet)));
+        // Another answer, another request or run, a forged tag: not.
+        let mut answer = stored(&packet);
+        answer.data["data"]["answer"] = json!(41);
+        assert!(!mine.vouches(&answer));
+        let mut request = stored(&packet);
+        request.request_id = Some("r2".into());
+        assert!(!mine.vouches(&request));
+        let mut run = stored(&packet);
+        run.run_id = Some("other".into());
+        assert!(!mine.vouches(&run));
+        let mut forged = stored(&packet);
+        forged.data[MAC] = json!("0".repeat(32));
+        assert!(!mine.vouches(&forged));
+        // A tag brought in with the data is replaced, not kept.
+        let mut brought = new(PacketKind::CallResult);
+        brought.data[MAC] = json!("f".repeat(32));
+        mine.vouch(&mut brought);
+        assert_eq!(brought.data, packet.data);
+        // Only how a call ended is vouched for.
+        let mut request = new(PacketKind::CallRequest);
+        mine.vouch(&mut request);
+        assert!(request.data.get(MAC).is_none());
+        assert!(!mine.vouches(&stored(&request)));
+    }
 }

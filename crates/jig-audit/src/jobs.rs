@@ -143,13 +143,13 @@ impl Store {
         row.as_ref().map(job_from_row).transpose()
     }
 
-    /// Seed 001's replay rule for batch jobs: the first run of `identity` that has a recorded
+    /// Seed 001's replay rule for batch jobs: the latest run of `identity` that has a recorded
     /// answer and did not fail — queued, running or succeeded — so the same job is never
     /// submitted twice.
     pub async fn batch_replay_source(
         &self,
         identity: &ReplayIdentity<'_>,
     ) -> Result<Option<RunRecord>, AuditError> {
-        self.first_run_of(identity, "state IN ('queued', 'running', 'succeeded')").await
+        self.latest_run_of(identity, "state IN ('queued', 'running', 'succeeded')").await
     }
 }

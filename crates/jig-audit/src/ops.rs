@@ -151,6 +151,19 @@ pub enum Op {
     },
 }
 
+impl Op {
+    /// The packet of a write that may record a call's end (a result, a failure, a job handed
+    /// over), for the store to vouch for it before it is written ([`crate::BindingKey::vouch`]).
+    pub(crate) fn result_packet_mut(&mut self) -> Option<&mut NewPacket> {
+        match self {
+            Self::Append(packet)
+            | Self::AbandonRun { packet, .. }
+            | Self::MoveJobRun { packet, .. } => Some(packet),
+            _ => None,
+        }
+    }
+}
+
 /// A run's state change.
 #[derive(Debug, Clone, Default)]
 pub struct RunUpdate {

@@ -307,7 +307,17 @@ impl Store {
 
     /// Apply `ops` in one transaction; returns when they are committed, and synced as `sync`
     /// asks.
-    pub async fn apply_with(&self, ops: Vec<Op>, sync: Flush) -> Result<Vec<Outcome>, AuditError> {
+    pub async fn apply_with(
+        &self,
+        mut ops: Vec<Op>,
+        sync: Flush,
+    ) -> Result<Vec<Outcome>, AuditError> {
+        // Every record of how a call ended is vouched for here, whoever recorded it.
+        for op in &mut ops {
+            if let Some(packet) = op.result_packet_mut() {
+                self.binding.vouch(packet);
+            }
+        }
         let (reply, answer) = oneshot::channel();
         self.writer.send((ops, reply, sync)).map_err(|_| AuditError::Closed)?;
         answer.await.map_err(|_| AuditError::Closed)?
@@ -630,18 +640,19 @@ impl Store {
         row.as_ref().map(run_from_row).transpose()
     }
 
-    /// The first succeeded, non-replayed run of `identity` with a recorded response: what a
-    /// deterministic tool replays.
+    /// The latest succeeded, non-replayed run of `identity` with a recorded response: what a
+    /// deterministic tool replays (if this store vouched for it: the latest, so that a run
+    /// this store recorded comes before one that came with the file).
     pub async fn replay_source(
         &self,
         identity: &ReplayIdentity<'_>,
     ) -> Result<Option<RunRecord>, AuditError> {
-        self.first_run_of(identity, "state = 'succeeded'").await
+        self.latest_run_of(identity, "state = 'succeeded'").await
     }
 
-    /// The first run of `identity` in a state `states` (an SQL condition of this module's)
+    /// The latest run of `identity` in a state `states` (an SQL condition of this module's)
     /// with a recorded response, not itself a replay.
-    pub(crate) async fn first_run_of(
+    pub(crate) async fn latest_run_of(
         &self,
         identity: &ReplayIdentity<'_>,
         states: &str,
@@ -650,7 +661,7 @@ impl Store {
         // Put together from this module's constants only; every value is bound.
         let sql = AssertSqlSafe(format!(
             "SELECT * FROM runs WHERE run_id = $1 AND {states} AND response IS NOT NULL \
-             AND replayed_from IS NULL AND definition = $2 {person} ORDER BY created_us LIMIT 1"
+             AND replayed_from IS NULL AND definition = $2 {person} ORDER BY created_us DESC LIMIT 1"
         ));
         let mut query = sqlx::query(sql).bind(identity.run_id).bind(identity.definition);
         if let Some(person) = identity.person {

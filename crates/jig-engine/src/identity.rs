@@ -51,6 +51,17 @@ pub fn code_identity(tool: &ToolDef, root: &Path) -> Value {
     json!({ "definition": tool.hash, "files": files })
 }
 
+/// What a recorded run must have run to answer a call of `tool` again (a deterministic
+/// replay, an idempotency key): its definition's hash, or, for a tool that starts code in the
+/// project, the hash of [`code_identity`] — a script edited since does not replay the answers
+/// of the one before.
+pub fn code_hash(tool: &ToolDef, root: &Path) -> String {
+    if tool.entry_files().is_empty() {
+        return tool.hash.clone();
+    }
+    sha256_hex(jig_model::canonical::canonical_json(&code_identity(tool, root)).as_bytes())
+}
+
 /// A principal as compared: trimmed and lower-cased (Unicode), so `Alice` and `alice` are one
 /// person to self-approval and token checks. An agent acting for a person
 /// ([`agent_principal`]: `alice (via claude-code)`) is that person here: alice may not approve

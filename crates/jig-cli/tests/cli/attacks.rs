@@ -688,6 +688,125 @@ fn an_approval_that_came_with_the_store_approves_nothing() {
     assert!(made.path().join("notes/planted.txt").exists());
 }
 
+/// The same store, handed over with a *result* in it: a deterministic call its author
+/// foresaw, answered "planted" where the author ran it. Replays are matched by tool,
+/// definition, arguments and person, none of them secret; the store vouches for a result it
+/// recorded under its key, which a store from elsewhere was never opened with, and a result
+/// it did not vouch for is not served: the call runs.
+#[test]
+fn a_result_that_came_with_the_store_is_not_replayed() {
+    let author = tempfile::tempdir().expect("tmp");
+    let victim = tempfile::tempdir().expect("tmp");
+    let made = tempfile::tempdir().expect("tmp");
+    let root = made.path();
+    deterministic_python_tool(
+        root,
+        "answer",
+        "print(json.dumps({'answer': open('answer.txt').read()}))",
+    );
+    let call = |state: &Path, root: &Path| {
+        let out = jig_env(
+            root,
+            &["call", "probe.answer", "--args", "{}"],
+            &[("XDG_STATE_HOME", state.to_str().expect("utf-8"))],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let response = stdout_json(&out);
+        (response["data"]["answer"].as_str().unwrap_or_default().to_owned(), response)
+    };
+    // The author's run answers "planted"; the file then says otherwise, and the store ships.
+    std::fs::write(root.join("answer.txt"), "planted").expect("write");
+    assert_eq!(call(author.path(), root).0, "planted");
+    std::fs::write(root.join("answer.txt"), "real").expect("write");
+
+    // Where it was recorded, it replays (the attack below is a real one).
+    let (answer, response) = call(author.path(), root);
+    assert_eq!(answer, "planted", "{response}");
+    assert_eq!(response["replayed"], true);
+
+    // Someone else opening the store, and the author's own clone elsewhere: the tool runs.
+    let (answer, response) = call(victim.path(), root);
+    assert_eq!(answer, "real", "{response}");
+    assert_ne!(response["replayed"], true);
+    let clone = tempfile::tempdir().expect("tmp");
+    copy_tree(root, clone.path());
+    assert_eq!(call(author.path(), clone.path()).0, "real");
+    // What it ran is vouched for under its own key, and replays from now on.
+    let (answer, response) = call(victim.path(), root);
+    assert_eq!((answer.as_str(), &response["replayed"]), ("real", &json!(true)), "{response}");
+}
+
+/// A side effect's idempotency key that came with the store, "done" with an answer: the
+/// call is neither answered from it nor run again (whether the effect happened is unknown).
+#[test]
+fn an_idempotency_key_that_came_with_the_store_is_not_taken_for_done() {
+    let author = tempfile::tempdir().expect("tmp");
+    let victim = tempfile::tempdir().expect("tmp");
+    let made = tempfile::tempdir().expect("tmp");
+    let root = made.path();
+    std::fs::write(
+        root.join("jig.yaml"),
+        "name: keyed\npolicy:\n  rules:\n    - { tools: [file_write], action: allow }\n",
+    )
+    .expect("write");
+    let write = |state: &Path| {
+        let args = r#"{"path": "out.txt", "content": "x"}"#;
+        jig_env(
+            root,
+            &["call", "file_write", "--thread", "t-1", "--args", args],
+            &[("XDG_STATE_HOME", state.to_str().expect("utf-8"))],
+        )
+    };
+    let first = write(author.path());
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let again = write(author.path());
+    assert_eq!(stdout_json(&again)["replayed"], true, "{}", stderr(&again));
+    std::fs::remove_file(root.join("out.txt")).expect("rm");
+
+    let other = write(victim.path());
+    assert_eq!(other.status.code(), Some(1), "{}", stderr(&other));
+    let response = stdout_json(&other);
+    assert_eq!(response["errors"][0]["code"], "E_CONFLICT", "{response}");
+    assert!(!root.join("out.txt").exists(), "run again");
+}
+
+/// A deterministic tool's script edited since a run does not replay that run's answer.
+#[test]
+fn an_edited_script_does_not_replay_the_old_answer() {
+    let made = tempfile::tempdir().expect("tmp");
+    let root = made.path();
+    let answer = |text: &str| {
+        deterministic_python_tool(root, "v", &format!("print(json.dumps({{'v': '{text}'}}))"));
+        let out = jig(root, &["call", "probe.v", "--args", "{}"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout_json(&out)
+    };
+    assert_eq!(answer("one")["data"]["v"], "one");
+    let again = answer("one");
+    assert_eq!((&again["data"]["v"], &again["replayed"]), (&json!("one"), &json!(true)));
+    assert_eq!(answer("two")["data"]["v"], "two");
+}
+
+/// A project at `root` with one deterministic tool `probe.<name>`, reading files, whose Python
+/// script is `body` (after `import json`).
+fn deterministic_python_tool(root: &Path, name: &str, body: &str) {
+    std::fs::create_dir_all(root.join("tools/scripts")).expect("mkdir");
+    std::fs::write(root.join("jig.yaml"), "name: replayed\n").expect("write");
+    std::fs::write(
+        root.join(format!("tools/{name}.tool.yaml")),
+        format!(
+            "id: probe.{name}\nversion: 1.0.0\ndescription: Answers.\nsideEffects: [read]\n\
+             risk: low\ndeterministic: true\ntimeoutMs: 10000\n\
+             limits: {{maxInputBytes: 1024, maxOutputBytes: 1024}}\n\
+             inputSchema: {{type: object}}\noutputSchema: {{type: object}}\n\
+             execution: {{kind: python, script: scripts/{name}.py}}\n"
+        ),
+    )
+    .expect("write");
+    std::fs::write(root.join(format!("tools/scripts/{name}.py")), format!("import json\n{body}\n"))
+        .expect("write");
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     let status = Command::new("cp").arg("-a").arg(format!("{}/.", from.display())).arg(to).status();
     assert!(status.expect("cp").success());

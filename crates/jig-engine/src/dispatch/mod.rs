@@ -35,7 +35,8 @@ use serde_json::{Value, json};
 use crate::engine::{CallContext, Engine, Registry};
 use crate::events::Event;
 use crate::identity::{
-    canonical_principal, code_identity, idempotency_key, new_id, request_hash, sha256_hex,
+    canonical_principal, code_hash, code_identity, idempotency_key, new_id, request_hash,
+    sha256_hex,
 };
 use crate::metrics::CallRecord;
 
@@ -126,6 +127,9 @@ struct Call<'e> {
     ops: Vec<Op>,
     run_id: Option<String>,
     args_hash: String,
+    /// What ran, as a recorded run must share it to answer this call ([`code_hash`]); set once
+    /// the tool is known.
+    definition: String,
     /// Who asks, as principals are compared.
     person: String,
     /// The call that waited for approval this one runs: it ends as this one does.
@@ -161,6 +165,7 @@ impl<'e> Call<'e> {
             ops: Vec::new(),
             run_id: None,
             args_hash: params_hash(&request.args),
+            definition: String::new(),
             person: canonical_principal(&context.principal),
             resumes: None,
             bytes_in: 0,
@@ -213,6 +218,7 @@ impl<'e> Call<'e> {
             return self.fail(error, RunState::Failed).await;
         }
 
+        self.definition = code_hash(&tool, self.engine.workspace.root());
         let policy = Arc::clone(&self.registry.policy);
         // Seed 001: a plan's identity is its canonical params — its inputs by content, its
         // definition (image digest, script) by hash — not the names it was given.
@@ -279,9 +285,21 @@ impl<'e> Call<'e> {
                             // the decision (and must not be handed someone else's result).
                             if tool.has_side_effects() {
                                 let key = self.engine.store.key(&self.key(&tool)).await;
+                                // The caller's own, and recorded by this store (a key that
+                                // came with the file is no proof the call ran).
                                 let same_caller = match &key {
                                     Ok(Some(record)) => {
                                         self.asked_by_caller(&record.request_id).await
+                                            && self
+                                                .vouched(
+                                                    &record.request_id,
+                                                    record
+                                                        .response
+                                                        .as_ref()
+                                                        .unwrap_or(&Value::Null),
+                                                )
+                                                .await
+                                                .unwrap_or(false)
                                     }
                                     _ => false,
                                 };
@@ -315,13 +333,21 @@ impl<'e> Call<'e> {
         // succeeded run only.
         if tool.execution.is_batch() {
             match self.engine.store.batch_replay_source(&self.replay_identity(&tool)).await {
-                Ok(Some(source)) => return self.replay_run(source).await,
+                Ok(Some(source)) => {
+                    if let Some(answer) = self.replay_run(source).await {
+                        return answer;
+                    }
+                }
                 Ok(None) => {}
                 Err(error) => return self.internal(&error.to_string()).await,
             }
         } else if tool.deterministic {
             match self.engine.store.replay_source(&self.replay_identity(&tool)).await {
-                Ok(Some(source)) => return self.replay_run(source).await,
+                Ok(Some(source)) => {
+                    if let Some(answer) = self.replay_run(source).await {
+                        return answer;
+                    }
+                }
                 Ok(None) => {}
                 Err(error) => return self.internal(&error.to_string()).await,
             }

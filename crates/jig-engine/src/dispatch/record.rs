@@ -169,7 +169,7 @@ impl Call<'_> {
             owner: Some(jig_audit::owner::current().to_owned()),
             deadline_us: Some(deadline_us),
             person: Some(canonical_principal(&self.context.principal)),
-            definition: Some(tool.hash.clone()),
+            definition: Some(self.definition.clone()),
             resumed_as: None,
             resumes: None,
         }

@@ -98,49 +98,78 @@ impl Call<'_> {
             .any(|pattern| jig_policy::governance::glob_match(pattern, &tool.id));
         ReplayIdentity {
             run_id: self.run_id.as_deref().unwrap_or_default(),
-            definition: &tool.hash,
+            definition: &self.definition,
             person: (!shared).then_some(self.person.as_str()),
         }
     }
 
-    /// Answer with the response recorded for an idempotency key.
+    /// Answer with the response recorded for an idempotency key, if this store vouched for it;
+    /// refuse otherwise (its side effect may or may not have happened: it is not run again).
     pub(super) async fn replay_key(&mut self, record: KeyRecord) -> ToolResponse {
-        let recorded = record.response.unwrap_or(Value::Null);
-        self.replay(&record.request_id, &recorded).await
-    }
-
-    /// Answer a deterministic tool's call with the first succeeded run of the same identity.
-    pub(super) async fn replay_run(&mut self, source: RunRecord) -> ToolResponse {
-        let recorded = source.response.unwrap_or(Value::Null);
-        self.replay(&source.request_id, &recorded).await
-    }
-
-    pub(super) async fn replay(&mut self, source: &str, recorded: &Value) -> ToolResponse {
-        // The side tables are not trusted alone: what is replayed must be what the chain says
-        // the source call answered.
-        match self.engine.store.packets_of(source).await {
-            Ok(packets) => {
-                let matches = packets.iter().any(|p| {
-                    (p.kind == PacketKind::CallResult.as_str()
-                        || p.kind == PacketKind::CallFailed.as_str()
-                        || p.kind == PacketKind::CallSubmitted.as_str())
-                        && p.data.get("replayed_from").is_none()
-                        && p.expected_hash() == p.hash
-                        && p.data.get("data") == recorded.get("data")
-                        && p.data.get("ok") == recorded.get("ok")
-                });
-                if !matches {
-                    let error = ToolError::new(
-                        ErrorCode::Internal,
-                        format!(
-                            "the recorded result of `{source}` does not match its audit packet; it is not replayed (run `jig audit verify`)"
-                        ),
-                    );
-                    return self.fail(error, RunState::Failed).await;
-                }
+        let recorded = record.response.clone().unwrap_or(Value::Null);
+        match self.vouched(&record.request_id, &recorded).await {
+            Ok(true) => self.replay(&record.request_id, &recorded).await,
+            Ok(false) => {
+                let error = ToolError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "an identical call (`{}`) is on record, but not as this store recorded it (it came with the store file, or was recorded before results were vouched for): it is neither replayed nor run again; call with another thread id",
+                        record.request_id
+                    ),
+                )
+                .with_details(json!({ "idempotency_key": record.key, "recorded_by": record.request_id }));
+                self.fail(error, RunState::Failed).await
             }
-            Err(error) => return self.internal(&error.to_string()).await,
+            Err(error) => self.internal(&error.to_string()).await,
         }
+    }
+
+    /// Answer a deterministic tool's call with the latest succeeded run of the same identity,
+    /// if this store vouched for its result; `None` (run it) otherwise: a deterministic call
+    /// without side effects costs a run, where a result planted in a store handed over would
+    /// be served as the tool's.
+    pub(super) async fn replay_run(&mut self, source: RunRecord) -> Option<ToolResponse> {
+        let recorded = source.response.unwrap_or(Value::Null);
+        match self.vouched(&source.request_id, &recorded).await {
+            Ok(true) => Some(self.replay(&source.request_id, &recorded).await),
+            Ok(false) => {
+                tracing::warn!(source = %source.request_id, tool = %self.request.tool, "a recorded result this store did not vouch for is not replayed; the call runs");
+                None
+            }
+            Err(error) => Some(self.internal(&error.to_string()).await),
+        }
+    }
+
+    /// Whether the chain holds how `source` ended as this store recorded it — vouched for
+    /// under its key ([`jig_audit::BindingKey::vouch`]), intact, and saying what the side
+    /// tables' `recorded` response says. The side tables are not trusted alone, and neither is
+    /// a chain that came with the file: its author can write any chain.
+    pub(super) async fn vouched(
+        &self,
+        source: &str,
+        recorded: &Value,
+    ) -> Result<bool, jig_audit::AuditError> {
+        let key = self.engine.store.binding_key();
+        let succeeded = recorded.get("ok").and_then(Value::as_bool) == Some(true);
+        let packets = self.engine.store.packets_of(source).await?;
+        Ok(packets.iter().any(|p| {
+            let says = match PacketKind::parse(&p.kind) {
+                Some(PacketKind::CallResult | PacketKind::CallSubmitted) => {
+                    succeeded
+                        && p.data.get("ok") == Some(&Value::Bool(true))
+                        && p.data.get("data") == recorded.get("data")
+                }
+                Some(PacketKind::CallFailed) => !succeeded,
+                _ => false,
+            };
+            says && p.data.get("replayed_from").is_none()
+                && p.expected_hash() == p.hash
+                && key.vouches(p)
+        }))
+    }
+
+    /// Answer with `recorded`, the response of `source` (vouched for: [`Call::vouched`]).
+    pub(super) async fn replay(&mut self, source: &str, recorded: &Value) -> ToolResponse {
         let response = match self.recorded(recorded).await {
             Ok(response) => response,
             Err(error) => return self.internal(&error.to_string()).await,
@@ -215,6 +244,21 @@ impl Call<'_> {
             );
             return self.fail(error, RunState::Failed).await;
         };
+        match self.vouched(&previous.request_id, recorded).await {
+            Ok(true) => {}
+            Ok(false) => {
+                let error = ToolError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "request id `{}` is on record, but not as this store recorded it (it came with the store file, or was recorded before results were vouched for); send a new request id",
+                        self.request.request_id
+                    ),
+                )
+                .with_details(json!({ "request_id": self.request.request_id }));
+                return self.fail(error, RunState::Failed).await;
+            }
+            Err(error) => return self.internal(&error.to_string()).await,
+        }
         self.run_id = Some(previous.run_id.clone());
         let response = match self.recorded(recorded).await {
             Ok(response) => response,
