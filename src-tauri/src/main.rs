@@ -85,6 +85,8 @@ fn main() -> ExitCode {
             // Opened in the background: the engine loads while the webview starts, and the
             // window's first requests wait for it.
             tauri::async_runtime::spawn(async move {
+                // Spans of the calls made here, when the environment asks for them.
+                jig_engine::telemetry::start_from_env();
                 let desktop = handle.state::<Desktop>();
                 let project = match path {
                     Some(path) => Ok(path),

@@ -925,6 +925,113 @@ class UpstreamTests(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
 
 
+class OtlpReceiver:
+    """An OTLP/HTTP receiver on 127.0.0.1 that decodes what it gets with the protocol's own
+    definitions (PyPI `opentelemetry-proto`): every span, by its service."""
+
+    def __init__(self):
+        import http.server
+        import threading
+
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+
+        self.spans = []
+        spans = self.spans
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                request = trace_service_pb2.ExportTraceServiceRequest()
+                request.ParseFromString(body)
+                for resource in request.resource_spans:
+                    service = next(
+                        (a.value.string_value for a in resource.resource.attributes
+                         if a.key == "service.name"), "")
+                    for scope in resource.scope_spans:
+                        spans.extend((service, span) for span in scope.spans)
+                answer = trace_service_pb2.ExportTraceServiceResponse().SerializeToString()
+                self.send_response(200 if self.path == "/v1/traces" else 404)
+                self.send_header("content-type", "application/x-protobuf")
+                self.send_header("content-length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    async def wait_for(self, name: str):
+        for _ in range(200):
+            found = [span for _, span in self.spans if span.name == name]
+            if found:
+                return found[0]
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"no span {name}: {[s.name for _, s in self.spans]}")
+
+
+class TraceTests(unittest.IsolatedAsyncioTestCase):
+    """An agent with a trace of its own calls through `jig mcp`: its trace goes on through
+    Jig's governed call and into the tool's process, as a real OTLP receiver sees it."""
+
+    def setUp(self):
+        self.project = scratch_project()
+        self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
+        self.receiver = OtlpReceiver()
+        self.addCleanup(self.receiver.server.shutdown)
+
+    async def test_an_agents_trace_goes_through_the_call_into_the_tools_process(self):
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        # The agent's own spans, kept here: the MCP SDK makes one per request and sends its
+        # context in the request's `_meta`.
+        mine = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(mine))
+        trace.set_tracer_provider(provider)
+        tracer = provider.get_tracer("jig-e2e-agent")
+        env = {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": self.receiver.endpoint,
+            "OTEL_SERVICE_NAME": "jig-mcp-under-test",
+        }
+        params = StdioServerParameters(
+            command=JIG, args=["--project", str(self.project), "mcp"], env=env)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, client_info=CLIENT) as session:
+                await session.initialize()
+                with tracer.start_as_current_span("agent task") as task:
+                    result = await session.call_tool("fixtures.trace_context", {})
+                self.assertFalse(result.is_error, result)
+                call = await self.receiver.wait_for("execute_tool fixtures.trace_context")
+                process = await self.receiver.wait_for("run fixtures.trace_context")
+
+        trace_id = task.get_span_context().trace_id.to_bytes(16, "big")
+        agent_ids = {s.get_span_context().span_id.to_bytes(8, "big")
+                     for s in mine.get_finished_spans()}
+        # Jig's call is a child of a span of the agent's trace; the process, of Jig's call.
+        self.assertEqual(call.trace_id, trace_id)
+        self.assertIn(call.parent_span_id, agent_ids)
+        self.assertEqual(process.trace_id, trace_id)
+        self.assertEqual(process.parent_span_id, call.span_id)
+        # The tool's process was handed the context of its own span.
+        self.assertEqual(
+            result.structured_content["traceparent"],
+            f"00-{trace_id.hex()}-{process.span_id.hex()}-01")
+        attributes = {a.key: a.value for a in call.attributes}
+        self.assertEqual(attributes["gen_ai.tool.name"].string_value, "fixtures.trace_context")
+        self.assertEqual(attributes["mcp.method.name"].string_value, "tools/call")
+        self.assertTrue(attributes["mcp.session.id"].string_value)
+        self.assertEqual(attributes["jig.decision"].string_value, "allow")
+        self.assertEqual(attributes["jig.request_id"].string_value, result.meta["jig/request_id"])
+        services = {service for service, _ in self.receiver.spans}
+        self.assertEqual(services, {"jig-mcp-under-test"})
+
+
 class InspectorTests(unittest.TestCase):
     """MCP Inspector (npm `@modelcontextprotocol/inspector` v2), in CLI mode, over stdio."""
 

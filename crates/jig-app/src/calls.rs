@@ -27,6 +27,8 @@ pub struct CallSpec {
     pub prepared_results: bool,
     /// When the call was made (seconds since the epoch), if the caller says.
     pub timestamp: Option<i64>,
+    /// Where the call's trace continues from, as the caller sent it.
+    pub trace: jig_engine::telemetry::TraceOrigin,
 }
 
 impl App {
@@ -44,6 +46,7 @@ impl App {
             timeout: spec.timeout,
             prepared_results: spec.prepared_results,
             retry_approved: true,
+            trace: spec.trace.clone(),
             ..CallContext::default()
         }
     }

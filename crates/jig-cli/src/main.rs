@@ -66,9 +66,15 @@ fn block_on<F: std::future::Future<Output = anyhow::Result<exit::Code>>>(
 ) -> anyhow::Result<exit::Code> {
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    let result = runtime.block_on(future);
-    // A notice to the project's webhooks is the one thing still owed to someone else.
+    let result = runtime.block_on(async {
+        // Spans, when the environment asks for them (OTEL_EXPORTER_OTLP_ENDPOINT).
+        jig_engine::telemetry::start_from_env();
+        future.await
+    });
+    // A notice to the project's webhooks is the one thing still owed to someone else; then
+    // the spans of what the command did.
     runtime.block_on(jig_engine::notices_sent(jig_engine::FLUSH_WITHIN));
+    runtime.block_on(jig_engine::telemetry::flush(jig_engine::telemetry::FLUSH_WITHIN));
     // Do not wait for heartbeats and idle tasks: everything the command needed is done.
     runtime.shutdown_background();
     result

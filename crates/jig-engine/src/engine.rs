@@ -88,6 +88,8 @@ pub struct CallContext {
     /// approval (`Engine::on_approval_decided`): if the caller's own identical call used the
     /// approval first, this one does not ask again — the call ran once, as that request.
     pub resumes_approval: Option<String>,
+    /// Where the call's trace continues from (`crate::telemetry`).
+    pub trace: crate::telemetry::TraceOrigin,
 }
 
 impl Default for CallContext {
@@ -106,6 +108,7 @@ impl Default for CallContext {
             prepared_results: false,
             retry_approved: false,
             resumes_approval: None,
+            trace: crate::telemetry::TraceOrigin::default(),
         }
     }
 }

@@ -29,6 +29,7 @@ mod presets;
 mod preview;
 mod reload;
 mod select;
+pub mod telemetry;
 mod upstream;
 mod validation;
 mod walk_records;

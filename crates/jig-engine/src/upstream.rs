@@ -176,6 +176,7 @@ impl Engine {
             timeout: DISCOVERY_TIMEOUT,
             cancel: Cancel::new(),
             events: Events::discard(format!("discover-{}", def.id)),
+            traceparent: None,
         };
         let execution = tokio::time::timeout(DISCOVERY_TIMEOUT, executor.execute(invocation))
             .await

@@ -169,6 +169,9 @@ pub struct Invocation<'a> {
     pub cancel: Cancel,
     /// Progress and output.
     pub events: Events,
+    /// The W3C `traceparent` of the span that stands for the tool's process, when Jig exports
+    /// traces: its process gets it as `TRACEPARENT`, so its own spans join the caller's trace.
+    pub traceparent: Option<String>,
 }
 
 /// A finished call's data and the files it changed.

@@ -130,6 +130,9 @@ pub async fn run_tool(
     events: &Events,
 ) -> Result<Finished, ToolError> {
     let program = argv.first().ok_or_else(|| ToolError::new(ErrorCode::Shell, "empty command"))?;
+    if let Some(traceparent) = &invocation.traceparent {
+        env.insert("TRACEPARENT".to_owned(), traceparent.clone());
+    }
     let dir = run_dir.map(crate::rundir::RunDir::dir);
     let (_scratch, confinement) = crate::confine::prepare(invocation, program, dir, &mut env)?;
     let max_output = usize::try_from(invocation.tool.limits.max_output_bytes)

@@ -89,10 +89,19 @@ impl JigMcp {
     /// The context of a call this connection makes for `principal` (the agent acting for its
     /// person), as the application layer builds every call's: a retry of a call someone
     /// approved uses the approval.
-    fn context(&self, principal: String) -> CallContext {
+    fn context(&self, principal: String, meta: &rmcp::model::RequestMetaObject) -> CallContext {
         let actor = jig_app::Actor::owner(principal);
-        let spec =
-            jig_app::CallSpec { session: self.session.clone(), ..jig_app::CallSpec::default() };
+        // The agent's trace, from the request's `_meta` (W3C trace context, SEP-414),
+        // continues through the call.
+        let spec = jig_app::CallSpec {
+            session: self.session.clone(),
+            trace: jig_engine::telemetry::TraceOrigin {
+                traceparent: meta.get_traceparent().map(str::to_owned),
+                tracestate: meta.get_tracestate().map(str::to_owned),
+                mcp_session: Some(self.session.clone()),
+            },
+            ..jig_app::CallSpec::default()
+        };
         self.app.context(&actor, &spec)
     }
 
@@ -207,7 +216,7 @@ impl JigMcp {
         let mut response = live::dispatch(
             &self.engine,
             request(args.clone()),
-            self.context(principal.clone()),
+            self.context(principal.clone(), &context.meta),
             &context.ct,
             &listener,
         )
@@ -216,7 +225,7 @@ impl JigMcp {
             live::dispatch(
                 &self.engine,
                 request(args.clone()),
-                self.context(principal.clone()),
+                self.context(principal.clone(), &context.meta),
                 &context.ct,
                 &listener,
             )

@@ -53,6 +53,7 @@ impl Harness {
             timeout: Duration::from_secs(600),
             cancel: Cancel::new(),
             events: Events::discard("bench"),
+            traceparent: None,
         };
         match executor.execute(invocation).await {
             Ok(Execution::Done(output)) => Ok(output.data),

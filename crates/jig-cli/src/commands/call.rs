@@ -47,6 +47,8 @@ pub async fn run(
         // A large result is printed as the built-in wrote it, never parsed into a value.
         prepared_results: true,
         timestamp: request.timestamp,
+        // A traced program that runs `jig call` continues its trace through the call.
+        trace: jig_engine::telemetry::TraceOrigin::from_env(),
         ..jig_app::CallSpec::default()
     };
     let context = app.context(&settings.actor(), &spec);

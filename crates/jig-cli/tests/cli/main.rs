@@ -23,6 +23,7 @@ mod plans;
 mod receiver;
 mod runbooks;
 mod teams;
+mod telemetry;
 mod truncation;
 mod upstream;
 

@@ -39,6 +39,7 @@ use crate::identity::{
     sha256_hex,
 };
 use crate::metrics::CallRecord;
+use crate::telemetry::CallSpan;
 
 mod approval;
 mod record;
@@ -109,6 +110,15 @@ impl Engine {
             let code = response.errors.first().map_or("", |e| e.code.as_str());
             tracing::info!(name: "tools.dispatch.failed", tool = %request.tool, request_id = %request.request_id, code, "tools.dispatch.failed");
         }
+        let state = match () {
+            _ if call.pending => "pending_approval",
+            _ if call.denied => "denied",
+            _ if context.cancel.is_cancelled() => "cancelled",
+            _ if !response.ok => "failed",
+            _ if response.job.is_some() => "queued",
+            _ => "succeeded",
+        };
+        std::mem::replace(&mut call.span, CallSpan::off()).end(&response, state);
         // Only a result this very call produced and recorded goes out as prepared text.
         let prepared = call.prepared.take().filter(|_| response.ok && !response.replayed);
         (response, prepared)
@@ -145,6 +155,8 @@ struct Call<'e> {
     sync: Flush,
     /// The result as a built-in prepared it, when the caller takes it so (`data` is null).
     prepared: Option<PreparedJson>,
+    /// The call's span, when traces are exported.
+    span: CallSpan,
 }
 
 impl<'e> Call<'e> {
@@ -176,6 +188,12 @@ impl<'e> Call<'e> {
             repeated: false,
             sync: Flush::Now,
             prepared: None,
+            span: CallSpan::start(
+                &request.tool,
+                &request.request_id,
+                &context.principal,
+                &context.trace,
+            ),
         }
     }
 
@@ -402,6 +420,12 @@ impl<'e> Call<'e> {
         // A caller may only tighten the tool's own limit.
         let timeout = Duration::from_millis(tool.timeout_ms);
         let timeout = self.context.timeout.map_or(timeout, |limit| limit.min(timeout));
+        // A process of its own (not a built-in in Jig's): a span of its own, named to it.
+        let (process, traceparent) = if tool.execution.kind() == "builtin" {
+            (crate::telemetry::ProcessSpan::off(), None)
+        } else {
+            self.span.process(&tool.id, tool.execution.kind())
+        };
         let invocation = Invocation {
             tool,
             args: &self.request.args,
@@ -410,11 +434,17 @@ impl<'e> Call<'e> {
             timeout,
             cancel: self.context.cancel.clone(),
             events: Events::new(self.request.request_id.clone(), sink),
+            traceparent,
         };
         // The executor enforces the limit itself (killing what it started); this is a backstop.
         let outcome =
             tokio::time::timeout(timeout + Duration::from_secs(2), executor.execute(invocation))
                 .await;
+        process.end(match &outcome {
+            Err(_) => Some(("E_TIMEOUT", "did not finish in time")),
+            Ok(Err(error)) => Some((error.code.as_str(), error.message.as_str())),
+            Ok(Ok(_)) => None,
+        });
         let result = match outcome {
             Err(_) => Err(ToolError::new(
                 ErrorCode::Timeout,

@@ -110,6 +110,7 @@ impl Call<'_> {
     }
 
     pub(super) fn record_decision(&mut self, decision: &Decision, note: &str) {
+        self.span.decided(decision.action.as_str(), &decision.rule, &decision.reason);
         let mut data = json!({ "action": decision.action, "rule": decision.rule, "reason": decision.reason, "policy_hash": self.registry.policy.hash() });
         if !note.is_empty() {
             data["note"] = json!(note);

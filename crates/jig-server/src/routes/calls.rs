@@ -50,8 +50,11 @@ pub struct Started {
 pub async fn start(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
+    headers: axum::http::HeaderMap,
     Body(call): Body<CallRequest>,
 ) -> Result<(StatusCode, Json<Started>), ApiError> {
+    // W3C trace context: the caller's trace continues through the call.
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let spec = CallSpec {
         tool: call.tool,
         args: call.args.unwrap_or_else(|| Value::Object(Default::default())),
@@ -59,6 +62,11 @@ pub async fn start(
         thread: call.thread,
         approval_token: call.approval_token,
         timestamp: Some(jig_engine::time::now_us() / 1_000_000),
+        trace: jig_engine::telemetry::TraceOrigin {
+            traceparent: header("traceparent"),
+            tracestate: header("tracestate"),
+            mcp_session: None,
+        },
         ..CallSpec::default()
     };
     let request_id = state.app.start(&actor(&person), &spec)?;
