@@ -23,6 +23,17 @@ impl Serve {
     /// Start `bin` (the `jig` binary) as `jig --project PROJECT [global…] serve --addr
     /// 127.0.0.1:0 [extra…]` and wait for the address it prints.
     pub fn start(bin: &Path, project: &Path, global: &[&str], extra: &[&str]) -> Self {
+        Self::start_with_env(bin, project, global, extra, &[])
+    }
+
+    /// [`Serve::start`] with `env` added to the process's environment.
+    pub fn start_with_env(
+        bin: &Path,
+        project: &Path,
+        global: &[&str],
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
         let mut child = Command::new(bin)
             .arg("--project")
             .arg(project)
@@ -30,6 +41,7 @@ impl Serve {
             .args(["serve", "--addr", "127.0.0.1:0"])
             .args(extra)
             .env("NO_COLOR", "1")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

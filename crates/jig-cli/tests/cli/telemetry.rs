@@ -181,9 +181,13 @@ fn project() -> tempfile::TempDir {
 const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT: &str = "00f067aa0ba902b7";
 
-/// `jig call` under a caller's trace, exporting to `receiver` with `protocol`: the spans the
-/// receiver got (the call's and its process's) and what the tool's process was given.
-fn traced_call(receiver: &Receiver, protocol: &str) -> (Vec<(String, Span)>, String) {
+/// `jig call` under the caller's `traceparent`, exporting to `receiver` with `protocol`: the
+/// spans the receiver got (the call's and its process's) and what the tool's process was given.
+fn traced_call(
+    receiver: &Receiver,
+    protocol: &str,
+    traceparent: &str,
+) -> (Vec<(String, Span)>, String) {
     let project = project();
     let state = tempfile::tempdir().expect("tmp");
     let out = jig_env(
@@ -193,7 +197,7 @@ fn traced_call(receiver: &Receiver, protocol: &str) -> (Vec<(String, Span)>, Str
             ("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint.as_str()),
             ("OTEL_EXPORTER_OTLP_PROTOCOL", protocol),
             ("OTEL_SERVICE_NAME", "jig-under-test"),
-            ("TRACEPARENT", &format!("00-{TRACE}-{PARENT}-01")),
+            ("TRACEPARENT", traceparent),
             ("XDG_STATE_HOME", state.path().to_str().expect("utf-8")),
         ],
     );
@@ -227,14 +231,15 @@ fn check(spans: &[(String, Span)], given: &str) {
 #[test]
 fn a_call_is_a_span_of_the_callers_trace_over_otlp_http() {
     let receiver = Receiver::http();
-    let (spans, given) = traced_call(&receiver, "http/protobuf");
+    let (spans, given) =
+        traced_call(&receiver, "http/protobuf", &format!("00-{TRACE}-{PARENT}-01"));
     check(&spans, &given);
 }
 
 #[test]
 fn a_call_is_a_span_of_the_callers_trace_over_otlp_grpc() {
     let receiver = Receiver::grpc();
-    let (spans, given) = traced_call(&receiver, "grpc");
+    let (spans, given) = traced_call(&receiver, "grpc", &format!("00-{TRACE}-{PARENT}-01"));
     check(&spans, &given);
 }
 
@@ -267,4 +272,53 @@ fn a_receiver_that_never_answers_does_not_hold_a_call_up() {
         &[("XDG_STATE_HOME", state.path().to_str().expect("utf-8"))],
     );
     assert_eq!(stdout_json(&plain)["data"]["traceparent"], serde_json::Value::Null);
+}
+
+/// The HTTP API: a call started with a `traceparent` header is a span of that trace.
+#[test]
+fn a_call_over_the_http_api_continues_the_traceparent_header() {
+    let receiver = Receiver::http();
+    let project = project();
+    let state = tempfile::tempdir().expect("tmp");
+    let serve = jig_testkit::serve::Serve::start_with_env(
+        std::path::Path::new(env!("CARGO_BIN_EXE_jig")),
+        project.path(),
+        &[],
+        &[],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint.as_str()),
+            ("OTEL_SERVICE_NAME", "jig-under-test"),
+            ("XDG_STATE_HOME", state.path().to_str().expect("utf-8")),
+        ],
+    );
+    let body = serde_json::json!({ "tool": "probe.trace", "args": {} }).to_string();
+    let traceparent = format!("00-{TRACE}-{PARENT}-01");
+    let started = serve.client().request(
+        "POST",
+        "/api/calls",
+        &[("Content-Type", "application/json"), ("traceparent", &traceparent)],
+        Some(body.as_bytes()),
+    );
+    assert_eq!(started.status, 202, "{:?}", started.json());
+    let request_id = started.json()["request_id"].as_str().expect("request id").to_owned();
+    let spans = receiver.wait_for(2);
+    let call =
+        spans.iter().find(|(_, s)| s.name == "execute_tool probe.trace").expect("a call span");
+    assert_eq!(hex(&call.1.trace_id), TRACE);
+    assert_eq!(hex(&call.1.parent_span_id), PARENT);
+    assert_eq!(attributes(&call.1)["jig.request_id"], request_id);
+}
+
+/// A caller's `traceparent` only chooses the parent: one that does not parse starts a trace of
+/// Jig's own, and the call runs as without it.
+#[test]
+fn a_malformed_traceparent_starts_a_trace_of_its_own() {
+    let receiver = Receiver::http();
+    let (spans, given) =
+        traced_call(&receiver, "http/protobuf", "00-not-a-trace-01\r\nx-injected: 1");
+    let call = spans.iter().find(|(_, s)| s.name == "execute_tool probe.trace").expect("call");
+    assert!(call.1.parent_span_id.is_empty(), "a root span");
+    assert_eq!(call.1.trace_id.len(), 16);
+    let process = spans.iter().find(|(_, s)| s.name == "run probe.trace").expect("process");
+    assert_eq!(given, format!("00-{}-{}-01", hex(&call.1.trace_id), hex(&process.1.span_id)));
 }

@@ -31,8 +31,10 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 /// How long a command that ends waits for its spans to be sent, at most.
 pub const FLUSH_WITHIN: Duration = Duration::from_secs(5);
 
-/// The running export, once started.
-static STARTED: OnceLock<Option<queue::Handle>> = OnceLock::new();
+/// The running export and its tracer, once started (a tracer of its own, not looked up in
+/// the global provider on every call).
+static STARTED: OnceLock<Option<(queue::Handle, opentelemetry_sdk::trace::SdkTracer)>> =
+    OnceLock::new();
 
 /// Where a call's trace continues from, as its surface received it (DESIGN.md §7).
 #[derive(Debug, Clone, Default)]
@@ -69,9 +71,9 @@ pub fn start_from_env() {
 pub fn start_from(lookup: &dyn Fn(&str) -> Option<String>) {
     STARTED.get_or_init(|| match exporter_from(lookup) {
         Ok(Some(exporter)) => {
-            let handle = queue::start(exporter, resource());
+            let started = queue::start(exporter, resource());
             ENABLED.store(true, Ordering::Release);
-            Some(handle)
+            Some(started)
         }
         Ok(None) => None,
         Err(error) => {
@@ -84,13 +86,24 @@ pub fn start_from(lookup: &dyn Fn(&str) -> Option<String>) {
 /// Send the spans still queued, waiting at most `within` (a short-lived command, before it
 /// exits).
 pub async fn flush(within: Duration) {
-    if let Some(Some(handle)) = STARTED.get() {
+    if let Some(Some((handle, _))) = STARTED.get() {
         handle.flush(within).await;
     }
 }
 
-pub(crate) fn enabled() -> bool {
-    ENABLED.load(Ordering::Acquire)
+/// Stop making spans (`true`) or make them again, once export is on: for a benchmark that
+/// compares the same process with and without them.
+pub fn pause(paused: bool) {
+    let started = matches!(STARTED.get(), Some(Some(_)));
+    ENABLED.store(started && !paused, Ordering::Release);
+}
+
+/// The tracer, when spans are being made.
+pub(crate) fn tracer() -> Option<&'static opentelemetry_sdk::trace::SdkTracer> {
+    if !ENABLED.load(Ordering::Acquire) {
+        return None;
+    }
+    STARTED.get()?.as_ref().map(|(_, tracer)| tracer)
 }
 
 /// A variable of this process's environment, when set and not blank.

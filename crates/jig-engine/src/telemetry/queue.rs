@@ -1,12 +1,15 @@
-//! The bounded queue between finished spans and the exporter: a span is handed over without
-//! waiting, and one task sends them in batches, each export bounded in time.
+//! The bounded queue between finished spans and the exporter: a span is set down without
+//! waiting and without waking anyone (a wake-up per call costs more than the span itself);
+//! one task takes them every second, or as soon as a batch is full, and sends them in batches,
+//! each export bounded in time.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{SpanData, SpanExporter as _};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 
 /// Spans waiting to be sent, at most.
 const QUEUE: usize = 4096;
@@ -25,14 +28,22 @@ pub fn dropped_spans() -> u64 {
     DROPPED.load(Ordering::Relaxed)
 }
 
-enum Message {
-    Span(Box<SpanData>),
-    Flush(oneshot::Sender<()>),
+/// The spans set down, and the bell rung when a batch is full.
+#[derive(Debug, Default)]
+struct Waiting {
+    spans: Mutex<Vec<SpanData>>,
+    full: Notify,
 }
 
-/// The queue's sending end, as the tracer provider's span processor.
+impl Waiting {
+    fn take(&self) -> Vec<SpanData> {
+        std::mem::take(&mut *self.spans.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+/// The tracer provider's span processor: sets finished spans down for the task.
 #[derive(Debug)]
-struct Processor(mpsc::Sender<Message>);
+struct Processor(Arc<Waiting>);
 
 impl opentelemetry_sdk::trace::SpanProcessor for Processor {
     fn on_start(&self, _span: &mut opentelemetry_sdk::trace::Span, _cx: &opentelemetry::Context) {}
@@ -41,8 +52,14 @@ impl opentelemetry_sdk::trace::SpanProcessor for Processor {
         if !span.span_context.is_sampled() {
             return;
         }
-        if self.0.try_send(Message::Span(Box::new(span))).is_err() {
+        let mut spans = self.0.spans.lock().unwrap_or_else(PoisonError::into_inner);
+        if spans.len() >= QUEUE {
             DROPPED.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        spans.push(span);
+        if spans.len() == BATCH {
+            self.0.full.notify_one();
         }
     }
 
@@ -56,64 +73,63 @@ impl opentelemetry_sdk::trace::SpanProcessor for Processor {
     }
 }
 
-/// The running export.
-pub(super) struct Handle(mpsc::Sender<Message>);
+/// The running export: asks its task to send what is waiting now.
+pub(super) struct Handle(mpsc::Sender<oneshot::Sender<()>>);
 
 impl Handle {
-    /// Send what is queued, waiting at most `within`.
+    /// Send what is waiting, waiting at most `within`.
     pub(super) async fn flush(&self, within: Duration) {
         let (done, sent) = oneshot::channel();
-        if self.0.send(Message::Flush(done)).await.is_ok() {
+        if self.0.send(done).await.is_ok() {
             let _ = tokio::time::timeout(within, sent).await;
         }
     }
 }
 
-/// Install a tracer provider whose spans `exporter` sends, from a task on the current runtime.
+/// A tracer whose spans `exporter` sends, from a task on the current runtime; the provider
+/// is also the process's global one (for libraries that trace through it).
 pub(super) fn start(
     mut exporter: opentelemetry_otlp::SpanExporter,
     resource: opentelemetry_sdk::Resource,
-) -> Handle {
-    let (queue, mut spans) = mpsc::channel(QUEUE);
+) -> (Handle, opentelemetry_sdk::trace::SdkTracer) {
+    let waiting = Arc::new(Waiting::default());
+    let (flush, mut flushes) = mpsc::channel::<oneshot::Sender<()>>(8);
     exporter.set_resource(&resource);
     let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
-        .with_span_processor(Processor(queue.clone()))
+        .with_span_processor(Processor(Arc::clone(&waiting)))
         .with_resource(resource)
         .build();
+    let tracer = {
+        use opentelemetry::trace::TracerProvider as _;
+        provider.tracer("jig")
+    };
     opentelemetry::global::set_tracer_provider(provider);
     tokio::spawn(async move {
-        let mut batch = Vec::with_capacity(BATCH);
         let mut tick = tokio::time::interval(EVERY);
         loop {
-            tokio::select! {
-                message = spans.recv() => match message {
-                    Some(Message::Span(span)) => {
-                        batch.push(*span);
-                        if batch.len() >= BATCH {
-                            send(&exporter, &mut batch).await;
-                        }
-                    }
-                    Some(Message::Flush(done)) => {
-                        send(&exporter, &mut batch).await;
-                        let _ = done.send(());
-                    }
-                    None => {
-                        send(&exporter, &mut batch).await;
-                        break;
-                    }
+            let done = tokio::select! {
+                () = waiting.full.notified() => None,
+                _ = tick.tick() => None,
+                asked = flushes.recv() => match asked {
+                    Some(done) => Some(done),
+                    None => return,
                 },
-                _ = tick.tick() => send(&exporter, &mut batch).await,
+            };
+            let mut spans = waiting.take();
+            while !spans.is_empty() {
+                let rest = spans.split_off(spans.len().min(BATCH));
+                send(&exporter, spans).await;
+                spans = rest;
+            }
+            if let Some(done) = done {
+                let _ = done.send(());
             }
         }
     });
-    Handle(queue)
+    (Handle(flush), tracer)
 }
 
-async fn send(exporter: &opentelemetry_otlp::SpanExporter, batch: &mut Vec<SpanData>) {
-    if batch.is_empty() {
-        return;
-    }
-    let spans = std::mem::take(batch);
+async fn send(exporter: &opentelemetry_otlp::SpanExporter, spans: Vec<SpanData>) {
     let count = spans.len() as u64;
     match tokio::time::timeout(EXPORT_WITHIN, exporter.export(spans)).await {
         Ok(Ok(())) => {}

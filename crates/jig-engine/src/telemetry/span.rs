@@ -27,11 +27,8 @@ impl CallSpan {
         principal: &str,
         origin: &TraceOrigin,
     ) -> Self {
-        if !super::enabled() {
-            return Self(None);
-        }
+        let Some(tracer) = super::tracer() else { return Self(None) };
         let parent = parent_of(origin);
-        let tracer = opentelemetry::global::tracer("jig");
         let mut attributes = vec![
             KeyValue::new("gen_ai.operation.name", "execute_tool"),
             KeyValue::new("gen_ai.tool.name", tool.to_owned()),
@@ -50,7 +47,7 @@ impl CallSpan {
                 SpanKind::Internal
             })
             .with_attributes(attributes)
-            .start_with_context(&tracer, &parent);
+            .start_with_context(tracer, &parent);
         Self(Some(parent.with_span(span)))
     }
 
@@ -74,7 +71,7 @@ impl CallSpan {
     /// `traceparent` that names it, for the process's environment.
     pub(crate) fn process(&self, tool: &str, kind: &str) -> (ProcessSpan, Option<String>) {
         let Some(cx) = &self.0 else { return (ProcessSpan(None), None) };
-        let tracer = opentelemetry::global::tracer("jig");
+        let Some(tracer) = super::tracer() else { return (ProcessSpan(None), None) };
         let span = tracer
             .span_builder(format!("run {tool}"))
             .with_kind(SpanKind::Internal)
@@ -82,7 +79,7 @@ impl CallSpan {
                 KeyValue::new("gen_ai.tool.name", tool.to_owned()),
                 KeyValue::new("jig.execution.kind", kind.to_owned()),
             ])
-            .start_with_context(&tracer, cx);
+            .start_with_context(tracer, cx);
         let context = span.span_context();
         let traceparent = format!(
             "00-{}-{}-{:02x}",
