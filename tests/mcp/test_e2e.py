@@ -1031,6 +1031,29 @@ class TraceTests(unittest.IsolatedAsyncioTestCase):
         services = {service for service, _ in self.receiver.spans}
         self.assertEqual(services, {"jig-mcp-under-test"})
 
+    async def test_an_upstream_server_gets_the_trace_in_meta(self):
+        with_upstream(self.project)
+        found = jig(self.project, "mcp", "discover")
+        self.assertEqual(found.returncode, 0, found.stdout + found.stderr)
+        params = StdioServerParameters(
+            command=JIG, args=["--project", str(self.project), "mcp"],
+            env={"OTEL_EXPORTER_OTLP_ENDPOINT": self.receiver.endpoint})
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, client_info=CLIENT) as session:
+                await session.initialize()
+                await tool_names(session, "evil.echo")
+                result = await session.call_tool("evil.echo", {"text": "traced"})
+                self.assertFalse(result.is_error, result)
+                call = await self.receiver.wait_for("execute_tool evil.echo")
+                run = await self.receiver.wait_for("run evil.echo")
+        self.assertEqual(run.trace_id, call.trace_id)
+        self.assertEqual(run.parent_span_id, call.span_id)
+        # The upstream server was sent the trace, naming the span of its call.
+        # (The tool declares no output schema: its answer is the text of the data.)
+        self.assertEqual(
+            json.loads(result.content[0].text)["traceparent"],
+            f"00-{call.trace_id.hex()}-{run.span_id.hex()}-01")
+
 
 class InspectorTests(unittest.TestCase):
     """MCP Inspector (npm `@modelcontextprotocol/inspector` v2), in CLI mode, over stdio."""

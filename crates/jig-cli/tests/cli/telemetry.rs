@@ -322,3 +322,44 @@ fn a_malformed_traceparent_starts_a_trace_of_its_own() {
     let process = spans.iter().find(|(_, s)| s.name == "run probe.trace").expect("process");
     assert_eq!(given, format!("00-{}-{}-01", hex(&call.1.trace_id), hex(&process.1.span_id)));
 }
+
+/// A runbook's walk is a span of the trace of whoever started it, and the calls of its tool
+/// steps are its children.
+#[test]
+fn a_runbook_walk_is_a_span_and_its_tool_steps_are_its_children() {
+    let receiver = Receiver::http();
+    let dir = tempfile::tempdir().expect("tmp");
+    let state = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("jig.yaml"), "name: traced-runbook\n").expect("manifest");
+    std::fs::create_dir_all(dir.path().join("runbooks")).expect("dir");
+    std::fs::write(dir.path().join("notes.txt"), "line one\n").expect("notes");
+    std::fs::write(
+        dir.path().join("runbooks/read.runbook.yaml"),
+        "apiVersion: kernel/v0\nmeta:\n  name: read\ntools: [std/file_read]\nsteps:\n\
+         \x20 - id: read\n    type: tool\n    tool: std/file_read\n    inputs: { path: notes.txt }\n\
+         \x20 - id: done\n    type: end\n    outcome: { category: resolved, code: read }\n",
+    )
+    .expect("runbook");
+    let out = jig_env(
+        dir.path(),
+        &["runbook", "run", "read", "--json"],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint.as_str()),
+            ("TRACEPARENT", &format!("00-{TRACE}-{PARENT}-01")),
+            ("XDG_STATE_HOME", state.path().to_str().expect("utf-8")),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let spans = receiver.wait_for(2);
+    let walk = spans.iter().find(|(_, s)| s.name == "runbook read").expect("a walk span");
+    let call = spans.iter().find(|(_, s)| s.name == "execute_tool file_read").expect("a call");
+    assert_eq!(hex(&walk.1.trace_id), TRACE);
+    assert_eq!(hex(&walk.1.parent_span_id), PARENT);
+    assert_eq!(call.1.trace_id, walk.1.trace_id);
+    assert_eq!(call.1.parent_span_id, walk.1.span_id);
+    assert_eq!(attributes(&walk.1)["jig.runbook.state"], "finished");
+    assert_eq!(
+        attributes(&walk.1)["jig.runbook.run_id"],
+        stdout_json(&out)["id"].as_str().expect("id")
+    );
+}

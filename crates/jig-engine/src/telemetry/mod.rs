@@ -23,6 +23,7 @@ use std::time::Duration;
 use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
 
 pub use queue::dropped_spans;
+pub use span::Span;
 pub(crate) use span::{CallSpan, ProcessSpan};
 
 /// Whether spans are made at all: when export is off, a call costs one load of this flag.

@@ -80,13 +80,7 @@ impl CallSpan {
                 KeyValue::new("jig.execution.kind", kind.to_owned()),
             ])
             .start_with_context(tracer, cx);
-        let context = span.span_context();
-        let traceparent = format!(
-            "00-{}-{}-{:02x}",
-            context.trace_id(),
-            context.span_id(),
-            context.trace_flags().to_u8()
-        );
+        let traceparent = traceparent_of(span.span_context());
         (ProcessSpan(Some(cx.with_span(span))), Some(traceparent))
     }
 
@@ -130,6 +124,51 @@ impl ProcessSpan {
         }
         span.end();
     }
+}
+
+/// A span around work that is more than one call (a runbook's walk): the calls made in it are
+/// its children (their origin is [`Span::origin`]). It ends when dropped.
+pub struct Span(Option<Context>);
+
+impl Span {
+    /// Begin span `name` as a child of `origin`'s trace (a new trace when it has none), when
+    /// export is on.
+    pub fn start(name: String, origin: &TraceOrigin, attributes: &[(&'static str, &str)]) -> Self {
+        let Some(tracer) = super::tracer() else { return Self(None) };
+        let parent = parent_of(origin);
+        let span = tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Internal)
+            .with_attributes(attributes.iter().map(|(k, v)| KeyValue::new(*k, (*v).to_owned())))
+            .start_with_context(tracer, &parent);
+        Self(Some(parent.with_span(span)))
+    }
+
+    /// The origin of a call made inside this span.
+    pub fn origin(&self) -> TraceOrigin {
+        TraceOrigin {
+            traceparent: self.0.as_ref().map(|cx| traceparent_of(cx.span().span_context())),
+            ..TraceOrigin::default()
+        }
+    }
+
+    /// Set an attribute (nothing when export is off).
+    pub fn set(&self, key: &'static str, value: &str) {
+        if let Some(cx) = &self.0 {
+            cx.span().set_attribute(KeyValue::new(key, value.to_owned()));
+        }
+    }
+}
+
+impl std::fmt::Debug for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Span(…)")
+    }
+}
+
+/// A span's context as a W3C `traceparent`.
+fn traceparent_of(context: &opentelemetry::trace::SpanContext) -> String {
+    format!("00-{}-{}-{:02x}", context.trace_id(), context.span_id(), context.trace_flags().to_u8())
 }
 
 /// The caller's context, from its `traceparent` (and `tracestate`); an empty context (a new

@@ -33,6 +33,9 @@ pub(crate) struct EngineHost {
     /// When the store was last asked for pauses, and how many it had: a pause asked for from
     /// another request or process reaches a walk under way within [`PAUSE_POLL`].
     pub pause_poll: std::sync::Mutex<(std::time::Instant, usize)>,
+    /// This walk's span, when traces are exported: the calls of its tool steps are its
+    /// children. It ends with the walk.
+    pub span: jig_engine::telemetry::Span,
 }
 
 /// How often a walk under way asks the store whether someone paused the run.
@@ -215,6 +218,7 @@ impl Host for EngineHost {
             timeout: call.timeout_ms.map(std::time::Duration::from_millis),
             // A step a person approved (anywhere) runs with that approval when walked again.
             retry_approved: true,
+            trace: self.span.origin(),
             ..CallContext::default()
         };
         let response = self.engine.dispatch(request, context).await;
@@ -249,6 +253,12 @@ impl Host for EngineHost {
     }
 
     async fn trace(&self, event: TraceEvent) -> Result<(), HostError> {
+        // Where this walk left the run, on its span.
+        match event.kind {
+            TraceKind::Paused => self.span.set("jig.runbook.state", "waiting"),
+            TraceKind::RunComplete => self.span.set("jig.runbook.state", "finished"),
+            _ => {}
+        }
         let data = json!({ "event": event.kind.as_str(), "step": event.step, "actor": event.actor, "data": event.data });
         let packet =
             self.packet(packet_kind(event.kind), event.step.as_deref(), &event.actor.id, data);

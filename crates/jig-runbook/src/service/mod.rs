@@ -594,6 +594,17 @@ impl Runbooks {
             pending: std::sync::Mutex::new(Vec::new()),
             hooked: std::sync::Mutex::new(std::collections::HashMap::new()),
             pause_poll: std::sync::Mutex::new((std::time::Instant::now(), 0)),
+            // A walk continues the trace of whoever started it from the command line
+            // (`TRACEPARENT`); it is a trace of its own otherwise.
+            span: jig_engine::telemetry::Span::start(
+                format!("runbook {runbook}"),
+                &jig_engine::telemetry::TraceOrigin::from_env(),
+                &[
+                    ("jig.runbook", runbook),
+                    ("jig.runbook.run_id", id),
+                    ("jig.principal", started_by),
+                ],
+            ),
         }
     }
 

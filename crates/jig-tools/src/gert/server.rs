@@ -93,11 +93,15 @@ impl Servers {
     ) -> Result<Output, ToolError> {
         let name = gert.mcp_tool.clone().unwrap_or_default();
         let mut peer = self.peer(invocation, gert).await?;
-        let params = json!({
+        let mut params = json!({
             "name": name,
             "arguments": invocation.args,
             "_meta": { "progressToken": invocation.events.request_id() },
         });
+        // The call's trace goes on into the server (W3C trace context in `_meta`, SEP-414).
+        if let Some(traceparent) = &invocation.traceparent {
+            params["_meta"]["traceparent"] = json!(traceparent);
+        }
         let answer = peer.request(invocation, "tools/call", params).await?;
         drop(peer);
         if let Some(error) = answer.get("error") {
