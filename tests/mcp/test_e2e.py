@@ -942,7 +942,9 @@ class OtlpReceiver:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
                 request = trace_service_pb2.ExportTraceServiceRequest()
-                request.ParseFromString(body)
+                # Metrics come too (`/v1/metrics`); only spans are read here.
+                if self.path == "/v1/traces":
+                    request.ParseFromString(body)
                 for resource in request.resource_spans:
                     service = next(
                         (a.value.string_value for a in resource.resource.attributes
@@ -950,7 +952,7 @@ class OtlpReceiver:
                     for scope in resource.scope_spans:
                         spans.extend((service, span) for span in scope.spans)
                 answer = trace_service_pb2.ExportTraceServiceResponse().SerializeToString()
-                self.send_response(200 if self.path == "/v1/traces" else 404)
+                self.send_response(200 if self.path in ("/v1/traces", "/v1/metrics") else 404)
                 self.send_header("content-type", "application/x-protobuf")
                 self.send_header("content-length", str(len(answer)))
                 self.end_headers()

@@ -6,13 +6,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
 };
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
+use opentelemetry_proto::tonic::common::v1::KeyValue;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+use opentelemetry_proto::tonic::metrics::v1::{Metric, metric::Data, number_data_point};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message as _;
 
@@ -90,7 +93,8 @@ impl Receiver {
     fn http() -> Self {
         let answer = ExportTraceServiceResponse { partial_success: None }.encode_to_vec();
         let server = jig_testkit::http::Server::start(move |request| {
-            let status = if request.target == "/v1/traces" { 200 } else { 404 };
+            let known = ["/v1/traces", "/v1/metrics"].contains(&request.target.as_str());
+            let status = if known { 200 } else { 404 };
             jig_testkit::http::Response {
                 status,
                 headers: vec![("content-type".to_owned(), "application/x-protobuf".to_owned())],
@@ -136,7 +140,7 @@ impl Receiver {
         loop {
             if let Some(server) = &self.http {
                 let received = Received::default();
-                for request in server.requests() {
+                for request in server.requests().into_iter().filter(|r| r.target == "/v1/traces") {
                     let decoded = ExportTraceServiceRequest::decode(request.body.as_slice());
                     received.take(decoded.expect("an OTLP trace export"));
                 }
@@ -149,6 +153,32 @@ impl Receiver {
                 if spans.len() >= count || Instant::now() > until {
                     return spans;
                 }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Receiver {
+    /// The metrics received over HTTP, once one named `name` has arrived (at most 20 s).
+    fn metrics_with(&self, name: &str) -> Vec<Metric> {
+        let server = self.http.as_ref().expect("an HTTP receiver");
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            let metrics: Vec<Metric> = server
+                .requests()
+                .into_iter()
+                .filter(|r| r.target == "/v1/metrics")
+                .flat_map(|r| {
+                    ExportMetricsServiceRequest::decode(r.body.as_slice())
+                        .expect("an OTLP metrics export")
+                        .resource_metrics
+                })
+                .flat_map(|r| r.scope_metrics)
+                .flat_map(|s| s.metrics)
+                .collect();
+            if metrics.iter().any(|m| m.name == name) || Instant::now() > until {
+                return metrics;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -362,4 +392,34 @@ fn a_runbook_walk_is_a_span_and_its_tool_steps_are_its_children() {
         attributes(&walk.1)["jig.runbook.run_id"],
         stdout_json(&out)["id"].as_str().expect("id")
     );
+}
+
+/// Metrics: each call counted and timed, by tool and by what happened to it, sent when the
+/// command ends.
+#[test]
+fn a_call_is_counted_and_timed_in_metrics() {
+    let receiver = Receiver::http();
+    traced_call(&receiver, "http/protobuf", &format!("00-{TRACE}-{PARENT}-01"));
+    let metrics = receiver.metrics_with("jig.call.duration");
+    let named = |name: &str| metrics.iter().find(|m| m.name == name).cloned();
+    let pairs = |attributes: &[KeyValue]| -> HashMap<String, String> {
+        attributes
+            .iter()
+            .filter_map(|kv| Some((kv.key.clone(), text(kv.value.as_ref()?.value.as_ref()?)?)))
+            .collect()
+    };
+    let Some(Data::Sum(calls)) = named("jig.calls").and_then(|m| m.data) else {
+        panic!("no jig.calls sum in {:?}", metrics.iter().map(|m| &m.name).collect::<Vec<_>>())
+    };
+    let point = &calls.data_points[0];
+    assert_eq!(point.value, Some(number_data_point::Value::AsInt(1)));
+    let attributes = pairs(&point.attributes);
+    assert_eq!(attributes["gen_ai.tool.name"], "probe.trace");
+    assert_eq!(attributes["jig.state"], "succeeded");
+    let Some(Data::Histogram(duration)) = named("jig.call.duration").and_then(|m| m.data) else {
+        panic!("no jig.call.duration histogram")
+    };
+    assert_eq!(duration.data_points[0].count, 1);
+    assert!(duration.data_points[0].sum.unwrap_or(0.0) > 0.0);
+    assert_eq!(named("jig.call.duration").map(|m| m.unit), Some("s".to_owned()));
 }

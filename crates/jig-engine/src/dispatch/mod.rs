@@ -119,6 +119,12 @@ impl Engine {
             _ => "succeeded",
         };
         std::mem::replace(&mut call.span, CallSpan::off()).end(&response, state);
+        crate::telemetry::record_call(
+            &request.tool,
+            state,
+            response.errors.first().map(|e| e.code.as_str()),
+            started.elapsed(),
+        );
         // Only a result this very call produced and recorded goes out as prepared text.
         let prepared = call.prepared.take().filter(|_| response.ok && !response.replayed);
         (response, prepared)
