@@ -53,13 +53,14 @@ pub fn code_identity(tool: &ToolDef, root: &Path) -> Value {
 
 /// What a recorded run must have run to answer a call of `tool` again (a deterministic
 /// replay, an idempotency key): its definition's hash, or, for a tool that starts code in the
-/// project, the hash of [`code_identity`] — a script edited since does not replay the answers
-/// of the one before.
-pub fn code_hash(tool: &ToolDef, root: &Path) -> String {
-    if tool.entry_files().is_empty() {
+/// project, the hash of its `code` ([`code_identity`]) — a script edited since does not replay
+/// the answers of the one before.
+pub fn code_hash(tool: &ToolDef, code: &Value) -> String {
+    let starts_code = code["files"].as_array().is_some_and(|files| !files.is_empty());
+    if !starts_code {
         return tool.hash.clone();
     }
-    sha256_hex(jig_model::canonical::canonical_json(&code_identity(tool, root)).as_bytes())
+    sha256_hex(jig_model::canonical::canonical_json(code).as_bytes())
 }
 
 /// A principal as compared: trimmed and lower-cased (Unicode), so `Alice` and `alice` are one

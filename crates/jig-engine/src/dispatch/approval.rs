@@ -11,7 +11,7 @@ impl Call<'_> {
         token: &str,
     ) -> Result<String, Box<ToolResponse>> {
         // Bound to who asked too: another principal's token does not fit this request.
-        let bound_to = self.request_hash(tool, &self.code(tool));
+        let bound_to = self.request_hash(tool, &self.code);
         self.ops.push(Op::ConsumeApproval {
             token_hash: sha256_hex(token.as_bytes()),
             request_hash: bound_to,
@@ -53,11 +53,6 @@ impl Call<'_> {
             self.engine.store.run(request_id).await,
             Ok(Some(run)) if run.principal.as_deref().map(canonical_principal) == Some(caller)
         )
-    }
-
-    /// The tool as defined now and the code it runs ([`code_identity`]).
-    fn code(&self, tool: &ToolDef) -> Value {
-        code_identity(tool, self.engine.workspace.root())
     }
 
     /// The hash an approval of this call is bound to: the tool and its `code`, the arguments,
@@ -116,8 +111,8 @@ impl Call<'_> {
         self.pending = true;
         let id = new_id();
         self.record_decision(decision, "");
-        // The entry files are read and hashed once, for the hash and for what the reviewer sees.
-        let code = self.code(tool);
+        // The entry files were read once, for the hash and for what the reviewer sees.
+        let code = self.code.clone();
         let clear = self.approval_request(tool, &code);
         // Nobody deciding within the policy's time ends it expired (`Engine::expire_approvals`).
         let ttl_us = i64::try_from(self.registry.policy.config().approvals.ttl_seconds)
@@ -206,7 +201,7 @@ impl Call<'_> {
         if !self.context.retry_approved {
             return Ok(None);
         }
-        let hash = self.request_hash(tool, &self.code(tool));
+        let hash = self.request_hash(tool, &self.code);
         let asked = match self.engine.store.approval_for_request(&hash).await {
             Ok(asked) => asked,
             Err(error) => return Err(Box::new(self.internal(&error.to_string()).await)),

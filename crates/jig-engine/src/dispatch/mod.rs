@@ -143,8 +143,10 @@ struct Call<'e> {
     ops: Vec<Op>,
     run_id: Option<String>,
     args_hash: String,
-    /// What ran, as a recorded run must share it to answer this call ([`code_hash`]); set once
-    /// the tool is known.
+    /// The tool as defined now and the code in the project it starts ([`code_identity`]):
+    /// read once, when the tool is known, for the replay identity and for approvals alike.
+    code: Value,
+    /// What ran, as a recorded run must share it to answer this call ([`code_hash`]).
     definition: String,
     /// Who asks, as principals are compared.
     person: String,
@@ -183,6 +185,7 @@ impl<'e> Call<'e> {
             ops: Vec::new(),
             run_id: None,
             args_hash: params_hash(&request.args),
+            code: Value::Null,
             definition: String::new(),
             person: canonical_principal(&context.principal),
             resumes: None,
@@ -242,7 +245,8 @@ impl<'e> Call<'e> {
             return self.fail(error, RunState::Failed).await;
         }
 
-        self.definition = code_hash(&tool, self.engine.workspace.root());
+        self.code = code_identity(&tool, self.engine.workspace.root());
+        self.definition = code_hash(&tool, &self.code);
         let policy = Arc::clone(&self.registry.policy);
         // Seed 001: a plan's identity is its canonical params — its inputs by content, its
         // definition (image digest, script) by hash — not the names it was given.
