@@ -459,6 +459,7 @@ meta: { name: slow }
 steps:
   - id: first
     type: cli
+    precondition: { check: [wc, -l, absent.txt], skip_if_succeeds: true }
     delay: 1500ms
     with: { argv: [cat, hosts.txt] }
   - id: second
@@ -471,14 +472,20 @@ steps:
     let walking =
         tokio::spawn(async move { walker.start("slow", Map::new(), false, "alice").await });
     // Another engine on the same store, as another process would be, finds the run and
-    // pauses it while the first engine waits out `first`'s delay.
+    // pauses it while the first engine waits out `first`'s delay. `first` is under way once
+    // its records reach the chain: they are held back until its precondition's check, which
+    // comes after the pause check and before the delay, commits them. A pause seen before
+    // that would rightly hold the walk at `first` instead.
     let other = Runbooks::new(open(dir.path()).await);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let id = loop {
         if let Some(run) = other.runs(10).await.expect("runs").first() {
-            break run.id.clone();
+            let trace = other.trace(&run.id).await.expect("trace");
+            if trace.iter().any(|p| p.data["step"] == "first") {
+                break run.id.clone();
+            }
         }
-        assert!(std::time::Instant::now() < deadline, "the run never started");
+        assert!(std::time::Instant::now() < deadline, "`first` never got under way");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     };
     other.pause(&id, "bob").await.expect("pause");
