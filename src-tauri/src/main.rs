@@ -106,9 +106,20 @@ fn main() -> ExitCode {
             });
             Ok(())
         })
-        .run(tauri::generate_context!());
+        .build(tauri::generate_context!());
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(app) => {
+            app.run(|_, event| {
+                // The last spans and metrics go out before the process does (at most
+                // FLUSH_WITHIN; nothing when export is off).
+                if let tauri::RunEvent::Exit = event {
+                    tauri::async_runtime::block_on(jig_engine::telemetry::flush(
+                        jig_engine::telemetry::FLUSH_WITHIN,
+                    ));
+                }
+            });
+            ExitCode::SUCCESS
+        }
         Err(error) => {
             tracing::error!("{error}");
             ExitCode::FAILURE

@@ -21,6 +21,7 @@ use jig_policy::redact::{redact_in_place, redact_value};
 use serde_json::{Value, json};
 
 use crate::events::Event;
+use crate::telemetry::JobTrace;
 use crate::{Engine, EngineError};
 
 /// How often open jobs are polled when the policy does not say.
@@ -252,6 +253,7 @@ impl Engine {
         });
         let outcomes = self.store.apply(ops).await?;
         if outcomes.iter().any(|o| *o == Outcome::Moved(true)) {
+            self.send_job_span(job, run, state, response.errors.first()).await;
             self.announce(run, state);
             if let Some(principal) = &run.principal {
                 self.events.publish_to(principal, Event::Response(Box::new(response)));
@@ -260,6 +262,29 @@ impl Engine {
             let _ = fs_err::remove_dir_all(&job.dir);
         }
         Ok(())
+    }
+
+    /// The job's span, from its submission to now, when traces are exported and the call
+    /// that submitted it named one (in its `submitted` packet).
+    async fn send_job_span(
+        &self,
+        job: &JobRecord,
+        run: &RunRecord,
+        state: RunState,
+        error: Option<&ResponseError>,
+    ) {
+        if !crate::telemetry::exporting() {
+            return;
+        }
+        let Ok(packets) = self.store.packets_of(&run.request_id).await else { return };
+        let trace = packets
+            .iter()
+            .find(|p| p.kind == PacketKind::CallSubmitted.as_str())
+            .and_then(|p| serde_json::from_value::<JobTrace>(p.data["job"]["trace"].clone()).ok());
+        if let Some(trace) = trace {
+            let error = error.map(|e| (e.code.as_str(), e.message.as_str()));
+            trace.end(&run.tool, (&job.engine, &job.handle), run.created_us, state.as_str(), error);
+        }
     }
 
     async fn move_run(&self, update: RunUpdate, packet: NewPacket) -> Result<bool, EngineError> {

@@ -430,11 +430,19 @@ impl<'e> Call<'e> {
         // A caller may only tighten the tool's own limit.
         let timeout = Duration::from_millis(tool.timeout_ms);
         let timeout = self.context.timeout.map_or(timeout, |limit| limit.min(timeout));
-        // A process of its own (not a built-in in Jig's): a span of its own, named to it.
-        let (process, traceparent) = if tool.execution.kind() == "builtin" {
-            (crate::telemetry::ProcessSpan::off(), None)
-        } else {
-            self.span.process(&tool.id, tool.execution.kind())
+        // A process of its own (not a built-in in Jig's): a span of its own, named to it. A
+        // scheduler's job outlives the call: its span is sent when it is collected.
+        let (process, traceparent, job_trace) = match tool.execution.kind() {
+            "builtin" => (crate::telemetry::ProcessSpan::off(), None, None),
+            "slurm" | "hybrid" => {
+                let job = self.span.job();
+                let traceparent = job.as_ref().map(|job| job.traceparent.clone());
+                (crate::telemetry::ProcessSpan::off(), traceparent, job)
+            }
+            kind => {
+                let (process, traceparent) = self.span.process(&tool.id, kind);
+                (process, traceparent, None)
+            }
         };
         let invocation = Invocation {
             tool,
@@ -461,7 +469,9 @@ impl<'e> Call<'e> {
                 format!("`{}` did not finish within {} ms", tool.id, timeout.as_millis()),
             )),
             Ok(Err(error)) => Err(error),
-            Ok(Ok(Execution::Submitted(job))) => return self.submitted(tool, job, claimed).await,
+            Ok(Ok(Execution::Submitted(job))) => {
+                return self.submitted(tool, job, claimed, job_trace).await;
+            }
             Ok(Ok(Execution::Done(output))) => {
                 self.files_touched = output.files_touched.len() as u64;
                 match output.prepared {

@@ -8,12 +8,14 @@ use jig_model::envelope::SubmittedJob;
 use super::*;
 
 impl Call<'_> {
-    /// Record `job` and answer that the call is queued.
+    /// Record `job` and answer that the call is queued. `trace`, the job's span when traces
+    /// are exported, goes into the record for whoever collects the job to send.
     pub(super) async fn submitted(
         &mut self,
         tool: &Arc<ToolDef>,
         job: Job,
         claimed: Option<String>,
+        trace: Option<crate::telemetry::JobTrace>,
     ) -> ToolResponse {
         let mut response = self.response(true, Value::Null, Vec::new(), false);
         response.job = Some(SubmittedJob {
@@ -26,9 +28,13 @@ impl Call<'_> {
             Ok(stored) => stored,
             Err(error) => return self.internal(&error.to_string()).await,
         };
+        let mut recorded = json!({ "engine": job.engine, "id": job.handle });
+        if let Some(trace) = trace {
+            recorded["trace"] = serde_json::to_value(trace).unwrap_or(Value::Null);
+        }
         self.record(
             PacketKind::CallSubmitted,
-            json!({ "state": "queued", "ok": true, "data": Value::Null, "job": { "engine": job.engine, "id": job.handle } }),
+            json!({ "state": "queued", "ok": true, "data": Value::Null, "job": recorded }),
         );
         self.ops.push(Op::CreateJob(Box::new(JobRecord {
             request_id: self.request.request_id.clone(),

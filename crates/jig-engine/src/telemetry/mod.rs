@@ -16,6 +16,7 @@
 //! fit are dropped and counted, [`dropped_spans`]) that one task sends in batches; metrics are
 //! aggregated in place and sent by the reader's task.
 
+mod job;
 mod metrics;
 mod queue;
 mod span;
@@ -26,6 +27,7 @@ use std::time::Duration;
 
 use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
 
+pub use job::JobTrace;
 pub use queue::dropped_spans;
 pub use span::Span;
 pub(crate) use span::{CallSpan, ProcessSpan};
@@ -124,6 +126,11 @@ pub async fn flush(within: Duration) {
 pub fn pause(paused: bool) {
     let started = STARTED.get().is_some_and(|s| s.traces.is_some() || s.metrics.is_some());
     ENABLED.store(started && !paused, Ordering::Release);
+}
+
+/// Whether spans are being made (and sent).
+pub(crate) fn exporting() -> bool {
+    tracer().is_some()
 }
 
 /// The tracer, when spans are being made.

@@ -97,6 +97,7 @@ pub(super) fn start(
     exporter.set_resource(&resource);
     let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
         .with_span_processor(Processor(Arc::clone(&waiting)))
+        .with_id_generator(super::job::Ids::default())
         .with_resource(resource)
         .build();
     let tracer = {

@@ -84,6 +84,13 @@ impl CallSpan {
         (ProcessSpan(Some(cx.with_span(span))), Some(traceparent))
     }
 
+    /// The identity of the job the call is about to submit: a span inside the call's, sent
+    /// when the job is collected ([`super::JobTrace::end`]).
+    pub(crate) fn job(&self) -> Option<super::JobTrace> {
+        let cx = self.0.as_ref()?;
+        Some(super::JobTrace::inside(cx.span().span_context()))
+    }
+
     /// End the span with what happened to the call.
     pub(crate) fn end(self, response: &ToolResponse, state: &str) {
         let Some(cx) = self.0 else { return };
@@ -131,6 +138,11 @@ impl ProcessSpan {
 pub struct Span(Option<Context>);
 
 impl Span {
+    /// No span: for work that may have one later.
+    pub fn off() -> Self {
+        Self(None)
+    }
+
     /// Begin span `name` as a child of `origin`'s trace (a new trace when it has none), when
     /// export is on.
     pub fn start(name: String, origin: &TraceOrigin, attributes: &[(&'static str, &str)]) -> Self {
@@ -152,10 +164,30 @@ impl Span {
         }
     }
 
+    /// Begin span `name` inside this one (none when this one is off). It ends when dropped.
+    pub fn child(&self, name: String, attributes: &[(&'static str, &str)]) -> Self {
+        let (Some(cx), Some(tracer)) = (&self.0, super::tracer()) else { return Self(None) };
+        let span = tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Internal)
+            .with_attributes(attributes.iter().map(|(k, v)| KeyValue::new(*k, (*v).to_owned())))
+            .start_with_context(tracer, cx);
+        Self(Some(cx.with_span(span)))
+    }
+
     /// Set an attribute (nothing when export is off).
     pub fn set(&self, key: &'static str, value: &str) {
         if let Some(cx) = &self.0 {
             cx.span().set_attribute(KeyValue::new(key, value.to_owned()));
+        }
+    }
+
+    /// Mark it failed: `error.type` is `kind`; the message is redacted as the audit's are.
+    pub fn fail(&self, kind: &str, message: &str) {
+        if let Some(cx) = &self.0 {
+            let span = cx.span();
+            span.set_attribute(KeyValue::new("error.type", kind.to_owned()));
+            span.set_status(Status::error(redact_text(message).into_owned()));
         }
     }
 }

@@ -89,6 +89,7 @@ impl Executor for SlurmExecutor {
                 script::containerized(
                     &dir,
                     plan,
+                    &traced(&plan.env, invocation.traceparent.as_deref()),
                     &runtime,
                     &container_name(request),
                     &argv,
@@ -105,8 +106,9 @@ impl Executor for SlurmExecutor {
                 fs_err::write(&script_path, &plan.script).map_err(io_error)?;
                 let required =
                     invocation.policy.config().sandbox.enforce == SandboxEnforcement::Required;
+                let env = traced(&plan.env, invocation.traceparent.as_deref());
                 let wrapper =
-                    script::confined(&dir, &script_path, &rendered, &plan.env, required, &header)?;
+                    script::confined(&dir, &script_path, &rendered, &env, required, &header)?;
                 fs_err::write(dir.join(script::SANDBOX_OPTIONS), &wrapper.options)
                     .map_err(io_error)?;
                 wrapper.script
@@ -293,4 +295,17 @@ fn container_name(request: &str) -> String {
 /// The exit status the wrapper recorded, if it finished.
 fn read_exit(dir: &Path) -> Option<i32> {
     fs_err::read_to_string(dir.join(script::EXIT_FILE)).ok()?.trim().parse().ok()
+}
+
+/// A plan's variables, and `TRACEPARENT` naming the job's span when Jig exports traces (Jig's,
+/// over any the plan sets: the job's trace is where Jig says it is).
+fn traced(
+    env: &std::collections::BTreeMap<String, String>,
+    traceparent: Option<&str>,
+) -> std::collections::BTreeMap<String, String> {
+    let mut env = env.clone();
+    if let Some(traceparent) = traceparent {
+        env.insert("TRACEPARENT".to_owned(), traceparent.to_owned());
+    }
+    env
 }

@@ -96,11 +96,13 @@ pub fn confined(
     Ok(Confined { script: text, options })
 }
 
-/// The wrapper for a hybrid plan: run `argv` in a container of `plan.image` with the node's
-/// container engine `runtime`, named `name`.
+/// The wrapper for a hybrid plan: run `argv` in a container of `plan.image`, with the
+/// variables `env` (the plan's, and Jig's), with the node's container engine `runtime`, named
+/// `name`.
 pub fn containerized(
     dir: &Path,
     plan: &HybridPlan,
+    env: &std::collections::BTreeMap<String, String>,
     runtime: &[String],
     name: &str,
     argv: &[String],
@@ -119,7 +121,7 @@ pub fn containerized(
     run.push("-v".to_owned());
     run.push(format!("{}:{CONTAINER_OUT}:rw", dir.join("out").display()));
     run.extend(["-w", "/work", "--entrypoint", ""].map(str::to_owned));
-    for (key, value) in &plan.env {
+    for (key, value) in env {
         run.push("-e".to_owned());
         run.push(format!("{key}={value}"));
     }

@@ -36,6 +36,8 @@ pub(crate) struct EngineHost {
     /// This walk's span, when traces are exported: the calls of its tool steps are its
     /// children. It ends with the walk.
     pub span: jig_engine::telemetry::Span,
+    /// The spans of the steps this walk runs, inside [`Self::span`].
+    pub steps: super::step_spans::StepSpans,
 }
 
 /// How often a walk under way asks the store whether someone paused the run.
@@ -218,7 +220,7 @@ impl Host for EngineHost {
             timeout: call.timeout_ms.map(std::time::Duration::from_millis),
             // A step a person approved (anywhere) runs with that approval when walked again.
             retry_approved: true,
-            trace: self.span.origin(),
+            trace: self.steps.origin(&call.key).unwrap_or_else(|| self.span.origin()),
             ..CallContext::default()
         };
         let response = self.engine.dispatch(request, context).await;
@@ -253,11 +255,14 @@ impl Host for EngineHost {
     }
 
     async fn trace(&self, event: TraceEvent) -> Result<(), HostError> {
-        // Where this walk left the run, on its span.
+        // Where this walk left the run, and its steps, on their spans.
         match event.kind {
-            TraceKind::Paused => self.span.set("jig.runbook.state", "waiting"),
+            TraceKind::Paused => {
+                self.span.set("jig.runbook.state", "waiting");
+                self.steps.waiting();
+            }
             TraceKind::RunComplete => self.span.set("jig.runbook.state", "finished"),
-            _ => {}
+            _ => self.steps.on(&self.span, &event),
         }
         let data = json!({ "event": event.kind.as_str(), "step": event.step, "actor": event.actor, "data": event.data });
         let packet =

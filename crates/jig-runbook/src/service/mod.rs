@@ -10,6 +10,7 @@
 mod attachments;
 mod host;
 mod record;
+mod step_spans;
 
 pub use record::Recorded;
 
@@ -594,17 +595,9 @@ impl Runbooks {
             pending: std::sync::Mutex::new(Vec::new()),
             hooked: std::sync::Mutex::new(std::collections::HashMap::new()),
             pause_poll: std::sync::Mutex::new((std::time::Instant::now(), 0)),
-            // A walk continues the trace of whoever started it from the command line
-            // (`TRACEPARENT`); it is a trace of its own otherwise.
-            span: jig_engine::telemetry::Span::start(
-                format!("runbook {runbook}"),
-                &jig_engine::telemetry::TraceOrigin::from_env(),
-                &[
-                    ("jig.runbook", runbook),
-                    ("jig.runbook.run_id", id),
-                    ("jig.principal", started_by),
-                ],
-            ),
+            // Only a walk has a span (`walk` starts it): writing a person's act does not.
+            span: jig_engine::telemetry::Span::off(),
+            steps: step_spans::StepSpans::default(),
         }
     }
 
@@ -615,13 +608,15 @@ impl Runbooks {
         tokens: HashMap<String, String>,
     ) -> Result<RunView, ServiceError> {
         let record = self.record(id).await?;
-        let journal: Journal = self
+        let (traced, entries): (Vec<_>, Vec<_>) = self
             .engine
             .store()
             .runbook_journal_checked(id)
             .await?
             .into_iter()
-            .filter(|(key, _)| !key.starts_with("trace:"))
+            .partition(|(key, _)| key.starts_with("trace:"));
+        let journal: Journal = entries
+            .into_iter()
             .filter_map(|(key, value)| {
                 serde_json::from_value::<Entry>(value).ok().map(|e| (key, e))
             })
@@ -646,8 +641,20 @@ impl Runbooks {
                 }
             },
         };
-        let host =
+        let mut host =
             self.host(id, &record.runbook, record.started_by.as_deref().unwrap_or("unknown"));
+        host.steps.earlier = traced.into_iter().map(|(key, _)| key).collect();
+        // A walk continues the trace of whoever started it from the command line
+        // (`TRACEPARENT`); it is a trace of its own otherwise.
+        host.span = jig_engine::telemetry::Span::start(
+            format!("runbook {}", record.runbook),
+            &jig_engine::telemetry::TraceOrigin::from_env(),
+            &[
+                ("jig.runbook", &record.runbook),
+                ("jig.runbook.run_id", id),
+                ("jig.principal", record.started_by.as_deref().unwrap_or("unknown")),
+            ],
+        );
         let run = Run {
             runbook: &runbook,
             name: &record.runbook,

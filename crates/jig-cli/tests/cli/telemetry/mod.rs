@@ -21,9 +21,12 @@ use prost::Message as _;
 
 use crate::{jig_env, stderr, stdout_json};
 
+mod jobs;
+mod runbooks;
+
 /// What the receiver got: each span with the service that sent it.
 #[derive(Clone, Default)]
-struct Received(Arc<Mutex<Vec<(String, Span)>>>);
+pub(super) struct Received(Arc<Mutex<Vec<(String, Span)>>>);
 
 impl Received {
     fn take(&self, request: ExportTraceServiceRequest) {
@@ -50,7 +53,7 @@ fn text(value: &Any) -> Option<String> {
     }
 }
 
-fn attributes(span: &Span) -> HashMap<String, String> {
+pub(super) fn attributes(span: &Span) -> HashMap<String, String> {
     span.attributes
         .iter()
         .filter_map(|kv| {
@@ -65,7 +68,7 @@ fn attributes(span: &Span) -> HashMap<String, String> {
         .collect()
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -82,15 +85,15 @@ impl TraceService for Received {
 
 /// An OTLP receiver on 127.0.0.1: gRPC (tonic, on a runtime of its own), or HTTP/protobuf at
 /// `/v1/traces` (the test kit's HTTP server, its requests decoded as they are read).
-struct Receiver {
-    endpoint: String,
+pub(super) struct Receiver {
+    pub(super) endpoint: String,
     received: Received,
     http: Option<jig_testkit::http::Server>,
     _runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl Receiver {
-    fn http() -> Self {
+    pub(super) fn http() -> Self {
         let answer = ExportTraceServiceResponse { partial_success: None }.encode_to_vec();
         let server = jig_testkit::http::Server::start(move |request| {
             let known = ["/v1/traces", "/v1/metrics"].contains(&request.target.as_str());
@@ -135,7 +138,7 @@ impl Receiver {
     }
 
     /// The spans, once `count` have arrived (at most 20 s).
-    fn wait_for(&self, count: usize) -> Vec<(String, Span)> {
+    pub(super) fn wait_for(&self, count: usize) -> Vec<(String, Span)> {
         let until = Instant::now() + Duration::from_secs(20);
         loop {
             if let Some(server) = &self.http {
@@ -208,8 +211,8 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
-const PARENT: &str = "00f067aa0ba902b7";
+pub(super) const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+pub(super) const PARENT: &str = "00f067aa0ba902b7";
 
 /// `jig call` under the caller's `traceparent`, exporting to `receiver` with `protocol`: the
 /// spans the receiver got (the call's and its process's) and what the tool's process was given.
@@ -351,47 +354,6 @@ fn a_malformed_traceparent_starts_a_trace_of_its_own() {
     assert_eq!(call.1.trace_id.len(), 16);
     let process = spans.iter().find(|(_, s)| s.name == "run probe.trace").expect("process");
     assert_eq!(given, format!("00-{}-{}-01", hex(&call.1.trace_id), hex(&process.1.span_id)));
-}
-
-/// A runbook's walk is a span of the trace of whoever started it, and the calls of its tool
-/// steps are its children.
-#[test]
-fn a_runbook_walk_is_a_span_and_its_tool_steps_are_its_children() {
-    let receiver = Receiver::http();
-    let dir = tempfile::tempdir().expect("tmp");
-    let state = tempfile::tempdir().expect("tmp");
-    std::fs::write(dir.path().join("jig.yaml"), "name: traced-runbook\n").expect("manifest");
-    std::fs::create_dir_all(dir.path().join("runbooks")).expect("dir");
-    std::fs::write(dir.path().join("notes.txt"), "line one\n").expect("notes");
-    std::fs::write(
-        dir.path().join("runbooks/read.runbook.yaml"),
-        "apiVersion: kernel/v0\nmeta:\n  name: read\ntools: [std/file_read]\nsteps:\n\
-         \x20 - id: read\n    type: tool\n    tool: std/file_read\n    inputs: { path: notes.txt }\n\
-         \x20 - id: done\n    type: end\n    outcome: { category: resolved, code: read }\n",
-    )
-    .expect("runbook");
-    let out = jig_env(
-        dir.path(),
-        &["runbook", "run", "read", "--json"],
-        &[
-            ("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint.as_str()),
-            ("TRACEPARENT", &format!("00-{TRACE}-{PARENT}-01")),
-            ("XDG_STATE_HOME", state.path().to_str().expect("utf-8")),
-        ],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let spans = receiver.wait_for(2);
-    let walk = spans.iter().find(|(_, s)| s.name == "runbook read").expect("a walk span");
-    let call = spans.iter().find(|(_, s)| s.name == "execute_tool file_read").expect("a call");
-    assert_eq!(hex(&walk.1.trace_id), TRACE);
-    assert_eq!(hex(&walk.1.parent_span_id), PARENT);
-    assert_eq!(call.1.trace_id, walk.1.trace_id);
-    assert_eq!(call.1.parent_span_id, walk.1.span_id);
-    assert_eq!(attributes(&walk.1)["jig.runbook.state"], "finished");
-    assert_eq!(
-        attributes(&walk.1)["jig.runbook.run_id"],
-        stdout_json(&out)["id"].as_str().expect("id")
-    );
 }
 
 /// Metrics: each call counted and timed, by tool and by what happened to it, sent when the
