@@ -39,14 +39,37 @@ impl Parked {
     }
 }
 
+/// How many calls started in the background ([`Engine::start`]) run at once, unless the
+/// engine's options say otherwise. A caller that starts calls faster than they finish (an
+/// agent's burst on `POST /api/calls`) waits for a free slot instead of piling up calls in
+/// flight: each holds its arguments, its result and its pipeline's state until it ends, and
+/// a backlog of thousands left the process tens of megabytes larger for good.
+pub const BACKGROUND_CALLS: usize = 256;
+
 impl Engine {
-    /// Start `request` and return its request id at once. Its events and finally its
-    /// `ToolResponse` ([`Event::Response`]) arrive on the bus; a call that needs approval is
-    /// kept to run when approved.
-    pub fn start(self: &Arc<Self>, request: ToolRequest, context: CallContext) -> String {
+    /// Start `request` and return its request id as soon as it runs (at once, unless
+    /// [`BACKGROUND_CALLS`] are running). Its events and finally its `ToolResponse`
+    /// ([`Event::Response`]) arrive on the bus; a call that needs approval is kept to run
+    /// when approved.
+    pub async fn start(self: &Arc<Self>, request: ToolRequest, context: CallContext) -> String {
+        let slot = Arc::clone(&self.slots).acquire_owned().await.ok();
+        self.spawn_call(request, context, slot)
+    }
+
+    /// Run `request` on a task of its own, in `slot` (or in the next free one).
+    fn spawn_call(
+        self: &Arc<Self>,
+        request: ToolRequest,
+        context: CallContext,
+        slot: Option<tokio::sync::OwnedSemaphorePermit>,
+    ) -> String {
         let request_id = request.request_id.clone();
         let engine = Arc::clone(self);
         tokio::spawn(async move {
+            let _slot = match slot {
+                Some(slot) => Some(slot),
+                None => Arc::clone(&engine.slots).acquire_owned().await.ok(),
+            };
             let principal = context.principal.clone();
             let response = engine.dispatch(request.clone(), context.clone()).await;
             if let Some(approval_id) = response.pending_approval() {
@@ -111,7 +134,7 @@ impl Engine {
                     reason: None,
                     resumed_as: Some(resumed.clone()),
                 }));
-                self.start(request, context);
+                self.spawn_call(request, context, None);
                 Some(resumed)
             }
             "denied" | "expired" | "withdrawn" => {

@@ -33,6 +33,9 @@ pub struct EngineOptions {
     pub extra_runbooks: Vec<PathBuf>,
     /// How often sessions with calls in flight get a heartbeat (default 5 s).
     pub heartbeat: Option<Duration>,
+    /// How many calls started in the background run at once (default
+    /// [`crate::BACKGROUND_CALLS`]).
+    pub background_calls: Option<usize>,
 }
 
 /// What a runbook walk commits with a call's outcome, made from its response: the records to
@@ -153,6 +156,8 @@ pub struct Engine {
     pub(crate) running: crate::cancel::Running,
     /// Started calls waiting for approval, kept to run when approved.
     pub(crate) parked: crate::background::Parked,
+    /// Free places for calls started in the background.
+    pub(crate) slots: Arc<tokio::sync::Semaphore>,
     /// Jobs this process is polling now.
     pub(crate) polling: crate::jobs::PollingSet,
     /// The watcher's last diagnostics (empty while the project loads).
@@ -236,6 +241,9 @@ impl Engine {
             in_flight: Mutex::new(HashMap::new()),
             running: crate::cancel::Running::default(),
             parked: crate::background::Parked::default(),
+            slots: Arc::new(tokio::sync::Semaphore::new(
+                options.background_calls.unwrap_or(crate::background::BACKGROUND_CALLS).max(1),
+            )),
             polling: crate::jobs::PollingSet::default(),
             problems: Mutex::new(Vec::new()),
             discovering: tokio::sync::Mutex::new(()),

@@ -240,3 +240,46 @@ async fn sessions_with_calls_in_flight_get_heartbeats() {
         "a heartbeat for an idle session"
     );
 }
+
+/// A caller that starts calls faster than they finish waits for a free slot: at most
+/// `background_calls` run at once, and the next starts when one ends (not piled up in memory).
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_started_in_the_background_wait_for_a_free_slot() {
+    let project = Project::new("");
+    let options = jig_engine::EngineOptions {
+        project: project.root.clone(),
+        background_calls: Some(1),
+        ..jig_engine::EngineOptions::default()
+    };
+    let engine = jig_engine::Engine::open(options).await.expect("open");
+    let mut events = engine.subscribe();
+    let slow = caller("burst", "alice");
+    let cancel = slow.cancel.clone();
+    let first = engine.start(request("t.sleep", json!({ "secs": "30" })), slow).await;
+    // The only slot is taken: the next start waits.
+    let next = tokio::spawn({
+        let engine = engine.clone();
+        async move {
+            engine.start(request("t.sleep", json!({ "secs": "0" })), caller("burst", "alice")).await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!next.is_finished(), "a second call started while the only slot was taken");
+    // The first ends (stopped): the second gets its slot and runs.
+    cancel.cancel();
+    let second = tokio::time::timeout(Duration::from_secs(10), next)
+        .await
+        .expect("the second call started once the slot was free")
+        .expect("join");
+    let mut answered = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while answered.len() < 2 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, events.recv()).await {
+            Ok(Ok(Event::Response(response))) => answered.push(response.request_id.clone()),
+            Ok(Ok(_)) => {}
+            other => panic!("no answer: {other:?} (got {answered:?})"),
+        }
+    }
+    assert_eq!(answered, [first, second], "in the order they were started");
+}

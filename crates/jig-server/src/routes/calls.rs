@@ -69,7 +69,7 @@ pub async fn start(
         },
         ..CallSpec::default()
     };
-    let request_id = state.app.start(&actor(&person), &spec)?;
+    let request_id = state.app.start(&actor(&person), &spec).await?;
     Ok((StatusCode::ACCEPTED, Json(Started { request_id })))
 }
 
