@@ -42,8 +42,9 @@ impl Parked {
 /// How many calls started in the background ([`Engine::start`]) run at once, unless the
 /// engine's options say otherwise. A caller that starts calls faster than they finish (an
 /// agent's burst on `POST /api/calls`) waits for a free slot instead of piling up calls in
-/// flight: each holds its arguments, its result and its pipeline's state until it ends, and
-/// a backlog of thousands left the process tens of megabytes larger for good.
+/// flight, each holding its arguments, its result and its pipeline's state (and, for a tool
+/// with a process, the process) until it ends. The figure is a ceiling, not a tuning: fewer
+/// slots left less memory after a burst but cost calls/s (docs/benchmarks.md).
 pub const BACKGROUND_CALLS: usize = 256;
 
 impl Engine {
