@@ -247,6 +247,12 @@ pub trait Executor: Send + Sync {
         None
     }
 
+    /// Whether a call's work is handed to a scheduler as a job ([`Execution::Submitted`]) that
+    /// outlives the call and is collected later, perhaps by another process.
+    fn submits_jobs(&self) -> bool {
+        false
+    }
+
     /// Where a job this executor submitted stands; once it is over, its collected result.
     /// `root` is the workspace's root (artifacts are stored under it). Called again after a
     /// restart, so it may rely only on `job` and the run directory.

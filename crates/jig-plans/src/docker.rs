@@ -357,7 +357,12 @@ fn container_config(
         image: Some(plan.image.clone()),
         entrypoint: Some(Vec::new()),
         cmd: Some(argv),
-        env: Some(environment(&plan.env, invocation.traceparent.as_deref())),
+        env: Some(
+            render::environment(&plan.env, invocation.traceparent.as_deref())
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect(),
+        ),
         working_dir: Some("/work".to_owned()),
         labels: Some(labels),
         network_disabled: Some(network == "none"),
@@ -407,18 +412,4 @@ fn expand_home(path: &str) -> std::path::PathBuf {
             .map_or_else(|| Path::new(path).to_path_buf(), |h| Path::new(&h).join(rest)),
         None => Path::new(path).to_path_buf(),
     }
-}
-
-/// The container's variables: the plan's, and `TRACEPARENT` naming the span of the tool's
-/// process when Jig exports traces (Jig's, over any the plan sets).
-fn environment(
-    env: &std::collections::BTreeMap<String, String>,
-    traceparent: Option<&str>,
-) -> Vec<String> {
-    let plan = env.iter().filter(|(k, _)| traceparent.is_none() || k.as_str() != "TRACEPARENT");
-    let mut out: Vec<String> = plan.map(|(k, v)| format!("{k}={v}")).collect();
-    if let Some(traceparent) = traceparent {
-        out.push(format!("TRACEPARENT={traceparent}"));
-    }
-    out
 }

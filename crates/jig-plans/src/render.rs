@@ -59,6 +59,20 @@ pub fn tail(log: &str) -> String {
     log[start..].to_owned()
 }
 
+/// A plan's variables as its process gets them: the plan's own, and `TRACEPARENT` naming the
+/// span Jig made for it when Jig exports traces (Jig's, over any the plan sets: the process's
+/// trace is where Jig says it is).
+pub fn environment(
+    plan: &std::collections::BTreeMap<String, String>,
+    traceparent: Option<&str>,
+) -> std::collections::BTreeMap<String, String> {
+    let mut env = plan.clone();
+    if let Some(traceparent) = traceparent {
+        env.insert("TRACEPARENT".to_owned(), traceparent.to_owned());
+    }
+    env
+}
+
 /// A failure of the engine itself (unreachable, refusing a request).
 pub fn engine_error(engine: &str, what: &str, error: &dyn std::error::Error) -> ToolError {
     // The causes too: a client's own message is often only "client error (Connect)".

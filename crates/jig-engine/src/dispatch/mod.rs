@@ -434,7 +434,7 @@ impl<'e> Call<'e> {
         // scheduler's job outlives the call: its span is sent when it is collected.
         let (process, traceparent, job_trace) = match tool.execution.kind() {
             "builtin" => (crate::telemetry::ProcessSpan::off(), None, None),
-            "slurm" | "hybrid" => {
+            _ if executor.submits_jobs() => {
                 let job = self.span.job();
                 let traceparent = job.as_ref().map(|job| job.traceparent.clone());
                 (crate::telemetry::ProcessSpan::off(), traceparent, job)

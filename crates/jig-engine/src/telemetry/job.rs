@@ -9,14 +9,12 @@ use std::cell::Cell;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use opentelemetry::trace::{
-    Span as _, SpanContext, SpanId, SpanKind, Status, TraceContextExt as _, TraceFlags, TraceId,
-    TraceState, Tracer as _,
+    SpanContext, SpanId, SpanKind, Status, TraceContextExt as _, TraceFlags, TraceId, TraceState,
+    Tracer as _,
 };
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::trace::{IdGenerator, RandomIdGenerator};
 use serde::{Deserialize, Serialize};
-
-use jig_policy::redact::redact_text;
 
 /// A job's span, named before it exists.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +52,7 @@ impl JobTrace {
             SpanContext::new(trace_id, parent, TraceFlags::SAMPLED, true, TraceState::default());
         let since = UNIX_EPOCH + Duration::from_micros(u64::try_from(since_us).unwrap_or(0));
         NEXT_SPAN_ID.set(Some(span_id));
-        let mut span = tracer
+        let span = tracer
             .span_builder(format!("job {tool}"))
             .with_kind(SpanKind::Internal)
             .with_start_time(since)
@@ -66,11 +64,10 @@ impl JobTrace {
             ])
             .start_with_context(tracer, &Context::new().with_remote_span_context(parent));
         NEXT_SPAN_ID.set(None);
+        let cx = Context::new().with_span(span);
+        let span = cx.span();
         match error {
-            Some((code, message)) => {
-                span.set_attribute(KeyValue::new("error.type", code.to_owned()));
-                span.set_status(Status::error(redact_text(message).into_owned()));
-            }
+            Some((code, message)) => super::span::failed(&span, code, message),
             None => span.set_status(Status::Ok),
         }
         span.end_with_timestamp(SystemTime::now());

@@ -102,10 +102,7 @@ impl CallSpan {
             span.set_attribute(KeyValue::new("jig.run_id", run_id.clone()));
         }
         match response.errors.first() {
-            Some(error) => {
-                span.set_attribute(KeyValue::new("error.type", error.code.as_str().to_owned()));
-                span.set_status(Status::error(redact_text(&error.message).into_owned()));
-            }
+            Some(error) => failed(&span, error.code.as_str(), &error.message),
             None => span.set_status(Status::Ok),
         }
         span.end();
@@ -126,8 +123,7 @@ impl ProcessSpan {
         let Some(cx) = self.0 else { return };
         let span = cx.span();
         if let Some((code, message)) = error {
-            span.set_attribute(KeyValue::new("error.type", code.to_owned()));
-            span.set_status(Status::error(redact_text(message).into_owned()));
+            failed(&span, code, message);
         }
         span.end();
     }
@@ -146,14 +142,7 @@ impl Span {
     /// Begin span `name` as a child of `origin`'s trace (a new trace when it has none), when
     /// export is on.
     pub fn start(name: String, origin: &TraceOrigin, attributes: &[(&'static str, &str)]) -> Self {
-        let Some(tracer) = super::tracer() else { return Self(None) };
-        let parent = parent_of(origin);
-        let span = tracer
-            .span_builder(name)
-            .with_kind(SpanKind::Internal)
-            .with_attributes(attributes.iter().map(|(k, v)| KeyValue::new(*k, (*v).to_owned())))
-            .start_with_context(tracer, &parent);
-        Self(Some(parent.with_span(span)))
+        Self(super::tracer().map(|tracer| begin(tracer, name, &parent_of(origin), attributes)))
     }
 
     /// The origin of a call made inside this span.
@@ -167,12 +156,7 @@ impl Span {
     /// Begin span `name` inside this one (none when this one is off). It ends when dropped.
     pub fn child(&self, name: String, attributes: &[(&'static str, &str)]) -> Self {
         let (Some(cx), Some(tracer)) = (&self.0, super::tracer()) else { return Self(None) };
-        let span = tracer
-            .span_builder(name)
-            .with_kind(SpanKind::Internal)
-            .with_attributes(attributes.iter().map(|(k, v)| KeyValue::new(*k, (*v).to_owned())))
-            .start_with_context(tracer, cx);
-        Self(Some(cx.with_span(span)))
+        Self(Some(begin(tracer, name, cx, attributes)))
     }
 
     /// Set an attribute (nothing when export is off).
@@ -185,9 +169,7 @@ impl Span {
     /// Mark it failed: `error.type` is `kind`; the message is redacted as the audit's are.
     pub fn fail(&self, kind: &str, message: &str) {
         if let Some(cx) = &self.0 {
-            let span = cx.span();
-            span.set_attribute(KeyValue::new("error.type", kind.to_owned()));
-            span.set_status(Status::error(redact_text(message).into_owned()));
+            failed(&cx.span(), kind, message);
         }
     }
 }
@@ -196,6 +178,28 @@ impl std::fmt::Debug for Span {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Span(…)")
     }
+}
+
+/// An internal span `name` inside `parent`, as the context of the work inside it.
+fn begin(
+    tracer: &opentelemetry_sdk::trace::SdkTracer,
+    name: String,
+    parent: &Context,
+    attributes: &[(&'static str, &str)],
+) -> Context {
+    let span = tracer
+        .span_builder(name)
+        .with_kind(SpanKind::Internal)
+        .with_attributes(attributes.iter().map(|(k, v)| KeyValue::new(*k, (*v).to_owned())))
+        .start_with_context(tracer, parent);
+    parent.with_span(span)
+}
+
+/// Mark `span` failed: `error.type` is `code`; the status carries `message`, redacted as the
+/// audit redacts it.
+pub(super) fn failed(span: &opentelemetry::trace::SpanRef<'_>, code: &str, message: &str) {
+    span.set_attribute(KeyValue::new("error.type", code.to_owned()));
+    span.set_status(Status::error(redact_text(message).into_owned()));
 }
 
 /// A span's context as a W3C `traceparent`.

@@ -55,6 +55,10 @@ impl SlurmExecutor {
 
 #[async_trait]
 impl Executor for SlurmExecutor {
+    fn submits_jobs(&self) -> bool {
+        true
+    }
+
     fn job_log(&self, job: &Job) -> Option<PathBuf> {
         Some(job.dir.join(script::LOG_FILE))
     }
@@ -89,7 +93,7 @@ impl Executor for SlurmExecutor {
                 script::containerized(
                     &dir,
                     plan,
-                    &traced(&plan.env, invocation.traceparent.as_deref()),
+                    &render::environment(&plan.env, invocation.traceparent.as_deref()),
                     &runtime,
                     &container_name(request),
                     &argv,
@@ -106,7 +110,7 @@ impl Executor for SlurmExecutor {
                 fs_err::write(&script_path, &plan.script).map_err(io_error)?;
                 let required =
                     invocation.policy.config().sandbox.enforce == SandboxEnforcement::Required;
-                let env = traced(&plan.env, invocation.traceparent.as_deref());
+                let env = render::environment(&plan.env, invocation.traceparent.as_deref());
                 let wrapper =
                     script::confined(&dir, &script_path, &rendered, &env, required, &header)?;
                 fs_err::write(dir.join(script::SANDBOX_OPTIONS), &wrapper.options)
@@ -295,17 +299,4 @@ fn container_name(request: &str) -> String {
 /// The exit status the wrapper recorded, if it finished.
 fn read_exit(dir: &Path) -> Option<i32> {
     fs_err::read_to_string(dir.join(script::EXIT_FILE)).ok()?.trim().parse().ok()
-}
-
-/// A plan's variables, and `TRACEPARENT` naming the job's span when Jig exports traces (Jig's,
-/// over any the plan sets: the job's trace is where Jig says it is).
-fn traced(
-    env: &std::collections::BTreeMap<String, String>,
-    traceparent: Option<&str>,
-) -> std::collections::BTreeMap<String, String> {
-    let mut env = env.clone();
-    if let Some(traceparent) = traceparent {
-        env.insert("TRACEPARENT".to_owned(), traceparent.to_owned());
-    }
-    env
 }
