@@ -1,21 +1,26 @@
 """Jig's MCP server against the reference servers, side by side, with the official MCP Python
-SDK (PyPI `mcp`) as the client over stdio: what an agent waits for.
+SDK (PyPI `mcp`) as the client over stdio: what an agent waits for (issue #29, section 3).
 
-Measured, in one run, on the same small file and the same git repository:
+Measured in each run, on the same small file and the same git repository:
 
-- startup + `initialize`: spawning the server until its `initialize` answer (median of RUNS);
-- `tools/call` of a small file's read, N sequential calls, and N calls 8 at a time on one
-  session: Jig's `file_read` against `@modelcontextprotocol/server-filesystem`'s
-  `read_text_file`;
-- `tools/call` of `git_status`, sequential: Jig's against PyPI `mcp-server-git`'s.
+- the SDK client's floor: a server that answers each line at once (bench/mcp/noop_server.py),
+  the fastest any server can be answered through this client;
+- a small file's read: Jig's `file_read` (`jig mcp`, every call validated, decided, audited and
+  chained in SQLite) against `@modelcontextprotocol/server-filesystem`'s `read_text_file`, and
+  the same `read_text_file` through Jig's gateway (`mcp_servers:`, the server in its sandbox);
+- `git_status`: Jig's against PyPI `mcp-server-git`'s;
+- startup + `initialize`: spawning the server until its `initialize` answer (median of STARTS).
 
-Every Jig call is audited (hash-chained packets in SQLite); Jig runs once per
-`audit.durability` mode (`full`, `effects`). Prints a Markdown table (docs/benchmarks.md).
+Calls are CALLS `tools/call` on one session, one at a time and 8 in flight; the last column uses
+a minimal JSON-RPC client instead of the SDK (a line out, a line in): the server's own time per
+call. Every figure is the median of RUNS runs; the ratios are taken within each run and listed
+per run. Prints Markdown for docs/benchmarks.md.
 
-Run on demand, not in CI: scripts/bench-mcp (release build; pass the call count).
+Run on demand, not in CI: scripts/bench-mcp [CALLS] [RUNS] (a release build).
 """
 
 import asyncio
+import json
 import os
 import shutil
 import statistics
@@ -27,53 +32,77 @@ from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-import mcp_types as types
 
 JIG = os.environ["JIG_BIN"]
 MODULES = Path(os.environ["JIG_MCP_NODE_MODULES"])
 NODE = shutil.which("node")
+FILESYSTEM = MODULES / "@modelcontextprotocol/server-filesystem/dist/index.js"
+NOOP = Path(__file__).with_name("noop_server.py")
 CALLS = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
-STARTS = 20
+RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+STARTS = 10
 CONCURRENCY = 8
 
+FLOOR = "SDK client floor (no-op server)"
+DIRECT = "server-filesystem"
+JIG_MCP = "jig mcp"
+GATEWAY = "jig mcp → server-filesystem"
+GIT = "mcp-server-git"
 
-def project(durability: str) -> Path:
-    """A git repository with a small file, as a Jig project with this durability."""
-    root = Path(tempfile.mkdtemp(prefix=f"jig-mcp-bench-{durability}-"))
+
+def project(name: str, manifest: str) -> Path:
+    """A git repository with a small file and `manifest` as its jig.yaml."""
+    root = Path(tempfile.mkdtemp(prefix=f"jig-mcp-bench-{name}-"))
     (root / "small.txt").write_text("a small file, read over MCP\n" * 4)
-    (root / "jig.yaml").write_text(
-        "name: mcp-bench\n"
-        "policy:\n"
-        f"  audit: {{ durability: {durability} }}\n"
-    )
+    (root / "jig.yaml").write_text(manifest)
     for command in (["init", "-q"], ["add", "."], ["-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "init"]):
         subprocess.run(["git", *command], cwd=root, check=True)
     return root
 
 
-def servers(jig_root: Path, durability: str, plain_root: Path):
-    """(label, parameters, read call, git call) per server."""
-    small = str(plain_root / "small.txt")
+def servers():
+    """(label, parameters, read call, git call) per server, each on a fresh project."""
+    jig_root = project("jig", "name: mcp-bench\n")
+    gateway = {
+        "fs": {
+            "command": NODE,
+            "args": [str(FILESYSTEM), "."],
+            "grants": {"paths": ["."], "programs": [str(MODULES), str(Path(NODE).parent)]},
+        }
+    }
+    gateway_root = project("gateway", f"name: mcp-bench-gateway\nmcp_servers: {json.dumps(gateway)}\n")
+    # A person's consent starts an upstream server: what `jig mcp discover` gives.
+    subprocess.run([JIG, "--project", str(gateway_root), "mcp", "discover"], check=True, stdout=subprocess.DEVNULL)
+    plain = project("plain", "name: plain\n")
     yield (
-        f"jig ({durability})",
+        FLOOR,
+        StdioServerParameters(command=sys.executable, args=[str(NOOP)]),
+        ("noop", {}),
+        None,
+    )
+    yield (
+        DIRECT,
+        StdioServerParameters(command=NODE, args=[str(FILESYSTEM), str(plain)]),
+        ("read_text_file", {"path": str(plain / "small.txt")}),
+        None,
+    )
+    yield (
+        JIG_MCP,
         StdioServerParameters(command=JIG, args=["--project", str(jig_root), "mcp"]),
         ("file_read", {"path": "small.txt"}),
         ("git_status", {}),
     )
     yield (
-        "server-filesystem",
-        StdioServerParameters(
-            command=NODE,
-            args=[str(MODULES / "@modelcontextprotocol/server-filesystem/dist/index.js"), str(plain_root)],
-        ),
-        ("read_text_file", {"path": small}),
+        GATEWAY,
+        StdioServerParameters(command=JIG, args=["--project", str(gateway_root), "mcp"]),
+        ("fs.read_text_file", {"path": str(gateway_root / "small.txt")}),
         None,
     )
     yield (
-        "mcp-server-git",
-        StdioServerParameters(command=sys.executable, args=["-m", "mcp_server_git", "--repository", str(plain_root)]),
+        GIT,
+        StdioServerParameters(command=sys.executable, args=["-m", "mcp_server_git", "--repository", str(plain)]),
         None,
-        ("git_status", {"repo_path": str(plain_root)}),
+        ("git_status", {"repo_path": str(plain)}),
     )
 
 
@@ -138,36 +167,59 @@ def raw_calls(params: StdioServerParameters, call) -> float:
     return rate
 
 
+async def one_run() -> dict:
+    """{label: {measure: value}} for every server, measured once."""
+    rows = {}
+    for label, params, read, git in servers():
+        row = {"startup_ms": statistics.median([await started(params) for _ in range(STARTS)]) * 1000}
+        if read:
+            row["read_raw"] = raw_calls(params, read)
+            row["read_seq"] = await calls(params, read, 1)
+            row["read_conc"] = await calls(params, read, CONCURRENCY)
+        if git:
+            row["git_seq"] = await calls(params, git, 1)
+        rows[label] = row
+        print(label, {k: round(v, 1) for k, v in row.items()}, file=sys.stderr)
+    return rows
+
+
+RATIOS = (
+    ("`jig mcp` / server-filesystem, sequential", lambda r: r[JIG_MCP]["read_seq"] / r[DIRECT]["read_seq"], "≥ 1.5×"),
+    ("`jig mcp` / server-filesystem, 8 in flight", lambda r: r[JIG_MCP]["read_conc"] / r[DIRECT]["read_conc"], "≥ 1.2×"),
+    ("`jig mcp` / SDK floor, sequential", lambda r: r[JIG_MCP]["read_seq"] / r[FLOOR]["read_seq"], ""),
+    ("server-filesystem / SDK floor, sequential", lambda r: r[DIRECT]["read_seq"] / r[FLOOR]["read_seq"], ""),
+    # What the gateway adds to a call of the server: time through Jig over time direct, minus 1.
+    ("gateway's cost, sequential", lambda r: r[DIRECT]["read_seq"] / r[GATEWAY]["read_seq"] - 1, "≤ +15 %"),
+    ("gateway's cost, 8 in flight", lambda r: r[DIRECT]["read_conc"] / r[GATEWAY]["read_conc"] - 1, "≤ +15 %"),
+    ("`jig mcp` / mcp-server-git, git_status", lambda r: r[JIG_MCP]["git_seq"] / r[GIT]["git_seq"], ""),
+)
+
+
 async def main():
-    plain = project("plain")
-    rows = []
-    for durability in ("full", "effects"):
-        root = project(durability)
-        for label, params, read, git in servers(root, durability, plain):
-            if label != f"jig ({durability})" and durability == "effects":
-                continue  # the references once
-            startup = statistics.median([await started(params) for _ in range(STARTS)])
-            row = {"server": label, "startup_ms": startup * 1000}
-            if read:
-                row["read_raw"] = raw_calls(params, read)
-                row["read_seq"] = await calls(params, read, 1)
-                row["read_conc"] = await calls(params, read, CONCURRENCY)
-            if git:
-                row["git_seq"] = await calls(params, git, 1)
-            rows.append(row)
-            print(row, file=sys.stderr)
-    print(f"\n{CALLS} calls each; startup: median of {STARTS}\n")
+    runs = [await one_run() for _ in range(RUNS)]
+    print(f"\n{CALLS} calls a measure, {RUNS} runs, medians; startup: median of {STARTS} a run\n")
     print(
-        "| server | startup + initialize | file read, sequential | file read, 8 concurrent "
+        "| server | startup + initialize | file read, sequential | file read, 8 in flight "
         "| git_status, sequential | file read, minimal client |"
     )
-    print("|---|---|---|---|---|---|")
-    for row in rows:
-        cell = lambda key, unit: f"{row[key]:,.0f} {unit}" if key in row else "—"
+    print("|---|---:|---:|---:|---:|---:|")
+
+    def cell(label, key, unit):
+        values = [run[label][key] for run in runs if key in run[label]]
+        return f"{statistics.median(values):,.0f} {unit}" if values else "—"
+
+    for label in runs[0]:
         print(
-            f"| {row['server']} | {row['startup_ms']:.1f} ms | {cell('read_seq', 'calls/s')} | "
-            f"{cell('read_conc', 'calls/s')} | {cell('git_seq', 'calls/s')} | {cell('read_raw', 'calls/s')} |"
+            f"| {label} | {cell(label, 'startup_ms', 'ms')} | {cell(label, 'read_seq', 'calls/s')} | "
+            f"{cell(label, 'read_conc', 'calls/s')} | {cell(label, 'git_seq', 'calls/s')} | "
+            f"{cell(label, 'read_raw', 'calls/s')} |"
         )
+    print("\n| ratio | " + " | ".join(f"run {n + 1}" for n in range(RUNS)) + " | goal |")
+    print("|---|" + "---:|" * RUNS + "---|")
+    for name, ratio, goal in RATIOS:
+        values = [ratio(run) for run in runs]
+        shown = [f"{v:+.0%}" if "cost" in name else f"{v:.2f}×" for v in values]
+        print(f"| {name} | " + " | ".join(shown) + f" | {goal} |")
 
 
 if __name__ == "__main__":

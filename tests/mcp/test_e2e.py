@@ -621,6 +621,82 @@ class PlanTests(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(again.structured_content, result.structured_content)
 
 
+class DescriptorTests(unittest.TestCase):
+    """`jig mcp` answers on whatever stdin and stdout it is given: pipes (every other test), a
+    socket as Node's child processes get, and stdout shared with stderr (`2>&1`), where it keeps
+    tokio's blocking writes so a log line never fails on a full pipe."""
+
+    def setUp(self):
+        self.project = scratch_project()
+        self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
+        (self.project / "hello.txt").write_text("read over any descriptor\n")
+
+    def calls(self, server: subprocess.Popen, send, receive) -> None:
+        init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fd", "version": "1"}}
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+        self.assertEqual(receive(0)["result"]["serverInfo"]["name"], "jig")
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for n in range(1, 21):
+            call = {"name": "file_read", "arguments": {"path": "hello.txt"}}
+            send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call})
+            answer = receive(n)
+            self.assertEqual(answer["result"]["structuredContent"]["content"], "read over any descriptor\n")
+
+    def test_a_socket_on_stdin_and_stdout(self):
+        import socket
+
+        ours, theirs = socket.socketpair()
+        server = subprocess.Popen(
+            [JIG, "--project", str(self.project), "mcp"], stdin=theirs, stdout=theirs, stderr=subprocess.DEVNULL
+        )
+        theirs.close()
+        lines = ours.makefile("rw", encoding="utf-8", newline="\n")
+
+        def send(message):
+            lines.write(json.dumps(message) + "\n")
+            lines.flush()
+
+        def receive(_id):
+            return json.loads(lines.readline())
+
+        try:
+            ours.settimeout(30)
+            self.calls(server, send, receive)
+        finally:
+            lines.close()
+            ours.close()
+            server.wait(timeout=30)
+
+    def test_stdout_shared_with_stderr(self):
+        server = subprocess.Popen(
+            [JIG, "--project", str(self.project), "mcp"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+            env={**os.environ, "JIG_LOG": "debug"},
+        )
+
+        def send(message):
+            server.stdin.write(json.dumps(message) + "\n")
+            server.stdin.flush()
+
+        def receive(want):
+            # Log lines share the pipe: the answer is the JSON line with the request's id.
+            while True:
+                line = server.stdout.readline()
+                self.assertTrue(line, "stdout ended")
+                try:
+                    message = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if message.get("id") == want:
+                    return message
+
+        try:
+            self.calls(server, send, receive)
+        finally:
+            server.stdin.close()
+            server.wait(timeout=30)
+
+
 class DurabilityTests(unittest.TestCase):
     """`audit.durability: effects` (the default): a read-only call is answered once committed,
     before its sync. Killing Jig (SIGKILL) right after the answers loses none of them."""

@@ -11,6 +11,7 @@
 //! `BEGIN IMMEDIATE`, group commit); PostgreSQL serves teams with the same schema and code.
 
 mod apply;
+mod bell;
 mod binding;
 pub mod blob;
 pub mod checkpoint;
@@ -20,6 +21,7 @@ pub mod forward;
 mod jobs;
 mod journal_ops;
 mod ops;
+mod own;
 pub mod owner;
 mod packet;
 mod people;

@@ -185,7 +185,11 @@ impl Store {
             }
             _ => crate::binding::load_or_create(&pool).await?,
         };
-        let commits = std::sync::Arc::new(crate::writer::Commits::default());
+        let bell = match (&db_file, dialect) {
+            (Some(file), Dialect::Sqlite) => crate::bell::Bell::open(file),
+            _ => None,
+        };
+        let commits = std::sync::Arc::new(crate::writer::Commits::new(bell));
         let (writer, last) =
             crate::writer::spawn(pool.clone(), dialect, wal, std::sync::Arc::clone(&commits));
         Ok(Self {
@@ -205,9 +209,9 @@ impl Store {
         crate::feed::Feed::start(self).await
     }
 
-    /// Whether this process's writer appended packet `seq`.
-    pub(crate) fn appended_here(&self, seq: i64) -> bool {
-        self.commits.own(seq)
+    /// What this process's writer appended and is appending.
+    pub(crate) fn own(&self) -> &crate::own::Own {
+        &self.commits.own
     }
 
     /// What the store was opened with, as a connection URL.

@@ -22,8 +22,10 @@ use sqlx::{Any, AnyConnection, AnyPool, AssertSqlSafe, Executor, Row};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::apply::{apply_batch, blind, is_optimistic};
+use crate::bell::Bell;
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome};
+use crate::own::Own;
 use crate::statement::{self, Statement};
 use crate::store::Dialect;
 use crate::time::now_us;
@@ -35,7 +37,7 @@ const GROUP_LIMIT: usize = 256;
 /// carry it to disk by then, the writer syncs the write-ahead log itself.
 pub const SYNC_WINDOW: Duration = Duration::from_millis(50);
 
-/// What the writer has committed, for tests and benchmarks.
+/// What the writer has committed: for tests and benchmarks, and for this process's feeds.
 #[derive(Debug, Default)]
 pub(crate) struct Commits {
     /// Transactions committed.
@@ -44,35 +46,15 @@ pub(crate) struct Commits {
     /// claimed, an approval decided, a journal key already taken) and cost a round trip per
     /// statement.
     pub reading: AtomicU64,
-    /// The packets this store's writer appended, as ranges of seqs (first, last), oldest
-    /// first: a feed of the store's changes (`crate::feed`) skips them, since this process
-    /// announced them itself.
-    pub own: std::sync::Mutex<std::collections::VecDeque<(i64, i64)>>,
+    /// What this store's writer appended and is appending: a feed of the store's changes
+    /// (`crate::feed`) skips it, since this process announced it itself.
+    pub own: Own,
 }
 
 impl Commits {
-    /// Remember that this writer appended `first..=last`.
-    fn appended(&self, first: i64, last: i64) {
-        if last < first {
-            return;
-        }
-        if let Ok(mut own) = self.own.lock() {
-            own.push_back((first, last));
-            // A feed that never reads would let this grow: keep the newest.
-            while own.len() > 65_536 {
-                own.pop_front();
-            }
-        }
-    }
-
-    /// Whether `seq` was appended by this writer; ranges wholly before `seq` are dropped
-    /// (a feed reads in order).
-    pub(crate) fn own(&self, seq: i64) -> bool {
-        let Ok(mut own) = self.own.lock() else { return false };
-        while own.front().is_some_and(|(_, last)| *last < seq) {
-            own.pop_front();
-        }
-        own.front().is_some_and(|(first, last)| (*first..=*last).contains(&seq))
+    /// Commits announced on `bell`, when there is one.
+    pub fn new(bell: Option<Bell>) -> Self {
+        Self { own: Own::new(bell), ..Self::default() }
     }
 }
 
@@ -273,11 +255,23 @@ async fn commit_group(
     known_head: &mut Option<(i64, String)>,
     commits: &Commits,
 ) -> Result<Results, AuditError> {
+    let result = try_commit_group(conn, dialect, batches, known_head, commits).await;
+    commits.own.settled();
+    result
+}
+
+async fn try_commit_group(
+    conn: &mut AnyConnection,
+    dialect: Dialect,
+    batches: &[&[Op]],
+    known_head: &mut Option<(i64, String)>,
+    commits: &Commits,
+) -> Result<Results, AuditError> {
     let known = known_head.take();
     if batches.iter().all(|ops| ops.iter().all(is_optimistic)) {
-        match commit_blind(conn, dialect, batches, known).await {
+        match commit_blind(conn, dialect, batches, known, &commits.own).await {
             Ok((results, start, head)) => {
-                commits.appended(start + 1, head.0);
+                commits.own.committed(start + 1, head.0);
                 if dialect == Dialect::Sqlite {
                     *known_head = Some(head);
                 }
@@ -294,10 +288,10 @@ async fn commit_group(
             }
         }
     }
-    let (results, start, head) = commit_general(conn, dialect, batches).await?;
+    let (results, start, head) = commit_general(conn, dialect, batches, &commits.own).await?;
     commits.reading.fetch_add(1, Ordering::Relaxed);
     if let Some(head) = &head {
-        commits.appended(start + 1, head.0);
+        commits.own.committed(start + 1, head.0);
     }
     if dialect == Dialect::Sqlite {
         *known_head = head;
@@ -313,6 +307,7 @@ async fn commit_blind(
     dialect: Dialect,
     batches: &[&[Op]],
     known: Option<(i64, String)>,
+    own: &Own,
 ) -> Result<(Results, i64, (i64, String)), AuditError> {
     let (mut statements, mut head) = match known {
         Some(head) => {
@@ -334,6 +329,7 @@ async fn commit_blind(
         results.push(Ok(blind(&mut statements, ops, &mut head, now)));
     }
     finish(&mut statements, dialect, start, &head);
+    own.committing(start + 1, head.0);
     statement::run(conn, dialect, &statements).await?;
     Ok((results, start, head))
 }
@@ -392,6 +388,7 @@ async fn commit_general(
     conn: &mut AnyConnection,
     dialect: Dialect,
     batches: &[&[Op]],
+    own: &Own,
 ) -> Result<(Results, i64, Option<(i64, String)>), AuditError> {
     let mut head = begin(conn, dialect).await?;
     let start = head.0;
@@ -425,6 +422,7 @@ async fn commit_general(
         }
         let mut statements = Vec::new();
         finish(&mut statements, dialect, start, &head);
+        own.committing(start + 1, head.0);
         statement::run(conn, dialect, &statements).await?;
         Ok(Ok((results, head)))
     }

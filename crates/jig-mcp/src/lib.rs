@@ -26,6 +26,7 @@ pub mod outcome;
 pub mod prompts;
 pub mod resources;
 mod resumable;
+pub mod stdio;
 mod subscriptions;
 pub mod transport;
 mod waiting;

@@ -39,7 +39,7 @@ impl Acting {
 /// Serve MCP on stdin and stdout as `person` until the client goes away.
 pub async fn serve_stdio(engine: Arc<Engine>, person: String) -> std::io::Result<()> {
     let server = JigMcp::new(engine, Acting::owner(person))
-        .serve(rmcp::transport::stdio())
+        .serve(crate::stdio::streams())
         .await
         .map_err(std::io::Error::other)?;
     server.waiting().await.map_err(std::io::Error::other)?;

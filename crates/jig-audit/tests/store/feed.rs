@@ -52,6 +52,39 @@ async fn a_feed_hears_the_other_writer_at_once_and_not_itself() {
     }
 }
 
+/// A process's own stream of commits costs its feed no reads: each commit's notification
+/// names the head it reached, and the feed moves past what its own writer appended. Another
+/// writer's commit among them is still read, and heard at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_does_not_read_the_store_for_its_own_commits() {
+    for (other, own, _dir) in pairs().await {
+        let mut feed = own.feed().await.expect("feed");
+        let listening = tokio::spawn(async move {
+            let heard = feed.next().await.expect("read");
+            (heard, feed.reads())
+        });
+        // The feed has read once (on starting to wait) and waits; each of these wakes it.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        for n in 0..40 {
+            own.apply(vec![Op::Append(packet(&format!("own{n}"), n))]).await.expect("own");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = Instant::now();
+        other.apply(vec![Op::Append(packet("other", 99))]).await.expect("other");
+        let (heard, reads) = tokio::time::timeout(Duration::from_secs(5), listening)
+            .await
+            .expect("heard within 5 s")
+            .expect("task");
+        let took = started.elapsed();
+        let requests: Vec<_> = heard.iter().filter_map(|p| p.request_id.clone()).collect();
+        assert_eq!(requests, ["other"], "{:?}", own.dialect());
+        assert!(took < Duration::from_millis(500), "{:?} took {took:?}", own.dialect());
+        // One read on starting, one for the other's commit; a notification that raced its
+        // own writer's record of a commit may cost one more. Not one a commit.
+        assert!(reads <= 3, "{:?}: {reads} reads for 40 own commits and 1 other", own.dialect());
+    }
+}
+
 /// A notification is never trusted: on PostgreSQL anyone who can connect may `NOTIFY` the
 /// channel with any payload; the feed only reads the store, and finds nothing new.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
