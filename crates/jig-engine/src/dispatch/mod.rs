@@ -52,36 +52,6 @@ const UNKNOWN_TOOL_MAX_INPUT: u64 = 64 * 1024;
 /// How often a call waiting on another call's idempotency key looks again.
 const KEY_POLL: Duration = Duration::from_millis(20);
 
-/// A tool run by another process and still running after this long gets its records
-/// committed (the store shows it running); one over sooner is recorded once, after it.
-const RECORD_RUNNING_AFTER: Duration = Duration::from_millis(200);
-
-/// Await `run`; when it is still going after [`RECORD_RUNNING_AFTER`], commit `ops` (a call's
-/// records so far) while it goes on. Gives back what was not committed: all of `ops` when it
-/// was over sooner, or when the commit failed (then the call's last commit carries them, and
-/// fails as this one did).
-async fn recording_if_long<F: std::future::Future>(
-    run: F,
-    store: &jig_audit::Store,
-    ops: Vec<Op>,
-    sync: Flush,
-) -> (F::Output, Vec<Op>) {
-    let mut run = std::pin::pin!(run);
-    tokio::select! {
-        biased;
-        outcome = &mut run => return (outcome, ops),
-        () = tokio::time::sleep(RECORD_RUNNING_AFTER) => {}
-    }
-    let (outcome, committed) = tokio::join!(run, store.apply_with(ops.clone(), sync));
-    match committed {
-        Ok(_) => (outcome, Vec::new()),
-        Err(error) => {
-            tracing::warn!(%error, "recording a running call");
-            (outcome, ops)
-        }
-    }
-}
-
 impl Engine {
     /// Seed 003 `tools.dispatch`: run one call through the whole pipeline. Always answers; a
     /// failure is a `ToolResponse` with `ok: false` and a stable error code.
@@ -189,9 +159,6 @@ struct Call<'e> {
     pending: bool,
     /// A record was refused by a unique key: maybe this request id was used before.
     repeated: bool,
-    /// The records so far (ending with the running state) are committed only if the tool is
-    /// still running after [`RECORD_RUNNING_AFTER`].
-    record_if_long: bool,
     /// When this call's records must be on disk (`audit.durability`, by the tool's effects).
     sync: Flush,
     /// The result as a built-in prepared it, when the caller takes it so (`data` is null).
@@ -228,7 +195,6 @@ impl<'e> Call<'e> {
             denied: false,
             pending: false,
             repeated: false,
-            record_if_long: false,
             sync: Flush::Now,
             prepared: None,
             span: CallSpan::start(
@@ -423,25 +389,17 @@ impl<'e> Call<'e> {
             }
         } else {
             if tool.execution.kind() != "builtin" {
-                // Another process will run it, which is worth a record while it runs even
+                // Another process will run it, which is worth a record before it starts even
                 // without side effects: the store then shows it running, and a crash leaves a
-                // trace that start-up recovery marks incomplete. A call that is over sooner
-                // than `RECORD_RUNNING_AFTER` has its records committed once, after it
-                // (`execute`), as in-process built-ins always do. A scheduler's job outlives
-                // the call: recorded before it is submitted.
+                // trace that start-up recovery marks incomplete. In-process built-ins skip this:
+                // they stop with Jig, and their records are committed together after them.
                 self.ops.push(Op::SetRun(RunUpdate {
                     request_id: self.request.request_id.clone(),
                     state: Some(RunState::Running),
                     ..RunUpdate::default()
                 }));
-                let submits_jobs =
-                    self.engine.executors.for_tool(&tool).is_some_and(|e| e.submits_jobs());
-                if submits_jobs {
-                    if let Err(error) = self.commit().await {
-                        return self.internal(&error.to_string()).await;
-                    }
-                } else {
-                    self.record_if_long = true;
+                if let Err(error) = self.commit().await {
+                    return self.internal(&error.to_string()).await;
                 }
             }
             None
@@ -497,16 +455,9 @@ impl<'e> Call<'e> {
             traceparent,
         };
         // The executor enforces the limit itself (killing what it started); this is a backstop.
-        let run =
-            tokio::time::timeout(timeout + Duration::from_secs(2), executor.execute(invocation));
-        let outcome = if std::mem::take(&mut self.record_if_long) {
-            let ops = std::mem::take(&mut self.ops);
-            let (outcome, left) = recording_if_long(run, &self.engine.store, ops, self.sync).await;
-            self.ops.splice(0..0, left);
-            outcome
-        } else {
-            run.await
-        };
+        let outcome =
+            tokio::time::timeout(timeout + Duration::from_secs(2), executor.execute(invocation))
+                .await;
         process.end(match &outcome {
             Err(_) => Some(("E_TIMEOUT", "did not finish in time")),
             Ok(Err(error)) => Some((error.code.as_str(), error.message.as_str())),
