@@ -43,7 +43,31 @@ pub struct ServerFound {
     pub outcome: Result<usize, String>,
 }
 
+/// What to say of `name`, which names no tool: `no tool `name``, and, when it is a tool of
+/// an upstream server (`SERVER.TOOL`), why that server has no such tool.
+pub(crate) fn no_tool(snapshot: &jig_load::Snapshot, name: &str) -> String {
+    let server = name.split_once('.').and_then(|(server, _)| {
+        snapshot.mcp_servers().get(server).map(|found| (server, found.discovered))
+    });
+    match server {
+        Some((server, false)) => format!(
+            "no tool `{name}`: `{server}` is an upstream MCP server (`mcp_servers:`) whose tools \
+             are not known yet; a person starts it and lists them with `jig mcp discover`"
+        ),
+        Some((server, true)) => format!(
+            "no tool `{name}`: the upstream MCP server `{server}` did not list it (`jig mcp \
+             discover` asks it again)"
+        ),
+        None => format!("no tool `{name}`"),
+    }
+}
+
 impl Engine {
+    /// What to say of `name`, which names no tool: why, when it is an upstream server's.
+    pub fn no_tool_message(&self, name: &str) -> String {
+        no_tool(&self.registry().snapshot, name)
+    }
+
     /// Ask every upstream server of the project for its tools, keep what each said, and load
     /// the project again when anything changed. A server that fails keeps its last list (its
     /// tools then fail when called, saying why) and is reported here.

@@ -143,7 +143,7 @@ impl JigMcp {
         let tool = crate::catalog::Names::of(&policy).id(&name).and_then(|id| self.engine.get(id));
         let Some(tool) = tool else {
             return Err(ErrorData::invalid_params(
-                format!("no tool `{name}`"),
+                self.engine.no_tool_message(&name),
                 Some(serde_json::json!({ "tool": name })),
             ));
         };

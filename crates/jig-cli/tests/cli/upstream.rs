@@ -369,6 +369,10 @@ fn a_discovery_file_that_came_with_a_repository_starts_nothing() {
     let call =
         as_person(bob.path(), dir.path(), &["call", "evil.echo", "--args", r#"{"text":"hi"}"#]);
     assert_eq!(stdout_json(&call)["errors"][0]["code"], "E_NOT_FOUND");
+    // The error says what the tool is and how a person would make it one.
+    let message = stdout_json(&call)["errors"][0]["message"].as_str().expect("message").to_owned();
+    assert!(message.contains("`evil` is an upstream MCP server"), "{message}");
+    assert!(message.contains("jig mcp discover"), "{message}");
     // A copy of the project elsewhere is another project, even for the person who asked.
     let clone = tempfile::tempdir().expect("tmp");
     let copied = std::process::Command::new("cp")

@@ -220,8 +220,8 @@ impl<'e> Call<'e> {
         let Some(tool) = tool else {
             let ids: Vec<String> = self.registry.all().iter().map(|t| t.id.clone()).collect();
             let hint = jig_load::did_you_mean(&self.request.tool, ids.iter().map(String::as_str));
-            let mut error =
-                ToolError::new(ErrorCode::NotFound, format!("no tool `{}`", self.request.tool));
+            let message = crate::upstream::no_tool(&self.registry.snapshot, &self.request.tool);
+            let mut error = ToolError::new(ErrorCode::NotFound, message);
             if let Some(hint) = hint {
                 error = error.with_details(json!({ "did_you_mean": hint }));
             }
