@@ -39,9 +39,7 @@ pub const CHANNEL: &str = "jig_packets";
 /// How often a feed reads without being woken.
 pub const POLL: Duration = Duration::from_secs(1);
 
-/// How long a read waits, at a time and at most, for this process's writer to record a commit
-/// the read found.
-const UNSETTLED: Duration = Duration::from_millis(1);
+/// How long a feed waits, at most, for this process's writer to record a commit it found.
 const UNSETTLED_FOR: Duration = Duration::from_millis(200);
 
 /// At most this many packets per read.
@@ -171,16 +169,16 @@ impl Feed {
         if heard <= self.cursor {
             return false;
         }
-        let mut waited = Duration::ZERO;
+        let mut waited = false;
         loop {
             match self.store.own().covers(self.cursor, heard) {
                 Cover::Mine => {
                     self.cursor = heard;
                     return false;
                 }
-                Cover::Unsettled if waited < UNSETTLED_FOR => {
-                    tokio::time::sleep(UNSETTLED).await;
-                    waited += UNSETTLED;
+                Cover::Unsettled if !waited => {
+                    self.store.own().until_settled(UNSETTLED_FOR).await;
+                    waited = true;
                 }
                 Cover::Unsettled | Cover::No => return true,
             }
@@ -189,11 +187,11 @@ impl Feed {
 
     /// What was appended since the cursor, this process's own packets left out. A packet
     /// this process's writer is still recording as its own ends the read there: with nothing
-    /// read before it, it is read again a moment later (its writer records it as soon as its
-    /// commit returns), for at most [`UNSETTLED_FOR`].
+    /// read before it, it is read again once its writer has recorded it (as soon as its commit
+    /// returns; at most [`UNSETTLED_FOR`] later).
     async fn read(&mut self) -> Result<Vec<Packet>, AuditError> {
         let mut out = Vec::new();
-        let mut waited = Duration::ZERO;
+        let mut waited = false;
         'reading: loop {
             self.reads += 1;
             let packets = self.store.packets(self.cursor, BATCH).await?;
@@ -205,9 +203,9 @@ impl Feed {
                         self.cursor = packet.seq;
                         out.push(packet);
                     }
-                    Whose::Unsettled if out.is_empty() && waited < UNSETTLED_FOR => {
-                        tokio::time::sleep(UNSETTLED).await;
-                        waited += UNSETTLED;
+                    Whose::Unsettled if out.is_empty() && !waited => {
+                        self.store.own().until_settled(UNSETTLED_FOR).await;
+                        waited = true;
                         continue 'reading;
                     }
                     Whose::Unsettled => return Ok(out),

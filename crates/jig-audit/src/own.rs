@@ -8,6 +8,9 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::sync::Notify;
 
 use crate::bell::Bell;
 
@@ -29,6 +32,8 @@ const KEPT: usize = 65_536;
 #[derive(Debug, Default)]
 pub(crate) struct Own {
     ranges: Mutex<Ranges>,
+    /// Told whenever the range being committed is over (recorded or abandoned).
+    settled: Notify,
     /// An SQLite store's doorbell (`crate::bell`), rung after each commit that appended.
     bell: Option<Bell>,
 }
@@ -42,7 +47,7 @@ struct Ranges {
 impl Own {
     /// Appends announced on `bell`, when there is one.
     pub(crate) fn new(bell: Option<Bell>) -> Self {
-        Self { ranges: Mutex::default(), bell }
+        Self { ranges: Mutex::default(), settled: Notify::new(), bell }
     }
 
     /// The store's doorbell.
@@ -73,6 +78,7 @@ impl Own {
                 ranges.committed.pop_front();
             }
         }
+        self.settled.notify_waiters();
         if let Some(bell) = &self.bell {
             bell.ring(last);
         }
@@ -82,6 +88,19 @@ impl Own {
     pub(crate) fn settled(&self) {
         if let Ok(mut ranges) = self.ranges.lock() {
             ranges.committing = None;
+        }
+        self.settled.notify_waiters();
+    }
+
+    /// Wait, for at most `limit`, until no commit of this process's is under way.
+    pub(crate) async fn until_settled(&self, limit: Duration) {
+        let notified = self.settled.notified();
+        let mut notified = std::pin::pin!(notified);
+        // Registered before looking, so a commit that settles in between is not missed.
+        notified.as_mut().enable();
+        let under_way = self.ranges.lock().is_ok_and(|ranges| ranges.committing.is_some());
+        if under_way {
+            let _ = tokio::time::timeout(limit, notified).await;
         }
     }
 

@@ -174,8 +174,17 @@ async fn write_loop(
                 Ok((mut conn, mode)) => {
                     let result = match set_sync(&mut conn, dialect, mode, sync).await {
                         Ok(()) => {
-                            commit_group(&mut conn, dialect, &batches, &mut known_head, &commits)
-                                .await
+                            let committed = commit_group(
+                                &mut conn,
+                                dialect,
+                                &batches,
+                                &mut known_head,
+                                &commits,
+                            )
+                            .await;
+                            // Recorded as this process's already when it succeeded.
+                            commits.own.settled();
+                            committed
                         }
                         Err(error) => Err(error),
                     };
@@ -249,18 +258,6 @@ async fn sync_log(wal: Option<&Path>) {
 }
 
 async fn commit_group(
-    conn: &mut AnyConnection,
-    dialect: Dialect,
-    batches: &[&[Op]],
-    known_head: &mut Option<(i64, String)>,
-    commits: &Commits,
-) -> Result<Results, AuditError> {
-    let result = try_commit_group(conn, dialect, batches, known_head, commits).await;
-    commits.own.settled();
-    result
-}
-
-async fn try_commit_group(
     conn: &mut AnyConnection,
     dialect: Dialect,
     batches: &[&[Op]],

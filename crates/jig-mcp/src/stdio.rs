@@ -10,7 +10,7 @@
 //! does stdout when stderr is the same pipe (`2>&1`): making that non-blocking would make a
 //! log line written while the pipe is full fail instead of waiting.
 
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
@@ -40,10 +40,17 @@ enum Kind {
     Socket(OwnedFd),
 }
 
+/// A copy of `fd`, with what it is.
+fn copy(fd: BorrowedFd<'_>) -> Option<(OwnedFd, Metadata)> {
+    let file = File::from(fd.try_clone_to_owned().ok()?);
+    let meta = file.metadata().ok()?;
+    Some((file.into(), meta))
+}
+
 /// A copy of `fd` when it is a pipe or a socket.
 fn on_event_loop(fd: BorrowedFd<'_>) -> Option<Kind> {
-    let owned = fd.try_clone_to_owned().ok()?;
-    let kind = File::from(owned.try_clone().ok()?).metadata().ok()?.file_type();
+    let (owned, meta) = copy(fd)?;
+    let kind = meta.file_type();
     if kind.is_fifo() {
         Some(Kind::Pipe(owned))
     } else if kind.is_socket() {
@@ -75,10 +82,7 @@ fn socket(fd: OwnedFd) -> std::io::Result<tokio::net::UnixStream> {
 
 /// Whether two descriptors are the same file (the same pipe, for `2>&1`).
 fn same_file(a: BorrowedFd<'_>, b: BorrowedFd<'_>) -> bool {
-    let stat = |fd: BorrowedFd<'_>| {
-        let file = File::from(fd.try_clone_to_owned().ok()?);
-        file.metadata().ok().map(|meta| (meta.dev(), meta.ino()))
-    };
+    let stat = |fd| copy(fd).map(|(_, meta)| (meta.dev(), meta.ino()));
     match (stat(a), stat(b)) {
         (Some(a), Some(b)) => a == b,
         // Unknown: assume the worst.
