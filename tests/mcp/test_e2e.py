@@ -1133,6 +1133,132 @@ class TraceTests(unittest.IsolatedAsyncioTestCase):
             f"00-{call.trace_id.hex()}-{run.span_id.hex()}-01")
 
 
+def with_three_servers(project: Path) -> None:
+    """`project` with the three real servers of the registries as a user configures them:
+    npm `server-filesystem` and `server-everything`, and PyPI `mcp-server-git` on the project
+    as a git repository."""
+    modules = Path(os.environ.get("JIG_MCP_NODE_MODULES", Path.home() / ".cache/jig-mcp-node/node_modules"))
+    python = Path(os.environ.get("JIG_MCP_PYTHON", Path.home() / ".cache/jig-mcp-venv/bin/python"))
+    venv = python.parent.parent
+    # The venv's interpreter is a link to the one it was made from: both are granted, read-only.
+    interpreter = Path(os.path.realpath(python)).parent.parent
+    servers = {
+        "files": {"command": "node",
+                  "args": [str(modules / "@modelcontextprotocol/server-filesystem/dist/index.js"), "."],
+                  "grants": {"paths": ["."], "programs": [str(modules)]}},
+        "git": {"command": str(venv / "bin/mcp-server-git"), "args": ["--repository", "."],
+                "grants": {"paths": ["."], "programs": [str(venv), str(interpreter)]}},
+        "everything": {"command": "node",
+                       "args": [str(modules / "@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
+                       "grants": {"programs": [str(modules)]}},
+    }
+    with open(project / "jig.yaml", "a") as manifest:
+        manifest.write(f"mcp_servers: {json.dumps(servers)}\n")
+    (project / "hello.txt").write_text("read through the gateway")
+    for args in (["init", "-q"], ["add", "hello.txt"], ["commit", "-qm", "first"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                       cwd=project, check=True, capture_output=True)
+
+
+def upstream_pids(project: Path, marker: str) -> list:
+    """The processes of the upstream server whose command line names `marker`, started for
+    `project` (their working directory)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if marker in cmdline and Path(cwd) == project.resolve():
+            found.append(int(entry.name))
+    return found
+
+
+def staged(project: Path) -> list:
+    done = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=project, capture_output=True,
+                          text=True, check=True)
+    return done.stdout.split()
+
+
+class ThreeServersTests(unittest.IsolatedAsyncioTestCase):
+    """`jig mcp` in front of the three real servers issue #29 names, from the Python SDK: each
+    one's tools listed under the policy, a read answered and audited, a write asking for
+    approval by elicitation, and the server killed and working again."""
+
+    def setUp(self):
+        self.project = scratch_project()
+        self.addCleanup(shutil.rmtree, self.project.parent, ignore_errors=True)
+        with_three_servers(self.project)
+        found = jig(self.project, "mcp", "discover")
+        self.assertEqual(found.returncode, 0, found.stdout + found.stderr)
+
+    async def test_each_server_reads_freely_asks_before_writing_and_comes_back_after_a_kill(self):
+        asked = []
+
+        async def approve(context, params):
+            asked.append(params.message)
+            return types.ElicitResult(action="accept", content={"decision": "approve"})
+
+        reads = {
+            "files": ("files.read_text_file", {"path": "hello.txt"}, "read through the gateway",
+                      "server-filesystem"),
+            "git": ("git.git_status", {"repo_path": "."}, "On branch", "mcp-server-git"),
+            "everything": ("everything.get-sum", {"a": 2, "b": 3}, "is 5", "server-everything"),
+        }
+        async with Stdio(self.project, elicitation_callback=approve) as session:
+            await tool_names(session, "everything.get-sum")
+            await tool_names(session, "git.git_status")
+            listed = {t.name: t for t in (await session.list_tools()).tools}
+            for name, _, _, _ in reads.values():
+                self.assertTrue(listed[name].annotations.read_only_hint, name)
+                self.assertIn("properties", listed[name].input_schema, name)
+            for name in ("files.write_file", "git.git_add", "everything.toggle-simulated-logging"):
+                self.assertFalse(listed[name].annotations.read_only_hint, name)
+
+            async def read(server: str):
+                name, args, expected, _ = reads[server]
+                answer = await session.call_tool(name, args)
+                text = json.dumps(answer.model_dump(mode="json"))
+                self.assertFalse(answer.is_error, text)
+                self.assertIn(expected, text)
+                run = await run_record(session, answer.meta["jig/request_id"])
+                self.assertEqual((run["state"], run["tool"]), ("succeeded", name))
+
+            for server in reads:
+                await read(server)
+            self.assertEqual(asked, [], "a read asks nobody")
+
+            written = await session.call_tool("files.write_file", {"path": "w.txt", "content": "by the agent"})
+            self.assertFalse(written.is_error, written.content[0].text)
+            self.assertEqual((self.project / "w.txt").read_text(), "by the agent")
+            added = await session.call_tool("git.git_add", {"repo_path": ".", "files": ["w.txt"]})
+            self.assertFalse(added.is_error, added.content[0].text)
+            self.assertEqual(staged(self.project), ["w.txt"])
+            toggled = await session.call_tool("everything.toggle-simulated-logging", {})
+            self.assertFalse(toggled.is_error, toggled.content[0].text)
+            self.assertEqual(len(asked), 3, asked)
+            for message, name in zip(asked, ("files.write_file", "git.git_add", "everything.toggle-simulated-logging")):
+                self.assertIn(name, message)
+
+            # Each server killed between calls: the next call starts it again and is answered.
+            for server, (_, _, _, marker) in reads.items():
+                pids = upstream_pids(self.project, marker)
+                self.assertTrue(pids, f"{server}: no process of {marker} for the project")
+                for pid in pids:
+                    os.kill(pid, 9)
+                for _ in range(50):
+                    if not any(pid in upstream_pids(self.project, marker) for pid in pids):
+                        break
+                    await asyncio.sleep(0.1)
+                await read(server)
+                self.assertTrue(set(upstream_pids(self.project, marker)) - set(pids), f"{server} started again")
+        verify = await asyncio.to_thread(jig, self.project, "audit", "verify")
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+
+
 class InspectorTests(unittest.TestCase):
     """MCP Inspector (npm `@modelcontextprotocol/inspector` v2), in CLI mode, over stdio."""
 
@@ -1157,6 +1283,28 @@ class InspectorTests(unittest.TestCase):
         )
         self.assertFalse(called["isError"], called)
         self.assertIn("read through the gateway", json.dumps(called))
+
+    def test_lists_and_calls_the_three_real_servers_tools_through_jig(self):
+        project = scratch_project()
+        self.addCleanup(shutil.rmtree, project.parent, ignore_errors=True)
+        with_three_servers(project)
+        found = jig(project, "mcp", "discover")
+        self.assertEqual(found.returncode, 0, found.stdout + found.stderr)
+        listed = {tool["name"]: tool for tool in self.inspector(project, "--method", "tools/list")["tools"]}
+        for name in ("files.read_text_file", "git.git_status", "everything.get-sum"):
+            self.assertTrue(listed[name]["annotations"]["readOnlyHint"], name)
+        for name, args, expected in (
+            ("git.git_status", ["repo_path=."], "On branch"),
+            ("everything.get-sum", ["a=2", "b=3"], "is 5"),
+        ):
+            called = self.inspector(
+                project, "--method", "tools/call", "--tool-name", name,
+                *[part for arg in args for part in ("--tool-arg", arg)],
+            )
+            self.assertFalse(called["isError"], called)
+            self.assertIn(expected, json.dumps(called))
+        verify = jig(project, "audit", "verify")
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
 
     def test_lists_and_calls_a_jig_tool(self):
         project = scratch_project()

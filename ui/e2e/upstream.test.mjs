@@ -1,9 +1,10 @@
-// An upstream MCP server behind Jig, in the workbench: the real npm server-filesystem named in
-// the project's manifest, asked for its tools when `jig serve` starts (without holding it);
-// its tools appear in the list with forms, a read runs, a write waits for a reviewer.
+// Upstream MCP servers behind Jig, in the workbench: the three real servers issue #29 names (npm
+// server-filesystem and server-everything, PyPI mcp-server-git) in the project's manifest, asked
+// for their tools when `jig serve` starts (without holding it); their tools appear in the list
+// with forms, reads run, a write waits for a reviewer.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +15,7 @@ import { jigBinary, startServer } from "./server.mjs";
 
 const modules =
   process.env.JIG_MCP_NODE_MODULES ?? join(homedir(), ".cache/jig-mcp-node/node_modules");
+const python = process.env.JIG_MCP_PYTHON ?? join(homedir(), ".cache/jig-mcp-venv/bin/python");
 const suite = {};
 const hostile = resolve(
   dirname(fileURLToPath(import.meta.url)),
@@ -39,7 +41,31 @@ before(async () => {
           args: [join(modules, "@modelcontextprotocol/server-filesystem/dist/index.js"), "."],
           grants: { paths: ["."], programs: [modules] },
         },
+        everything: {
+          command: "node",
+          args: [join(modules, "@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
+          grants: { programs: [modules] },
+        },
+        // The venv's interpreter links to the one it was made from: both granted, read-only.
+        git: {
+          command: join(dirname(python), "mcp-server-git"),
+          args: ["--repository", "."],
+          grants: {
+            paths: ["."],
+            programs: [dirname(dirname(python)), dirname(dirname(realpathSync(python)))],
+          },
+        },
       };
+      for (const args of [
+        ["init", "-q"],
+        ["add", "jig.yaml"],
+        ["commit", "-qm", "first"],
+      ]) {
+        execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+          cwd: project,
+          stdio: "ignore",
+        });
+      }
       appendFileSync(join(project, "jig.yaml"), `\nmcp_servers: ${JSON.stringify(servers)}\n`);
       writeFileSync(join(project, "hello.txt"), "read in the workbench\n");
       // A person asks once; `jig serve` then asks the server again at start by itself.
@@ -85,6 +111,41 @@ test("an upstream server's tools appear with forms; a read runs and a write wait
   await alice.page.getByText("needs approval").first().waitFor();
   const write = await suite.server.api("alice", "GET", "/api/tools/files.write_file");
   assert.deepEqual(write.body.sideEffects ?? write.body.side_effects, ["write"]);
+  assert.deepEqual(alice.problems, []);
+  await alice.context.close();
+});
+
+test("the reference everything server and the git server run from their forms", async () => {
+  const alice = await person(suite.browser);
+  await alice.page.goto(suite.server.signIn("alice"));
+  const run = async (id, fill, expected) => {
+    await alice.page.goto(`${suite.server.url}/#/tools/${id}`);
+    await alice.page.getByRole("heading", { name: id }).waitFor({ timeout: 60000 });
+    await fill(alice.page);
+    await alice.page.getByRole("status", { name: "Preview" }).getByText("allow").waitFor();
+    await alice.page.getByRole("button", { name: "Run", exact: true }).click();
+    const call = alice.page.getByRole("region", { name: "Call" });
+    await call.getByRole("heading", { name: "Succeeded" }).waitFor();
+    await call.getByText(expected).first().waitFor();
+  };
+  await until(
+    () => suite.server.api("alice", "GET", "/api/tools"),
+    (answer) =>
+      ["everything.get-sum", "git.git_status"].every((id) =>
+        answer.body.some?.((t) => t.id === id),
+      ),
+  );
+  await run(
+    "everything.get-sum",
+    async (page) => {
+      await page.getByLabel(/^a\b/).fill("2");
+      await page.getByLabel(/^b\b/).fill("3");
+    },
+    /is 5/,
+  );
+  await look(alice.page, "upstream-everything-result");
+  await run("git.git_status", (page) => page.getByLabel(/^Repo Path\b/).fill("."), /On branch/);
+  await look(alice.page, "upstream-git-result");
   assert.deepEqual(alice.problems, []);
   await alice.context.close();
 });

@@ -3,6 +3,7 @@ import { useCancelCall, useRun, useSession } from "../../api/queries";
 import { Artifacts, artifactsOf } from "../../components/Artifacts";
 import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
+import { McpContent, contentBlocksOf } from "../../components/McpContent";
 import { PacketList } from "../../components/PacketList";
 import { StateBadge } from "../../components/Verdict";
 import { formatDuration, formatTime } from "../../lib/format";
@@ -25,6 +26,7 @@ export default function RunDetailPane({ id, closeTo = "audit" }: { id: string; c
   if (!detail.data) return <aside className="run-detail" aria-busy="true" />;
   const { run, packets } = detail.data;
   const parts = runParts(detail.data);
+  const outcomeBlocks = contentBlocksOf((run.response as { data?: unknown } | null)?.data);
   return (
     <aside className="run-detail" aria-label={`Run ${run.request_id}`}>
       <div className="row">
@@ -79,6 +81,7 @@ export default function RunDetailPane({ id, closeTo = "audit" }: { id: string; c
       <h3>Decision</h3>
       <JsonTree value={parts.decision} label="Decision" />
       <h3>Outcome</h3>
+      {outcomeBlocks && <McpContent blocks={outcomeBlocks} />}
       <JsonTree value={parts.outcome} label="Outcome" />
       <h3>Packets ({packets.length})</h3>
       <PacketList

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef } from "react";
 import { Artifacts, artifactsOf } from "../../components/Artifacts";
-import { JsonTree } from "../../components/JsonTree";
+import { ResultBody } from "../../components/ResultBody";
 import { OutputLog } from "../../components/OutputLog";
 import { JobLogTail } from "../jobs/JobLogTail";
 import { Failure } from "../../components/Failure";
@@ -134,7 +134,7 @@ export function CallOutcome({ view, outputSchema }: { view: CallView; outputSche
               Copy JSON
             </button>
           </div>
-          <JsonTree value={response.data} label="Result" />
+          <ResultBody data={response.data} />
           <Artifacts artifacts={artifactsOf(response.data)} />
         </>
       )}

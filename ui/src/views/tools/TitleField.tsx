@@ -11,9 +11,19 @@ export function itemTitle(title: string, id: string): string | null {
   return `${named[1] ?? ""}, item ${named[2] ?? ""}`;
 }
 
-/** A fieldset's legend: the schema's title, an array item's name and number. */
+/**
+ * A fieldset's legend: the schema's title, an array item's name and number. The whole form's
+ * title is left to screen readers: the tool's heading already names the form, and a generated
+ * schema's own title is a type name ("statusArguments" from a pydantic model).
+ */
 export function TitleField({ id, title, required, optionalDataControl }: TitleFieldProps) {
   const item = itemTitle(title, id);
+  if (id === "root__title")
+    return (
+      <legend id={id} className="visually-hidden">
+        {title}
+      </legend>
+    );
   return (
     <legend id={id}>
       {item ?? title}
