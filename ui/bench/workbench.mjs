@@ -68,23 +68,50 @@ row(
 );
 row("GET /api/tools", "HTTP, whole request", await timeRequest("/api/tools", 30));
 
-// The browser: from navigation to the first rows of the timeline on screen.
+// The browser: from navigation to the first rows of the timeline on screen. The page notes the
+// frame that first paints a row itself (a MutationObserver sees the row inserted; the next
+// animation frame is when it reaches the screen). Reading performance.now() once the driver's
+// waitFor returns, as this bench did until 2026-11-29, adds the driver's round trip: both are
+// reported, from the same navigations.
 const browser = await launch();
 const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+await context.addInitScript(() => {
+  const observer = new MutationObserver(() => {
+    if (!document.querySelector(".timeline-row[aria-rowindex]")) return;
+    observer.disconnect();
+    requestAnimationFrame(() => {
+      window.__firstRowPainted = performance.now();
+    });
+  });
+  observer.observe(document, { childList: true, subtree: true });
+});
 const page = await context.newPage();
 await page.goto(`${url}/?token=${token}`);
-const firstRows = [];
-for (let i = 0; i < 7; i++) {
+const painted = [];
+const afterWaitFor = [];
+const navigations = Number(process.env.JIG_BENCH_NAVIGATIONS ?? 22);
+for (let i = 0; i < navigations; i++) {
   await page.goto("about:blank");
   await page.goto(`${url}/#/audit`);
   await page.locator(".timeline-row[aria-rowindex]").first().waitFor();
-  firstRows.push(await page.evaluate(() => performance.now()));
+  const seen = await page.evaluate(() => performance.now());
+  await page.waitForFunction(() => window.__firstRowPainted !== undefined);
+  // The first two warm the browser's caches, as a person's second visit would.
+  if (i < 2) continue;
+  afterWaitFor.push(seen);
+  painted.push(await page.evaluate(() => window.__firstRowPainted));
 }
 row(
-  "Audit view: navigation to first rows on screen",
-  "browser (chromium)",
-  quantiles(firstRows.slice(2)),
+  "Audit view: navigation to first rows painted",
+  "browser (chromium), the page's own clock at the painting frame",
+  quantiles(painted),
   "≤ 300 ms",
+);
+row(
+  "… read after the driver's waitFor (the method before 2026-11-29)",
+  "browser (chromium), `performance.now()` after waitFor",
+  quantiles(afterWaitFor),
+  "",
 );
 
 // Scrolling the loaded timeline: long tasks (> 50 ms) seen by the page.
@@ -123,9 +150,12 @@ const gz = initial
   .map((f) => gzipSync(readFileSync(join(dist, f))).length)
   .reduce((a, b) => a + b, 0);
 const all = readdirSync(join(dist, "assets")).filter((f) => f.endsWith(".js"));
-const gzAll = all
-  .map((f) => gzipSync(readFileSync(join(dist, "assets", f))).length)
-  .reduce((a, b) => a + b, 0);
+const sizes = all.map((f) => {
+  const raw = readFileSync(join(dist, "assets", f));
+  return { f, raw: raw.length, gz: gzipSync(raw).length };
+});
+const gzAll = sizes.reduce((a, b) => a + b.gz, 0);
+const largest = sizes.reduce((a, b) => (b.raw > a.raw ? b : a));
 
 console.log("| What | Measured as | n | p50 ms | p95 ms | max ms | Goal |");
 console.log("|---|---|---|---|---|---|---|");
@@ -134,5 +164,7 @@ console.log(
   `\nLong tasks (> 50 ms) while scrolling: ${longTasks.length}, longest ${Math.max(0, ...longTasks).toFixed(0)} ms (goal: none over 50 ms).`,
 );
 console.log(
-  `Initial JavaScript: ${(gz / 1024).toFixed(1)} KiB gzipped (${initial.join(", ")}); all chunks ${(gzAll / 1024).toFixed(1)} KiB gzipped (goal ≤ 350 KB).`,
+  `Initial JavaScript: ${(gz / 1024).toFixed(1)} KiB gzipped (${initial.join(", ")}; goal ≤ 100 KiB). ` +
+    `Largest chunk: ${largest.f}, ${(largest.raw / 1024).toFixed(1)} KiB (${(largest.gz / 1024).toFixed(1)} gzipped; goal ≤ 400 KiB). ` +
+    `All ${sizes.length} chunks together: ${(gzAll / 1024).toFixed(1)} KiB gzipped.`,
 );
