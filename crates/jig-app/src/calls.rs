@@ -76,14 +76,15 @@ impl App {
     }
 
     /// Start `spec` and answer with its request id as soon as it runs (at once unless the
-    /// engine is at its limit of calls in the background); its events and response follow on
-    /// the engine's bus, and, if it waits for approval, it runs here once approved.
+    /// engine is at its limit of calls in the background, and refused as busy when no place
+    /// frees in time); its events and response follow on the engine's bus, and, if it waits
+    /// for approval, it runs here once approved.
     pub async fn start(&self, actor: &Actor, spec: &CallSpec) -> Result<String, AppError> {
         self.may_run(actor)?;
         if self.engine.get(&spec.tool).is_none() {
             return Err(AppError::NotFound(format!("no tool `{}`", spec.tool)));
         }
-        Ok(self.engine.start(Self::request(spec), self.context(actor, spec)).await)
+        Ok(self.engine.start(Self::request(spec), self.context(actor, spec)).await?)
     }
 
     /// Stop a call: one running here, one running in another process on the store (asked of

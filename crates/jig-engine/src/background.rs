@@ -47,14 +47,33 @@ impl Parked {
 /// slots left less memory after a burst but cost calls/s (docs/benchmarks.md).
 pub const BACKGROUND_CALLS: usize = 256;
 
+/// How long a start waits for one of the [`BACKGROUND_CALLS`] places before it is refused
+/// ([`EngineError::Busy`]). Calls hold a place until they end, and a tool's own timeout can be
+/// long: without a limit here, calls that hang would hold every caller's next request with them.
+pub const START_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Engine {
     /// Start `request` and return its request id as soon as it runs (at once, unless
     /// [`BACKGROUND_CALLS`] are running). Its events and finally its `ToolResponse`
     /// ([`Event::Response`]) arrive on the bus; a call that needs approval is kept to run
-    /// when approved.
-    pub async fn start(self: &Arc<Self>, request: ToolRequest, context: CallContext) -> String {
-        let slot = Arc::clone(&self.slots).acquire_owned().await.ok();
-        self.spawn_call(request, context, slot)
+    /// when approved. When no place frees within [`START_WAIT`], the call is refused as busy
+    /// before anything of it ran or was recorded: the caller may send it again.
+    pub async fn start(
+        self: &Arc<Self>,
+        request: ToolRequest,
+        context: CallContext,
+    ) -> Result<String, EngineError> {
+        let acquire = Arc::clone(&self.slots).acquire_owned();
+        let slot = match tokio::time::timeout(self.start_wait, acquire).await {
+            Ok(slot) => slot.ok(),
+            Err(_) => {
+                return Err(EngineError::Busy {
+                    running: self.background_calls,
+                    waited: self.start_wait,
+                });
+            }
+        };
+        Ok(self.spawn_call(request, context, slot))
     }
 
     /// Run `request` on a task of its own, in `slot` (or in the next free one).

@@ -36,6 +36,9 @@ pub struct EngineOptions {
     /// How many calls started in the background run at once (default
     /// [`crate::BACKGROUND_CALLS`]).
     pub background_calls: Option<usize>,
+    /// How long a start waits for one of those places before it is refused as busy (default
+    /// [`crate::START_WAIT`]).
+    pub start_wait: Option<Duration>,
 }
 
 /// What a runbook walk commits with a call's outcome, made from its response: the records to
@@ -156,8 +159,12 @@ pub struct Engine {
     pub(crate) running: crate::cancel::Running,
     /// Started calls waiting for approval, kept to run when approved.
     pub(crate) parked: crate::background::Parked,
+    /// How long a start waits for a free place before it is refused as busy.
+    pub(crate) start_wait: Duration,
     /// Free places for calls started in the background.
     pub(crate) slots: Arc<tokio::sync::Semaphore>,
+    /// How many places there are.
+    pub(crate) background_calls: usize,
     /// Jobs this process is polling now.
     pub(crate) polling: crate::jobs::PollingSet,
     /// The watcher's last diagnostics (empty while the project loads).
@@ -230,6 +237,8 @@ impl Engine {
             Arc::new(MetricsExecutor { metrics: Arc::clone(&metrics), store: store.clone() }),
         );
         tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash(), "tools.registered");
+        let background_calls =
+            options.background_calls.unwrap_or(crate::background::BACKGROUND_CALLS).max(1);
         let engine = Arc::new(Self {
             registry: RwLock::new(Registry { snapshot, policy, registered: BTreeMap::new() }),
             store,
@@ -241,9 +250,9 @@ impl Engine {
             in_flight: Mutex::new(HashMap::new()),
             running: crate::cancel::Running::default(),
             parked: crate::background::Parked::default(),
-            slots: Arc::new(tokio::sync::Semaphore::new(
-                options.background_calls.unwrap_or(crate::background::BACKGROUND_CALLS).max(1),
-            )),
+            slots: Arc::new(tokio::sync::Semaphore::new(background_calls)),
+            background_calls,
+            start_wait: options.start_wait.unwrap_or(crate::background::START_WAIT),
             polling: crate::jobs::PollingSet::default(),
             problems: Mutex::new(Vec::new()),
             discovering: tokio::sync::Mutex::new(()),

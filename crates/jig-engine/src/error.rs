@@ -58,6 +58,17 @@ pub enum EngineError {
         /// Who tried.
         principal: String,
     },
+    /// Every place for calls in the background stayed taken for as long as a start waits.
+    #[error(
+        "busy: all {running} places for calls in the background stayed taken for {} s; nothing of this call ran or was recorded — send it again later",
+        waited.as_secs()
+    )]
+    Busy {
+        /// How many calls were running.
+        running: usize,
+        /// How long the start waited.
+        waited: std::time::Duration,
+    },
     /// A selection could not be made.
     #[error("no tool fits the intent: {0}")]
     NoSelection(String),
@@ -163,6 +174,7 @@ impl EngineError {
             | Self::ApprovedAlready { .. }
             | Self::ApprovalMoved { .. } => ErrorCode::Conflict,
             Self::Scheduler { code, .. } => *code,
+            Self::Busy { .. } => ErrorCode::Limit,
         }
     }
 
@@ -200,6 +212,10 @@ mod tests {
             (EngineError::BadArtifact("x".into()), ErrorCode::ValidationFail),
             (EngineError::NoArtifact("ab".into()), ErrorCode::NotFound),
             (EngineError::ArtifactChanged("ab".into()), ErrorCode::FileIo),
+            (
+                EngineError::Busy { running: 256, waited: std::time::Duration::from_secs(10) },
+                ErrorCode::Limit,
+            ),
         ];
         for (error, code) in cases {
             assert_eq!(error.code(), code, "{error}");

@@ -35,7 +35,7 @@ mod validation;
 mod walk_records;
 mod what_if;
 
-pub use background::BACKGROUND_CALLS;
+pub use background::{BACKGROUND_CALLS, START_WAIT};
 pub use decode::{decode_request, parse_json_strict};
 pub use engine::{Approval, CallContext, CommitHook, Engine, EngineOptions, default_db};
 pub use error::EngineError;

@@ -59,7 +59,13 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
 
 impl From<EngineError> for ApiError {
     fn from(error: EngineError) -> Self {
-        Self { status: status_of(error.code()), message: error.to_message(None) }
+        // Busy is a limit of this server, not of the request: 503, and the same request may
+        // be sent again (IntoResponse adds Retry-After).
+        let status = match error {
+            EngineError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            _ => status_of(error.code()),
+        };
+        Self { status, message: error.to_message(None) }
     }
 }
 
@@ -81,6 +87,12 @@ impl From<jig_app::AppError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(self.message)).into_response()
+        let mut response = (self.status, Json(self.message)).into_response();
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
+        }
+        response
     }
 }

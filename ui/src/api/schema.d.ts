@@ -177,7 +177,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a call as the person behind the token. */
+        /**
+         * Start a call as the person behind the token. While every place for calls in the
+         *     background stays taken for 10 s, the start is refused (503, `E_LIMIT`, `Retry-After`) with
+         *     nothing run or recorded.
+         */
         post: operations["startCall"];
         delete?: never;
         options?: never;
@@ -2460,6 +2464,14 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

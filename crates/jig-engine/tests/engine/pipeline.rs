@@ -241,6 +241,51 @@ async fn sessions_with_calls_in_flight_get_heartbeats() {
     );
 }
 
+/// A start that finds every place taken for longer than it waits is refused as busy, with
+/// nothing of it run or recorded; the places are not lost, and the next start after a call
+/// ends runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_start_that_waits_too_long_for_a_place_is_refused_as_busy_and_records_nothing() {
+    let project = Project::new("");
+    let options = jig_engine::EngineOptions {
+        project: project.root.clone(),
+        background_calls: Some(1),
+        start_wait: Some(Duration::from_millis(300)),
+        ..jig_engine::EngineOptions::default()
+    };
+    let engine = jig_engine::Engine::open(options).await.expect("open");
+    let slow = caller("burst", "alice");
+    let cancel = slow.cancel.clone();
+    engine.start(request("t.sleep", json!({ "secs": "30" })), slow).await.expect("start");
+    let refused = request("t.sleep", json!({ "secs": "0" }));
+    let refused_id = refused.request_id.clone();
+    let started = Instant::now();
+    let busy = engine.start(refused, caller("burst", "bob")).await.expect_err("busy");
+    assert!(started.elapsed() >= Duration::from_millis(300), "it waited first");
+    assert!(started.elapsed() < Duration::from_secs(5), "and not for long");
+    assert_eq!(busy.code(), jig_model::ErrorCode::Limit);
+    assert!(busy.to_string().contains("busy: all 1 places"), "{busy}");
+    assert!(
+        engine.history().run(&refused_id).await.expect("read").is_none(),
+        "a refused start left a record"
+    );
+    cancel.cancel();
+    let mut events = engine.subscribe();
+    let next = engine
+        .start(request("t.sleep", json!({ "secs": "0" })), caller("burst", "bob"))
+        .await
+        .expect("a place is free again once the first call ended");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, events.recv()).await {
+            Ok(Ok(Event::Response(response))) if response.request_id == next => break,
+            Ok(Ok(_)) => {}
+            other => panic!("no answer: {other:?}"),
+        }
+    }
+}
+
 /// A caller that starts calls faster than they finish waits for a free slot: at most
 /// `background_calls` run at once, and the next starts when one ends (not piled up in memory).
 #[tokio::test(flavor = "multi_thread")]
@@ -255,7 +300,8 @@ async fn calls_started_in_the_background_wait_for_a_free_slot() {
     let mut events = engine.subscribe();
     let slow = caller("burst", "alice");
     let cancel = slow.cancel.clone();
-    let first = engine.start(request("t.sleep", json!({ "secs": "30" })), slow).await;
+    let first =
+        engine.start(request("t.sleep", json!({ "secs": "30" })), slow).await.expect("start");
     // The only slot is taken: the next start waits.
     let next = tokio::spawn({
         let engine = engine.clone();
@@ -270,7 +316,8 @@ async fn calls_started_in_the_background_wait_for_a_free_slot() {
     let second = tokio::time::timeout(Duration::from_secs(10), next)
         .await
         .expect("the second call started once the slot was free")
-        .expect("join");
+        .expect("join")
+        .expect("started");
     let mut answered = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(10);
     while answered.len() < 2 {

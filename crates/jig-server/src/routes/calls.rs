@@ -43,10 +43,12 @@ pub struct Started {
     pub request_id: String,
 }
 
-/// Start a call as the person behind the token.
+/// Start a call as the person behind the token. While every place for calls in the
+/// background stays taken for 10 s, the start is refused (503, `E_LIMIT`, `Retry-After`) with
+/// nothing run or recorded.
 #[utoipa::path(post, path = "/api/calls", operation_id = "startCall", tag = "calls", request_body = CallRequest,
     responses((status = 202, body = Started), (status = 400, body = ErrorMessage), (status = 403, body = ErrorMessage),
-        (status = 404, body = ErrorMessage)))]
+        (status = 404, body = ErrorMessage), (status = 503, body = ErrorMessage)))]
 pub async fn start(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,

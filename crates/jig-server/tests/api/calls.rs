@@ -253,6 +253,39 @@ async fn only_who_made_a_call_may_stop_it() {
     assert_eq!(state["state"], "cancelled", "{state}");
 }
 
+/// With every place for background calls taken for longer than a start waits, a start is
+/// answered 503 with Retry-After and nothing recorded, instead of holding the request open.
+#[tokio::test]
+async fn a_start_while_every_place_stays_taken_is_503_with_retry_after() {
+    let served = Served::start_configured(
+        &[
+            ("tools/slow.tool.yaml", SLOW_TOOL),
+            ("tools/scripts/slow.mjs", "setTimeout(() => process.stdout.write('{}'), 30000);\n"),
+        ],
+        |options| {
+            options.background_calls = Some(1);
+            options.start_wait = Some(std::time::Duration::from_millis(200));
+        },
+    )
+    .await;
+    let start = || served.post("/api/calls", &json!({ "tool": "acme.slow", "args": {} }));
+    let (status, first) = send(start(), Some(ALICE)).await;
+    assert_eq!(status, 202, "{first}");
+    let busy = start().bearer_auth(ALICE).send().await.expect("send");
+    assert_eq!(busy.status().as_u16(), 503);
+    assert_eq!(busy.headers()["retry-after"], "1");
+    let body: Value = serde_json::from_slice(&busy.bytes().await.expect("body")).expect("json");
+    assert_eq!(body["code"], "E_LIMIT", "{body}");
+    assert!(body["message"].as_str().expect("message").contains("send it again later"), "{body}");
+    let (_, runs) = send(served.get("/api/audit/runs?tool=acme.slow"), Some(ALICE)).await;
+    let listed = runs["runs"].as_array().map_or(0, Vec::len);
+    assert_eq!(listed, 1, "only the first call is recorded: {runs}");
+    let id = first["request_id"].as_str().expect("id");
+    let (status, _) =
+        send(served.post(&format!("/api/calls/{id}/cancel"), &json!({})), Some(ALICE)).await;
+    assert_eq!(status, 200);
+}
+
 /// Events up to and including the first that `last` accepts.
 async fn events_until(socket: &mut Socket, last: impl Fn(&Value) -> bool) -> Vec<Value> {
     let mut seen = Vec::new();

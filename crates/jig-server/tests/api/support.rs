@@ -48,6 +48,14 @@ impl Served {
 
     /// Serve a copy of the example project with these files added (path, content).
     pub async fn start_with(extra: &[(&str, &str)]) -> Self {
+        Self::start_configured(extra, |_| {}).await
+    }
+
+    /// The same, with the engine's options as `configure` leaves them.
+    pub async fn start_configured(
+        extra: &[(&str, &str)],
+        configure: impl FnOnce(&mut EngineOptions),
+    ) -> Self {
         // reqwest is built without a TLS provider of its own; these requests are plain HTTP.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let dir = tempfile::tempdir().expect("tmp");
@@ -64,12 +72,10 @@ impl Served {
         )
         .expect("users");
         let users = Users::from_file(&users_file).expect("users file");
-        let engine = Engine::open(EngineOptions {
-            project: dir.path().to_path_buf(),
-            ..EngineOptions::default()
-        })
-        .await
-        .expect("engine");
+        let mut options =
+            EngineOptions { project: dir.path().to_path_buf(), ..EngineOptions::default() };
+        configure(&mut options);
+        let engine = Engine::open(options).await.expect("engine");
         let bound = Bound::bind(
             "127.0.0.1:0".parse().expect("addr"),
             Arc::clone(&engine),
