@@ -38,6 +38,8 @@ pub struct Desktop {
 struct Opened {
     backend: Backend,
     forward: tauri::async_runtime::JoinHandle<()>,
+    /// Stops the project's audit forwarders (`audit.forward`) when the project is closed.
+    forwarding: Option<tokio::sync::watch::Sender<bool>>,
 }
 
 /// Where the page's requests go.
@@ -51,6 +53,11 @@ enum Backend {
 impl Drop for Opened {
     fn drop(&mut self) {
         self.forward.abort();
+        // Each forwarder lets what is in flight be taken, records its place and gives up its
+        // lease, so the next process to forward goes on from there at once.
+        if let Some(stop) = &self.forwarding {
+            let _ = stop.send(true);
+        }
     }
 }
 
@@ -117,7 +124,12 @@ impl Desktop {
         let forward = remote.follow(app.clone());
         let name =
             remote.origin().split_once("://").map_or(remote.origin(), |(_, host)| host).to_owned();
-        self.replace(app, &name, Opened { backend: Backend::Remote(remote), forward }).await
+        self.replace(
+            app,
+            &name,
+            Opened { backend: Backend::Remote(remote), forward, forwarding: None },
+        )
+        .await
     }
 
     /// Give up a sign-in that waits for the browser.
@@ -256,6 +268,7 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
     engine.watch_jobs();
     engine.follow_store();
     engine.keep_upstream_current();
+    let forwarding = forward_audit(&engine);
     let watch = engine.watch().map_err(|e| describe(&e))?;
     let name = root
         .file_name()
@@ -272,7 +285,30 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
             }
         }
     });
-    Ok(Opened { backend: Backend::Local { local, root, _watch: watch }, forward })
+    Ok(Opened { backend: Backend::Local { local, root, _watch: watch }, forward, forwarding })
+}
+
+/// Forward the project's audit (`config.audit.forward`) while it is open, as `jig serve` and
+/// `jig mcp` do: a person who only ever uses the app still feeds the team's SIEM. Returns what
+/// stops the forwarders, or nothing when there are none or they cannot start (logged, naming
+/// the forwarder; the store keeps every packet for whichever process forwards next).
+fn forward_audit(engine: &Engine) -> Option<tokio::sync::watch::Sender<bool>> {
+    let forwarders = match engine.forwarders() {
+        Ok(forwarders) if forwarders.is_empty() => return None,
+        Ok(forwarders) => forwarders,
+        Err(why) => {
+            tracing::warn!("the audit is not forwarded: {why}");
+            return None;
+        }
+    };
+    let names: Vec<String> = forwarders.iter().map(|f| f.name().to_owned()).collect();
+    tracing::info!("forwarding the audit as {}", names.join(", "));
+    let (stop, stopped) = jig_engine::Stop::pair();
+    for forwarder in forwarders {
+        let stopped = stopped.clone();
+        tauri::async_runtime::spawn(async move { forwarder.run(None, stopped).await });
+    }
+    Some(stop)
 }
 
 /// The backend of one request, held while it runs.

@@ -211,11 +211,32 @@ function ProjectName() {
     <span className="row muted">
       <ProjectMenu />
       <span className="badge">{session.data.tools} tools</span>
+      <Forwarded to={session.data.forwarded_to} />
       {!connected && (
         <span className="badge warn" role="status">
           live updates paused: reconnecting
         </span>
       )}
+    </span>
+  );
+}
+
+/**
+ * Where the project's audit goes while Jig runs here (`config.audit.forward`), always in
+ * sight: a forwarder that came with a cloned manifest is seen, not only run.
+ */
+function Forwarded({ to }: { to: { name: string; url: string }[] | undefined }) {
+  // Undefined from a team server older than this field.
+  if (!to?.length) return null;
+  const where = to.map((f) => `${f.name} (${f.url})`).join(", ");
+  return (
+    <span
+      className="badge"
+      role="note"
+      title={`This project's audit is sent to ${where} while Jig runs here (config.audit.forward)`}
+      aria-label={`The audit is forwarded to ${where}`}
+    >
+      audit → {to.map((f) => f.name).join(", ")}
     </span>
   );
 }

@@ -11,6 +11,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -29,6 +30,9 @@ const empty = join(scratch, "empty");
 let driver;
 let brokenFile;
 let app;
+// A SIEM's HTTP intake (Splunk HEC's shape) the acme project forwards its audit to: what it
+// was sent, one event a line.
+const siem = { events: [], server: undefined };
 
 /** Run `body` with the app open on `args`; on failure, a screenshot of where it stopped. */
 async function withApp(name, args, body) {
@@ -46,6 +50,25 @@ async function withApp(name, args, body) {
 
 before(async () => {
   for (const dir of [acme, second, broken]) example(dir);
+  siem.server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      for (const line of body.split("\n").filter(Boolean)) siem.events.push(JSON.parse(line));
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end('{"text":"Success","code":0}');
+    });
+  });
+  await new Promise((resolve) => siem.server.listen(0, "127.0.0.1", resolve));
+  const intake = `http://127.0.0.1:${siem.server.address().port}/services/collector/event`;
+  const manifest = join(acme, "jig.yaml");
+  writeFileSync(
+    manifest,
+    readFileSync(manifest, "utf8").replace(
+      "\nconfig:\n",
+      `\nconfig:\n  audit:\n    forward:\n      - { name: siem, url: "${intake}", shape: hec, format: jsonl }\n`,
+    ),
+  );
   soloProject(solo);
   mkdirSync(empty);
   // The second project has one tool more, so its list is told from the first's.
@@ -72,6 +95,8 @@ before(async () => {
 
 after(() => {
   driver?.stop();
+  siem.server?.closeAllConnections();
+  siem.server?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -90,6 +115,15 @@ function go(hash) {
 test("the app opens a project, finds a tool by search, runs it and shows the result", () =>
   withApp("run", [acme], async () => {
     await app.element(TOOLS);
+    // The project forwards its audit: the header says where, always in sight.
+    const forwarded = await app.waitFor(
+      "the forwarding badge",
+      () =>
+        document
+          .querySelector('[role="note"][aria-label^="The audit is forwarded"]')
+          ?.getAttribute("aria-label") ?? "",
+    );
+    assert.match(forwarded, /siem \(http:\/\/127\.0\.0\.1:\d+\/services\/collector\/event\)/);
     await shoot("desktop-tools");
     const who = await app.waitFor("who", () => document.querySelector(".who")?.textContent ?? "");
     assert.match(who, /admin/, "the desktop acts as the OS user, with every role");
@@ -129,6 +163,17 @@ test("the app opens a project, finds a tool by search, runs it and shows the res
     );
     assert.match(row, /succeeded/i);
     await shoot("desktop-audit");
+
+    // The project forwards its audit while it is open in the app, as `jig serve` does: the
+    // call's packets reach the SIEM.
+    const deadline = Date.now() + 30000;
+    const kinds = () =>
+      siem.events.filter((e) => JSON.stringify(e.event).includes("file_read")).map((e) => e.event);
+    while (kinds().length < 3 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    const sent = JSON.stringify(kinds());
+    for (const kind of ["tool.call.request", "tool.call.decision", "tool.call.result"])
+      assert.ok(sent.includes(kind), `${kind} forwarded: ${sent.slice(0, 400)}`);
   }));
 
 /** Type `title` into the open slugify form and run it; resolves with the call's short id. */

@@ -1151,6 +1151,13 @@ export interface components {
             /** @description Inputs of the next runbook, over those the outcome rendered. */
             inputs?: Record<string, never>;
         };
+        /** @description One receiver of the project's audit. */
+        ForwardedTo: {
+            /** @description The forwarder's name. */
+            name: string;
+            /** @description Its receiver's URL, without any user name or password written in it. */
+            url: string;
+        };
         /**
          * @description A governance decision.
          * @enum {string}
@@ -1813,6 +1820,11 @@ export interface components {
              *     then what you asked also waits for you.
              */
             self_approval: boolean;
+            /**
+             * @description Where this project's audit is sent while Jig runs here (`config.audit.forward`): shown
+             *     so that a forwarder a manifest brought along is seen, not only run.
+             */
+            forwarded_to: components["schemas"]["ForwardedTo"][];
         };
         /**
          * @description How bad a diagnostic is. Any `error` makes the load fail (fail-closed).

@@ -35,6 +35,40 @@ pub struct Session {
     /// Whether the policy lets a person approve their own requests (`approvals.self_approval`):
     /// then what you asked also waits for you.
     pub self_approval: bool,
+    /// Where this project's audit is sent while Jig runs here (`config.audit.forward`): shown
+    /// so that a forwarder a manifest brought along is seen, not only run.
+    pub forwarded_to: Vec<ForwardedTo>,
+}
+
+/// One receiver of the project's audit.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ForwardedTo {
+    /// The forwarder's name.
+    pub name: String,
+    /// Its receiver's URL, without any user name or password written in it.
+    pub url: String,
+}
+
+/// The receivers `config.audit.forward` names.
+fn forwarded_to(snapshot: &jig_load::Snapshot) -> Vec<ForwardedTo> {
+    snapshot
+        .audit_forward()
+        .iter()
+        .map(|forward| ForwardedTo {
+            name: forward.name.clone(),
+            url: without_userinfo(&forward.url),
+        })
+        .collect()
+}
+
+/// `url` without the `user:password@` of its authority, if it has one.
+fn without_userinfo(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..end].rfind('@') {
+        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
+        None => url.to_owned(),
+    }
 }
 
 /// Who you are.
@@ -55,6 +89,7 @@ pub async fn session(
         project: state.project.clone(),
         registry_hash: snapshot.registry_hash().to_owned(),
         tools: state.engine.list(None, None).len(),
+        forwarded_to: forwarded_to(&snapshot),
     })
 }
 
@@ -135,4 +170,25 @@ pub async fn what_if(
     };
     let last = request.last.unwrap_or(200);
     Ok(Json(state.engine.what_if(draft, query, last).await?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_userinfo;
+
+    #[test]
+    fn a_receivers_url_is_shown_without_the_credentials_written_in_it() {
+        assert_eq!(
+            without_userinfo("https://jig:s3cret@siem.example:8088/services/collector/event"),
+            "https://siem.example:8088/services/collector/event"
+        );
+        assert_eq!(
+            without_userinfo("syslog+tls://siem.example:6514"),
+            "syslog+tls://siem.example:6514"
+        );
+        assert_eq!(
+            without_userinfo("https://es.example/jig/_bulk?user=a@b"),
+            "https://es.example/jig/_bulk?user=a@b"
+        );
+    }
 }
