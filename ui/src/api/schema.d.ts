@@ -1155,7 +1155,7 @@ export interface components {
         ForwardedTo: {
             /** @description The forwarder's name. */
             name: string;
-            /** @description Its receiver's URL, without any user name or password written in it. */
+            /** @description Its receiver's URL: scheme, host, port and path (no credentials, query or fragment). */
             url: string;
         };
         /**

@@ -45,7 +45,7 @@ pub struct Session {
 pub struct ForwardedTo {
     /// The forwarder's name.
     pub name: String,
-    /// Its receiver's URL, without any user name or password written in it.
+    /// Its receiver's URL: scheme, host, port and path (no credentials, query or fragment).
     pub url: String,
 }
 
@@ -54,21 +54,18 @@ fn forwarded_to(snapshot: &jig_load::Snapshot) -> Vec<ForwardedTo> {
     snapshot
         .audit_forward()
         .iter()
-        .map(|forward| ForwardedTo {
-            name: forward.name.clone(),
-            url: without_userinfo(&forward.url),
-        })
+        .map(|forward| ForwardedTo { name: forward.name.clone(), url: shown_url(&forward.url) })
         .collect()
 }
 
-/// `url` without the `user:password@` of its authority, if it has one.
-fn without_userinfo(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..end].rfind('@') {
-        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
-        None => url.to_owned(),
-    }
+/// `url` as anyone who may read the session may see it: its scheme, host, port and path,
+/// without a `user:password@`, a query or a fragment (where an intake's key could be written).
+fn shown_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return "(not a URL)".to_owned() };
+    let rest = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let host_start = rest[..authority_end].rfind('@').map_or(0, |at| at + 1);
+    format!("{scheme}://{}", &rest[host_start..])
 }
 
 /// Who you are.
@@ -174,21 +171,20 @@ pub async fn what_if(
 
 #[cfg(test)]
 mod tests {
-    use super::without_userinfo;
+    use super::shown_url;
 
     #[test]
     fn a_receivers_url_is_shown_without_the_credentials_written_in_it() {
         assert_eq!(
-            without_userinfo("https://jig:s3cret@siem.example:8088/services/collector/event"),
+            shown_url("https://jig:s3cret@siem.example:8088/services/collector/event"),
             "https://siem.example:8088/services/collector/event"
         );
+        assert_eq!(shown_url("syslog+tls://siem.example:6514"), "syslog+tls://siem.example:6514");
         assert_eq!(
-            without_userinfo("syslog+tls://siem.example:6514"),
-            "syslog+tls://siem.example:6514"
+            shown_url("https://es.example/jig/_bulk?api_key=k@y#x"),
+            "https://es.example/jig/_bulk"
         );
-        assert_eq!(
-            without_userinfo("https://es.example/jig/_bulk?user=a@b"),
-            "https://es.example/jig/_bulk?user=a@b"
-        );
+        assert_eq!(shown_url("https://a:b@es.example?key=1"), "https://es.example");
+        assert_eq!(shown_url("no scheme"), "(not a URL)");
     }
 }
