@@ -7,7 +7,7 @@
 //!
 //! Only the process that recorded what happened sends its notice (a decision heard from
 //! another instance is that instance's to send), so a team of instances sends each once.
-//! Sending never holds a call: it runs on its own task, retried with backoff (1, 2, 4, 8 s)
+//! Sending never holds a call: it runs on its own task, retried with backoff (1, 2, 4 … 128 s)
 //! while the receiver fails or answers 5xx/429. A short-lived process (`jig call`) waits for
 //! its notices at most [`FLUSH_WITHIN`] before it exits ([`notices_sent`]).
 
@@ -21,8 +21,11 @@ use serde_json::{Value, json};
 
 use crate::Engine;
 
-/// How many times a notice is tried.
-const ATTEMPTS: u32 = 5;
+/// How many times a notice is tried: the pauses between (1, 2, 4 … 128 s) add up to about
+/// four minutes, so a chat's intake that is down for a few minutes still gets the notice, and
+/// the last try is still inside the five minutes a receiver commonly accepts a signed
+/// notice's timestamp for.
+const ATTEMPTS: u32 = 9;
 /// The first pause between tries; it doubles.
 const FIRST_PAUSE: Duration = Duration::from_secs(1);
 /// How long one POST may take.
