@@ -293,22 +293,18 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
 /// stops the forwarders, or nothing when there are none or they cannot start (logged, naming
 /// the forwarder; the store keeps every packet for whichever process forwards next).
 fn forward_audit(engine: &Engine) -> Option<tokio::sync::watch::Sender<bool>> {
-    let forwarders = match engine.forwarders() {
-        Ok(forwarders) if forwarders.is_empty() => return None,
-        Ok(forwarders) => forwarders,
+    let (stop, stopped) = jig_engine::Stop::pair();
+    match engine.forward_audit(&stopped) {
+        Ok(names) if names.is_empty() => None,
+        Ok(names) => {
+            tracing::info!("forwarding the audit as {}", names.join(", "));
+            Some(stop)
+        }
         Err(why) => {
             tracing::warn!("the audit is not forwarded: {why}");
-            return None;
+            None
         }
-    };
-    let names: Vec<String> = forwarders.iter().map(|f| f.name().to_owned()).collect();
-    tracing::info!("forwarding the audit as {}", names.join(", "));
-    let (stop, stopped) = jig_engine::Stop::pair();
-    for forwarder in forwarders {
-        let stopped = stopped.clone();
-        tauri::async_runtime::spawn(async move { forwarder.run(None, stopped).await });
     }
-    Some(stop)
 }
 
 /// The backend of one request, held while it runs.

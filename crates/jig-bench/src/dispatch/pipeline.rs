@@ -42,7 +42,8 @@ pub async fn measure(
     };
     let engine = Engine::open(options).await.context("open the engine")?;
     if forward.is_some() {
-        let forwarding = engine.forward_audit().map_err(anyhow::Error::msg)?;
+        let forwarding =
+            engine.forward_audit(&jig_engine::Stop::default()).map_err(anyhow::Error::msg)?;
         anyhow::ensure!(forwarding == ["siem"], "not forwarding: {forwarding:?}");
     }
 

@@ -104,7 +104,7 @@ pub fn in_background(engine: &std::sync::Arc<jig_engine::Engine>) {
 /// Forward the audit to the receivers of `config.audit.forward` while this process runs,
 /// saying so once.
 fn forward_in_background(engine: &jig_engine::Engine) {
-    match engine.forward_audit() {
+    match engine.forward_audit(&jig_engine::Stop::default()) {
         Ok(names) if !names.is_empty() => {
             eprintln!("forwarding the audit as {}", names.join(", "));
         }

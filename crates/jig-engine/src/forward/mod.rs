@@ -122,13 +122,14 @@ impl Engine {
         Ok(out)
     }
 
-    /// Start the project's forwarders in the background, for as long as the process runs;
-    /// the names of those started.
-    pub fn forward_audit(&self) -> Result<Vec<String>, String> {
+    /// Start the project's forwarders in the background, until `stop` is asked (never, for
+    /// `Stop::default()`: as long as the process runs); the names of those started.
+    pub fn forward_audit(&self, stop: &Stop) -> Result<Vec<String>, String> {
         let forwarders = self.forwarders()?;
         let names = forwarders.iter().map(|f| f.config.name.clone()).collect();
         for forwarder in forwarders {
-            tokio::spawn(async move { forwarder.run(None, Stop::default()).await });
+            let stop = stop.clone();
+            tokio::spawn(async move { forwarder.run(None, stop).await });
         }
         Ok(names)
     }
