@@ -144,6 +144,27 @@ test("the reference everything server and the git server run from their forms", 
     /is 5/,
   );
   await look(alice.page, "upstream-everything-result");
+  // A picture the server answered is shown as one, and so is the run in the audit.
+  // A tool without parameters says so where its form would be.
+  await run(
+    "everything.get-tiny-image",
+    (page) => page.getByText("This tool takes no arguments").waitFor(),
+    /Here's the image you requested/,
+  );
+  await alice.page
+    .getByRole("region", { name: "Call" })
+    .getByRole("img", { name: "Image 2 of the answer (image/png)" })
+    .waitFor();
+  await look(alice.page, "upstream-image-result");
+  await alice.page
+    .getByRole("region", { name: "Call" })
+    .getByRole("link", { name: /in Audit/ })
+    .click();
+  await alice.page
+    .getByRole("complementary", { name: /^Run / })
+    .getByRole("img", { name: "Image 2 of the answer (image/png)" })
+    .waitFor();
+  await look(alice.page, "upstream-image-run");
   await run("git.git_status", (page) => page.getByLabel(/^Repo Path\b/).fill("."), /On branch/);
   await look(alice.page, "upstream-git-result");
   assert.deepEqual(alice.problems, []);

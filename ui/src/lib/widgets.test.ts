@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formSchema, isContent, uiSchemaFor } from "./widgets";
+import { formSchema, isContent, takesNoArguments, uiSchemaFor } from "./widgets";
 
 /** The value at `path` in a UI schema. */
 const at = (ui: unknown, ...path: string[]): unknown =>
@@ -68,5 +68,21 @@ describe("formSchema", () => {
     expect(at(shown, "properties", "strict", "additionalProperties")).toBeUndefined();
     expect(at(shown, "properties", "closed", "additionalProperties")).toBe(false);
     expect(shown.additionalProperties).toBe(false);
+  });
+});
+
+describe("takesNoArguments", () => {
+  it("is true only of an object that leaves nothing to fill in", () => {
+    expect(takesNoArguments({ type: "object", properties: {} })).toBe(true);
+    expect(takesNoArguments({ type: "object", additionalProperties: false })).toBe(true);
+    // A free-form object takes any key; the form offers key–value pairs.
+    expect(takesNoArguments({ type: "object" })).toBe(false);
+    expect(takesNoArguments({ type: "object", properties: {}, additionalProperties: true })).toBe(
+      false,
+    );
+    expect(takesNoArguments({ type: "object", properties: { a: { type: "string" } } })).toBe(false);
+    expect(takesNoArguments({ type: "object", properties: {}, oneOf: [{ required: ["a"] }] })).toBe(
+      false,
+    );
   });
 });

@@ -107,6 +107,28 @@ export function uiSchemaFor(schema: RJSFSchema, depth = 0): UiSchema {
 }
 
 /**
+ * Whether a tool's input schema leaves nothing to fill in: an object with no properties and no
+ * other keys, choices or conditions (an MCP tool without parameters lists `properties: {}`).
+ * The form then says so instead of drawing nothing.
+ */
+export function takesNoArguments(schema: RJSFSchema): boolean {
+  const properties = schema.properties ?? {};
+  const others = schema.additionalProperties;
+  return (
+    schema.type === "object" &&
+    Object.keys(properties).length === 0 &&
+    (schema.properties !== undefined || others === false) &&
+    (others === undefined || others === false) &&
+    schema.patternProperties === undefined &&
+    schema.oneOf === undefined &&
+    schema.anyOf === undefined &&
+    schema.allOf === undefined &&
+    schema.$ref === undefined &&
+    schema.if === undefined
+  );
+}
+
+/**
  * The schema as the form draws it: a free-form object (no `properties`, nothing said of other
  * keys) takes any key, so the form offers to add key–value pairs instead of an empty box where
  * nothing can be entered. JSON Schema already allows those keys; the engine checks the call

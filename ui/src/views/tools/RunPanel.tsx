@@ -5,7 +5,7 @@ import type { ToolDetail } from "../../api/client";
 import { useSession } from "../../api/queries";
 import { Icon } from "../../components/Icon";
 import { formValidator } from "../../lib/schema";
-import { formSchema, uiSchemaFor } from "../../lib/widgets";
+import { formSchema, takesNoArguments, uiSchemaFor } from "../../lib/widgets";
 import { CallOutcome } from "./CallOutcome";
 import { FieldTemplate } from "./FieldTemplate";
 import { TitleField } from "./TitleField";
@@ -110,7 +110,9 @@ export function RunPanel({ tool }: { tool: ToolDetail }) {
         <span className="grow" />
         <Presets tool={tool.id} args={args} canSave={mayRun} onLoad={fill} />
       </div>
-      {mode === "form" ? (
+      {mode === "form" && takesNoArguments(schema) ? (
+        <p className="muted">This tool takes no arguments: Run calls it as it is.</p>
+      ) : mode === "form" ? (
         <div className="rjsf-host">
           <ShowErrors.Provider value={showErrors}>
             <Form
