@@ -18,7 +18,10 @@ pub async fn api(
     path: String,
     body: Option<String>,
 ) -> Result<Answer, String> {
-    desktop.api(&method, &path, body).await
+    let began = std::time::Instant::now();
+    let answer = desktop.api(&method, &path, body).await;
+    tracing::debug!(%method, %path, took_ms = began.elapsed().as_secs_f64() * 1000.0, "api");
+    answer
 }
 
 /// The open project, the last failure and the recent list.
@@ -116,11 +119,12 @@ async fn save_as(app: &AppHandle, name: &str, bytes: Vec<u8>) -> Result<bool, St
     Ok(true)
 }
 
-/// The tool list is on screen and interactive.
+/// The tool list is on screen and interactive. `marks` are the page's own times (ms since it
+/// began loading: `script`, `view-loaded`, `ready`), logged to say where a start went.
 #[tauri::command]
 #[expect(clippy::needless_pass_by_value, reason = "Tauri hands a command its state by value")]
-pub fn ready(desktop: State<'_, Desktop>) {
-    desktop.ready();
+pub fn ready(desktop: State<'_, Desktop>, marks: Option<std::collections::BTreeMap<String, f64>>) {
+    desktop.ready(&marks.unwrap_or_default());
 }
 
 /// Tell the person something waits for them with the system's notification (the page asks

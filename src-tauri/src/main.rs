@@ -23,12 +23,38 @@ use crate::project::Desktop;
 
 const USAGE: &str = "usage: jig-desktop [PATH]\n\nOpens the Jig project at PATH (a folder with a jig.yaml, or inside one);\nwithout PATH, the example project (copied to ~/.local/share/jig/example).";
 
+/// Whether the page is drawn without GPU compositing (the default; `JIG_DESKTOP_GPU=1` opts out).
+fn software() -> bool {
+    std::env::var_os("JIG_DESKTOP_GPU").is_none_or(|v| v != "1")
+}
+
+/// Without GPU drawing, keep GDK from opening GLX when it opens the display
+/// (`GDK_GL=disable`): ~80 ms of a warm start and ~7 MiB (docs/benchmarks.md). WebKit still
+/// sets up EGL for itself. (`WEBKIT_DISABLE_DMABUF_RENDERER=1` beside it made one start in
+/// four ~450 ms slower, so it is not set.) A value the person set is left as they set it.
+///
+/// Called first in `main`, before any thread exists, so nothing reads the environment while
+/// it changes (the reason `std::env::set_var` is unsafe). Returns the names it could not set,
+/// for the log once there is one: not fatal, the app only starts a little slower.
+fn software_environment() -> Vec<&'static str> {
+    if !software() {
+        return Vec::new();
+    }
+    [("GDK_GL", "disable")]
+        .into_iter()
+        .filter(|(name, value)| {
+            std::env::var_os(name).is_none() && glib::setenv(name, value, false).is_err()
+        })
+        .map(|(name, _)| name)
+        .collect()
+}
+
 /// Draw the page without GPU compositing unless `JIG_DESKTOP_GPU=1`: WebKit's compositing layers
 /// cost its web process about 85 MiB (202 → 118 MiB PSS under Xvfb; docs/benchmarks.md), and a
 /// workbench of lists and forms does not need them. (WebKitWebDriver's snapshot never returned
 /// for some views in this mode; the desktop suite takes its screenshots from the X server.)
 fn software_rendering(app: &tauri::App) {
-    if std::env::var_os("JIG_DESKTOP_GPU").is_some_and(|v| v == "1") {
+    if !software() {
         return;
     }
     let Some(window) = app.get_webview_window(project::WINDOW) else { return };
@@ -45,6 +71,7 @@ fn software_rendering(app: &tauri::App) {
 
 fn main() -> ExitCode {
     let started = Instant::now();
+    let unset = software_environment();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -52,6 +79,9 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
+    for name in unset {
+        tracing::warn!("could not set {name} for software drawing");
+    }
     let mut args = std::env::args_os().skip(1);
     let path = args.next().map(PathBuf::from);
     if args.next().is_some()

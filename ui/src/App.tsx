@@ -27,13 +27,18 @@ const views = {
   tokens: lazyView(() => import("./views/people/TokensView")),
 };
 
+/** The view the app opens on: the address's, else the tools. */
+export function openingView(): string {
+  return parseRoute(window.location.hash)[0] ?? "tools";
+}
+
 /**
  * Load the view the app opens on; the first render waits for it (with the platform), so the
  * view draws at once instead of behind a fallback. A chunk that fails to load is left to the
  * view's own loading, which shows the failure.
  */
 export function preloadOpeningView(): Promise<unknown> {
-  const opening = parseRoute(window.location.hash)[0] ?? "tools";
+  const opening = openingView();
   const view = opening in views ? views[opening as keyof typeof views] : views.tools;
   return view.preload().catch(() => undefined);
 }

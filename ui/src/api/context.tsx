@@ -21,6 +21,13 @@ interface Backend {
 
 const BackendContext = createContext<Backend | null>(null);
 
+/** The workbench's query cache, with its defaults. */
+export function newQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: { queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: false } },
+  });
+}
+
 /** Provides the API, the event hub and the query cache to every view. */
 export function BackendProvider({
   platform,
@@ -31,14 +38,7 @@ export function BackendProvider({
   children: ReactNode;
   client?: QueryClient;
 }) {
-  const queryClient = useMemo(
-    () =>
-      client ??
-      new QueryClient({
-        defaultOptions: { queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: false } },
-      }),
-    [client],
-  );
+  const queryClient = useMemo(() => client ?? newQueryClient(), [client]);
   const backend = useMemo<Backend>(
     () => ({ platform, api: apiClient(platform), events: new EventHub() }),
     [platform],

@@ -1,4 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { markOnce } from "../lib/marks";
 import {
   unwrap,
   type Api,
@@ -28,12 +29,20 @@ export function useSession() {
   });
 }
 
-export function useTools() {
-  const api = useApi();
-  return useQuery({
+/** The registry's tools (also asked for before the first render: `prefetchOpening`). */
+export function toolsQuery(api: Api) {
+  return {
     queryKey: ["tools"],
-    queryFn: async () => unwrap(await api.GET("/api/tools")),
-  });
+    queryFn: async () => {
+      const tools = unwrap(await api.GET("/api/tools"));
+      markOnce("tools");
+      return tools;
+    },
+  };
+}
+
+export function useTools() {
+  return useQuery(toolsQuery(useApi()));
 }
 
 export function useTool(id: string) {

@@ -7,15 +7,21 @@ export function useProjects(): Projects | undefined {
   return useBackend().platform.projects;
 }
 
-/** The open project, the last failure and the recent list. */
-export function useProjectInfo() {
-  const projects = useProjects();
-  return useQuery({
+/**
+ * The open project, the last failure and the recent list (the desktop app's; also asked for
+ * before the first render: `prefetchOpening`).
+ */
+export function projectInfoQuery(projects: Projects | undefined) {
+  return {
     queryKey: ["project"],
     queryFn: () => (projects ? projects.current() : Promise.reject(new Error("no projects"))),
     enabled: projects !== undefined,
     staleTime: Infinity,
-  });
+  };
+}
+
+export function useProjectInfo() {
+  return useQuery(projectInfoQuery(useProjects()));
 }
 
 /** What to open: a path, the folder picker (`null`), the example project, or a team server. */
