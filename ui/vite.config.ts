@@ -1,12 +1,22 @@
 /// <reference types="vitest/config" />
 import { defineConfig } from "vite";
 import react from "@vitejs/plugin-react";
+import { fileURLToPath } from "node:url";
 
 // `jig serve` embeds dist/ in its binary; the dev server proxies the API to a running `jig serve`
 // (JIG_API, e.g. http://127.0.0.1:7878).
 export default defineConfig({
   plugins: [react()],
   base: "./",
+  resolve: {
+    // rjsf's Markdown for its own messages: code spans only (src/lib/rjsfMarkdown.tsx says why).
+    alias: [
+      {
+        find: /^markdown-to-jsx\/react$/,
+        replacement: fileURLToPath(new URL("./src/lib/rjsfMarkdown.tsx", import.meta.url)),
+      },
+    ],
+  },
   build: {
     outDir: "dist",
     target: "es2022",
@@ -23,6 +33,8 @@ export default defineConfig({
   test: {
     environment: "jsdom",
     setupFiles: ["./vitest.setup.ts"],
+    // Bundled by Vite, not loaded by Node, so the alias above reaches inside it as in the build.
+    server: { deps: { inline: [/@rjsf\/core/] } },
     include: ["src/**/*.test.tsx", "src/**/*.test.ts"],
   },
 });
