@@ -1,3 +1,4 @@
+import { markOnce } from "../lib/marks";
 import type { EventListener, Platform, StatusListener } from "./platform";
 
 /** The browser on `jig serve`: the session cookie authenticates both the API and the socket. */
@@ -24,7 +25,7 @@ export function webPlatform(base: URL = new URL(window.location.href)): Platform
       return Promise.resolve(true);
     },
     ready: () => {
-      performance.mark("jig:tools-ready");
+      markOnce("tools-ready");
     },
   };
 }

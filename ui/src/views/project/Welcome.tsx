@@ -1,5 +1,4 @@
 import type { ReactNode } from "react";
-import { markOnce } from "../../lib/marks";
 import { ProjectChooser } from "./ProjectChooser";
 import { useProjectInfo, useProjects } from "./useProjects";
 
@@ -12,7 +11,6 @@ export function ProjectGate({ children }: { children: ReactNode }) {
   const info = useProjectInfo();
   if (!projects) return children;
   if (!info.data) return null;
-  markOnce("project");
   if (info.data.path || info.data.server) return children;
   return (
     <main className="welcome" id="main">

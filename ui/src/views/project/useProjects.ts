@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useBackend } from "../../api/context";
+import { markOnce } from "../../lib/marks";
 import type { ProjectInfo, Projects } from "../../platform";
 
 /** The desktop app's projects, or `undefined` in a browser (which has exactly one). */
@@ -14,7 +15,12 @@ export function useProjects(): Projects | undefined {
 export function projectInfoQuery(projects: Projects | undefined) {
   return {
     queryKey: ["project"],
-    queryFn: () => (projects ? projects.current() : Promise.reject(new Error("no projects"))),
+    queryFn: async () => {
+      if (!projects) throw new Error("no projects");
+      const info = await projects.current();
+      markOnce("project");
+      return info;
+    },
     enabled: projects !== undefined,
     staleTime: Infinity,
   };
