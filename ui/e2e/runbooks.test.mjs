@@ -249,6 +249,11 @@ test("an ended run continues with the runbook its outcome names, its inputs pref
   const ask = page.getByRole("region", { name: /Step Is it/ });
   // The instructions are Markdown: a list, and code.
   await ask.getByRole("listitem").filter({ hasText: "note the status code" }).waitFor();
+  assert.equal(
+    await ask.locator(".instructions code").first().textContent(),
+    "https://checkout.acme.example/healthz",
+  );
+  await look(page, "runbook-run-instructions");
   await ask.getByRole("button", { name: "Mark as done" }).click();
 
   const form = page.getByRole("form", { name: "Continue with service/restart-unhealthy" });

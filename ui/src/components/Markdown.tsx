@@ -1,37 +1,82 @@
-import ReactMarkdown, { type Components } from "react-markdown";
+import { useMemo, type ReactNode } from "react";
+import { parseBlocks, parseInline, type Block, type Inline } from "../lib/markdown";
 
 /** Only web and mail links survive; anything else (javascript:, file:, data:) becomes inert. */
-function safeUrl(url: string): string {
-  return /^(https?:|mailto:)/i.test(url) ? url : "";
+function safeUrl(url: string): string | null {
+  return /^(https?:|mailto:)/i.test(url) ? url : null;
 }
 
-const components: Components = {
-  // A link leaves the workbench: never in the app's own window.
-  a: ({ href, children }) =>
-    href ? (
-      <a href={href} target="_blank" rel="noreferrer noopener">
-        {children}
-      </a>
-    ) : (
-      <span>{children}</span>
-    ),
-};
+function inlines(nodes: Inline[]): ReactNode[] {
+  return nodes.map((node, i) => {
+    if (typeof node === "string") return node;
+    switch (node.kind) {
+      case "code":
+        return <code key={i}>{node.text}</code>;
+      case "strong":
+        return <strong key={i}>{inlines(node.children)}</strong>;
+      case "em":
+        return <em key={i}>{inlines(node.children)}</em>;
+      case "br":
+        return <br key={i} />;
+      case "link": {
+        const href = safeUrl(node.href);
+        // A link leaves the workbench: never in the app's own window.
+        return href ? (
+          <a key={i} href={href} target="_blank" rel="noreferrer noopener">
+            {inlines(node.children)}
+          </a>
+        ) : (
+          <span key={i}>{inlines(node.children)}</span>
+        );
+      }
+    }
+  });
+}
+
+function block(node: Block, key: number, tight = false): ReactNode {
+  switch (node.kind) {
+    case "heading": {
+      const Tag = `h${node.level}` as "h1";
+      return <Tag key={key}>{inlines(parseInline(node.text))}</Tag>;
+    }
+    case "paragraph":
+      // A tight list's items hold their text directly, as CommonMark draws them.
+      return tight ? (
+        <span key={key}>{inlines(parseInline(node.text))}</span>
+      ) : (
+        <p key={key}>{inlines(parseInline(node.text))}</p>
+      );
+    case "code":
+      return (
+        <pre key={key}>
+          <code className={node.lang ? `language-${node.lang}` : undefined}>{node.text}</code>
+        </pre>
+      );
+    case "quote":
+      return <blockquote key={key}>{node.children.map((b, i) => block(b, i))}</blockquote>;
+    case "rule":
+      return <hr key={key} />;
+    case "list": {
+      const items = node.items.map((item, i) => (
+        <li key={i}>{item.map((b, j) => block(b, j, node.tight))}</li>
+      ));
+      return node.ordered ? (
+        <ol key={key} start={node.start === 1 ? undefined : node.start}>
+          {items}
+        </ol>
+      ) : (
+        <ul key={key}>{items}</ul>
+      );
+    }
+  }
+}
 
 /**
  * Text a runbook's author wrote in Markdown (gert's step instructions), drawn as Markdown: no
- * raw HTML, no images fetched from anywhere, only http(s) and mailto links.
+ * raw HTML, no images fetched from anywhere, only http(s) and mailto links (lib/markdown.ts
+ * says what is read).
  */
 export function Markdown({ text, className }: { text: string; className?: string }) {
-  return (
-    <div className={className}>
-      <ReactMarkdown
-        skipHtml
-        disallowedElements={["img"]}
-        urlTransform={safeUrl}
-        components={components}
-      >
-        {text}
-      </ReactMarkdown>
-    </div>
-  );
+  const tree = useMemo(() => parseBlocks(text), [text]);
+  return <div className={className}>{tree.map((b, i) => block(b, i))}</div>;
 }
