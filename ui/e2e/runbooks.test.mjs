@@ -26,7 +26,7 @@ test("a runbook stepped through to its outcome: evidence, an approval by a secon
   const { page } = alice;
   await page.goto(`${suite.server.url}/#/runbooks`);
   await page.getByRole("link", { name: "incident/write-up" }).click();
-  await page.getByRole("group", { name: /tool step Who was on call: not reached/ }).waitFor();
+  await page.getByRole("img", { name: /tool step Who was on call: not reached/ }).waitFor();
   await look(page, "runbook");
 
   // Started empty: each field says what it needs, beside it (not the browser's popup).
@@ -79,7 +79,7 @@ test("a runbook stepped through to its outcome: evidence, an approval by a secon
   await file.getByRole("button", { name: "Run this step" }).click();
   await file.getByText("You started this run; someone else must approve its calls.").waitFor();
   assert.equal(await file.getByRole("button", { name: "Approve and run" }).isDisabled(), true);
-  await page.getByRole("group", { name: /tool step File the write-up: waiting for you/ }).waitFor();
+  await page.getByRole("button", { name: /tool step File the write-up: waiting for you/ }).waitFor();
   await look(page, "runbook-run-approval");
 
   const bob = await signIn("bob");
@@ -93,7 +93,7 @@ test("a runbook stepped through to its outcome: evidence, an approval by a secon
   const outcome = page.getByRole("region", { name: "Outcome" });
   await outcome.getByText("resolved").waitFor({ timeout: 15000 });
   await outcome.getByText("write_up_filed").waitFor();
-  await page.getByRole("group", { name: /end step filed_end: ended here/ }).waitFor();
+  await page.getByRole("button", { name: /end step filed_end: ended here/ }).waitFor();
   const written = readFileSync(join(suite.server.project, "incidents/INC-4242.md"), "utf8");
   assert.match(written, /A config push disabled retries/);
 
@@ -121,7 +121,28 @@ test("a runbook stepped through to its outcome: evidence, an approval by a secon
   await detail.getByText(/run by alice/).waitFor();
   await look(page, "runbook-run-step");
   // The write's step: who approved it, and the call it made (linked to the audit).
-  await page.locator(".react-flow__node").filter({ hasText: "File the write-up" }).click();
+  // The graph pans and zooms by keys and by dragging, and a drag does not open the step under it.
+  const canvas = page.getByRole("group", { name: "Step graph" });
+  const scale = () =>
+    canvas
+      .locator(".graph-content")
+      .evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).a);
+  const fitted = await scale();
+  await canvas.focus();
+  await page.keyboard.press("+");
+  assert.ok((await scale()) > fitted * 1.2, "+ zooms in");
+  await page.keyboard.press("0");
+  assert.equal(await scale(), fitted, "0 fits again");
+  const node = canvas.getByRole("button", { name: /^tool step File the write-up/ });
+  const before = await node.boundingBox();
+  await node.hover();
+  await page.mouse.down();
+  await page.mouse.move(before.x + 60, before.y + 40, { steps: 4 });
+  await page.mouse.up();
+  const after = await node.boundingBox();
+  assert.equal(Math.round(after.x - before.x), 60 - Math.round(before.width / 2), "dragged");
+  assert.match(page.url(), /\/rota$/, "a drag opens nothing");
+  await node.click();
   await page.waitForURL(/file$/);
   const write = page.getByRole("region", { name: /file$/ });
   await write.getByText(/approve by bob/).waitFor();

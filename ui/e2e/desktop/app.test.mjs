@@ -268,12 +268,10 @@ test("a runbook's step graph draws in the app and a run waits at its manual step
   withApp("runbook", [acme], async () => {
     await app.element(TOOLS);
     await go("#/runbooks/book/incident%2Fwrite-up");
-    // ELK lays the graph out inside the app's webview (its chunk loads from the app's assets).
+    // dagre lays the graph out inside the app's webview (its chunk loads from the app's assets).
     const steps = await app.waitFor("the laid-out graph", () => {
-      const nodes = document.querySelectorAll(".react-flow__node .step-node");
-      const ys = [...document.querySelectorAll(".react-flow__node")].map(
-        (n) => n.getBoundingClientRect().top,
-      );
+      const nodes = document.querySelectorAll(".graph-content .step-node");
+      const ys = [...nodes].map((n) => n.getBoundingClientRect().top);
       return nodes.length === 6 && new Set(ys).size > 3 ? nodes.length : 0;
     });
     assert.equal(steps, 6);

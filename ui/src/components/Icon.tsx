@@ -27,6 +27,9 @@ const paths = {
   signout: "M15 4h4a1 1 0 0 1 1 1v14a1 1 0 0 1-1 1h-4M10 17l-5-5 5-5M5 12h11",
   server: "M4 4h16v6H4zM4 14h16v6H4zM8 7h.01M8 17h.01",
   signin: "M9 4H5a1 1 0 0 0-1 1v14a1 1 0 0 0 1 1h4M14 17l5-5-5-5M19 12H8",
+  plus: "M12 5v14M5 12h14",
+  minus: "M5 12h14",
+  fit: "M4 9V4h5M15 4h5v5M20 15v5h-5M9 20H4v-5",
   link: "M10 14a5 5 0 0 0 7 0l3-3a5 5 0 0 0-7-7l-1 1M14 10a5 5 0 0 0-7 0l-3 3a5 5 0 0 0 7 7l1-1",
 } as const;
 

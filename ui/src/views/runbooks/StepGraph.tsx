@@ -1,30 +1,11 @@
-import {
-  Background,
-  Controls,
-  Handle,
-  MarkerType,
-  Position,
-  ReactFlow,
-  type Edge,
-  type Node,
-  type NodeProps,
-} from "@xyflow/react";
-import "@xyflow/react/dist/base.css";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useId, useMemo, useState } from "react";
 import type { StepGraph as Graph } from "../../api/client";
-import { layout, takenEdges, type Placement, type RunMarks } from "./layout";
+import { GraphCanvas } from "../../components/GraphCanvas";
+import { layout, takenEdges, type Layout, type Point, type RunMarks } from "./layout";
 
 type StepState = "waiting" | "failed" | "ended" | "visited" | "idle";
 
-interface StepData extends Record<string, unknown> {
-  label: string;
-  kind: string;
-  detail?: string | null;
-  when?: string | null;
-  forEach?: string | null;
-  state: StepState;
-  stepId: string;
-}
+type GraphNode = Graph["nodes"][number];
 
 const STATE_WORDS: Record<StepState, string> = {
   waiting: "waiting for you",
@@ -33,29 +14,6 @@ const STATE_WORDS: Record<StepState, string> = {
   visited: "done",
   idle: "not reached",
 };
-
-/** One step: its kind, title and one line on what it does; its state as colour and words. */
-function StepNode({ data }: NodeProps<Node<StepData>>) {
-  return (
-    <div className={`step-node ${data.state}`} title={`${data.label}: ${STATE_WORDS[data.state]}`}>
-      <Handle type="target" position={Position.Top} isConnectable={false} />
-      <div className="step-node-head">
-        <span className={`step-kind ${data.kind}`}>{data.kind}</span>
-        <strong className="ellipsis" title={data.label}>
-          {data.label}
-        </strong>
-      </div>
-      <div className="step-node-detail ellipsis mono">
-        {data.forEach ? `for each in ${data.forEach} · ` : ""}
-        {data.when ? `when ${data.when} · ` : ""}
-        {data.detail ?? data.stepId}
-      </div>
-      <Handle type="source" position={Position.Bottom} isConnectable={false} />
-    </div>
-  );
-}
-
-const nodeTypes = { step: StepNode };
 
 function stateOf(stepId: string, marks: RunMarks | undefined): StepState {
   if (!marks) return "idle";
@@ -66,9 +24,122 @@ function stateOf(stepId: string, marks: RunMarks | undefined): StepState {
   return "idle";
 }
 
+/** One step: its kind, title and one line on what it does; its state as colour and words. */
+function StepNode({
+  node,
+  at,
+  state,
+  onPick,
+}: {
+  node: GraphNode;
+  at: Point;
+  state: StepState;
+  onPick?: (stepId: string) => void;
+}) {
+  const body = (
+    <>
+      <span className="step-node-head">
+        <span className={`step-kind ${node.kind}`}>{node.kind}</span>
+        <strong className="ellipsis">{node.label}</strong>
+      </span>
+      <span className="step-node-detail ellipsis mono">
+        {node.for_each ? `for each in ${node.for_each} · ` : ""}
+        {node.when ? `when ${node.when} · ` : ""}
+        {node.detail ?? node.step_id}
+      </span>
+    </>
+  );
+  const name = `${node.kind} step ${node.label}: ${STATE_WORDS[state]}`;
+  const style = { left: at.x, top: at.y };
+  // With somewhere to open a step, a node is a button; on a runbook's page it is a picture.
+  return onPick ? (
+    <button
+      type="button"
+      className={`step-node ${state}`}
+      style={style}
+      aria-label={name}
+      title={name}
+      onClick={() => {
+        onPick(node.step_id);
+      }}
+    >
+      {body}
+    </button>
+  ) : (
+    <div className={`step-node ${state}`} style={style} role="img" aria-label={name} title={name}>
+      {body}
+    </div>
+  );
+}
+
+/** An edge's route as a path: straight from its ends, rounded through dagre's bend points. */
+function routePath(points: Point[]): string {
+  const [first, ...rest] = points;
+  if (!first) return "";
+  let d = `M${first.x},${first.y}`;
+  for (let i = 0; i < rest.length - 1; i++) {
+    const p = rest[i];
+    const q = rest[i + 1];
+    if (p && q) d += ` Q${p.x},${p.y} ${(p.x + q.x) / 2},${(p.y + q.y) / 2}`;
+  }
+  const last = rest.at(-1);
+  if (last) d += ` L${last.x},${last.y}`;
+  return d;
+}
+
+/** The edges under the nodes: solid for the flow, dashed for loops and jumps, strong if taken. */
+function Edges({ graph, placed, taken }: { graph: Graph; placed: Layout; taken: Set<string> }) {
+  const id = useId();
+  return (
+    <>
+      <svg className="graph-edges" width={placed.width} height={placed.height} aria-hidden="true">
+        <defs>
+          {(["plain", "taken"] as const).map((kind) => (
+            <marker
+              key={kind}
+              id={`${id}-${kind}`}
+              viewBox="0 0 10 10"
+              refX="9"
+              refY="5"
+              // In the drawing's pixels: the same arrow on a thin edge and on the strong path.
+              markerUnits="userSpaceOnUse"
+              markerWidth="9"
+              markerHeight="9"
+              orient="auto-start-reverse"
+            >
+              <path d="M0,0 L10,5 L0,10 z" className={`arrow-${kind}`} />
+            </marker>
+          ))}
+        </defs>
+        {graph.edges.map((edge) => {
+          const route = placed.edges.get(edge.id);
+          if (!route) return null;
+          const on = taken.has(edge.id);
+          return (
+            <path
+              key={edge.id}
+              className={`edge-${edge.kind}${on ? " taken" : ""}`}
+              d={routePath(route.points)}
+              markerEnd={`url(#${id}-${on ? "taken" : "plain"})`}
+            />
+          );
+        })}
+      </svg>
+      {graph.edges.map((edge) => {
+        const at = placed.edges.get(edge.id)?.label;
+        return edge.label && at ? (
+          <span key={edge.id} className="edge-label" style={{ left: at.x, top: at.y }} aria-hidden>
+            {edge.label}
+          </span>
+        ) : null;
+      })}
+    </>
+  );
+}
+
 /**
- * A runbook's steps drawn as a graph (xyflow, laid out by dagre): branches and parallel arms side
- * by side, loops and jumps dashed; with a run, the path it took is drawn strong and the steps
+ * A runbook's steps drawn as a graph (laid out by dagre): branches and parallel arms side by
+ * side, loops and jumps dashed; with a run, the path it took is drawn strong and the steps
  * waiting for people are outlined. The same steps are listed for screen readers.
  */
 export default function StepGraph({
@@ -78,14 +149,14 @@ export default function StepGraph({
 }: {
   graph: Graph;
   marks?: RunMarks;
-  /** A step's node was clicked: open that step (the step list is the keyboard's way there). */
+  /** A step's node was chosen (clicked, or Enter on it): open that step. */
   onPick?: (stepId: string) => void;
 }) {
-  const [placement, setPlacement] = useState<Placement | null>(null);
+  const [placed, setPlaced] = useState<Layout | null>(null);
   useEffect(() => {
     let live = true;
-    void layout(graph).then((placed) => {
-      if (live) setPlacement(placed);
+    void layout(graph).then((done) => {
+      if (live) setPlaced(done);
     });
     return () => {
       live = false;
@@ -97,74 +168,22 @@ export default function StepGraph({
     () => takenEdges(graph, [...(marks?.visited ?? []), ...(marks?.waiting.slice(0, 1) ?? [])]),
     [graph, marks],
   );
-  const nodes = useMemo<Node<StepData>[]>(
-    () =>
-      graph.nodes.map((node) => {
-        const state = stateOf(node.step_id, marks);
-        return {
-          id: node.id,
-          type: "step",
-          position: placement?.get(node.id) ?? { x: 0, y: 0 },
-          ariaLabel: `${node.kind} step ${node.label}: ${STATE_WORDS[state]}`,
-          draggable: false,
-          connectable: false,
-          data: {
-            label: node.label,
-            kind: node.kind,
-            detail: node.detail,
-            when: node.when,
-            forEach: node.for_each,
-            state,
-            stepId: node.step_id,
-          },
-        };
-      }),
-    [graph, marks, placement],
-  );
-  const edges = useMemo<Edge[]>(
-    () =>
-      graph.edges.map((edge) => ({
-        id: edge.id,
-        source: edge.source,
-        target: edge.target,
-        label: edge.label ?? undefined,
-        type: "smoothstep",
-        className: `edge-${edge.kind}${taken.has(edge.id) ? " taken" : ""}`,
-        markerEnd: {
-          type: MarkerType.ArrowClosed,
-          width: 12,
-          height: 12,
-          color: taken.has(edge.id) ? "var(--accent)" : "var(--muted)",
-        },
-        focusable: false,
-      })),
-    [graph, taken],
-  );
 
   return (
-    <div className="step-graph" aria-busy={placement === null}>
-      {placement && (
-        <ReactFlow
-          nodes={nodes}
-          edges={edges}
-          nodeTypes={nodeTypes}
-          fitView
-          // Text stays readable (about 11 px and up) on a narrow pane: a large graph is panned
-          // rather than shrunk to fit.
-          fitViewOptions={{ padding: 0.15, maxZoom: 1, minZoom: 0.8 }}
-          minZoom={0.2}
-          nodesDraggable={false}
-          nodesConnectable={false}
-          elementsSelectable={false}
-          onNodeClick={(_, node) => {
-            onPick?.(node.data.stepId);
-          }}
-          proOptions={{ hideAttribution: true }}
-          aria-label="Step graph"
-        >
-          <Background gap={24} size={1} />
-          <Controls showInteractive={false} />
-        </ReactFlow>
+    <div className="step-graph" aria-busy={placed === null}>
+      {placed && (
+        <GraphCanvas width={placed.width} height={placed.height} label="Step graph">
+          <Edges graph={graph} placed={placed} taken={taken} />
+          {graph.nodes.map((node) => (
+            <StepNode
+              key={node.id}
+              node={node}
+              at={placed.nodes.get(node.id) ?? { x: 0, y: 0 }}
+              state={stateOf(node.step_id, marks)}
+              onPick={onPick}
+            />
+          ))}
+        </GraphCanvas>
       )}
       <ol className="visually-hidden" aria-label="Steps in order">
         {graph.nodes.map((node) => (

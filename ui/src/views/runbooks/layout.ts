@@ -1,38 +1,67 @@
 import type { StepGraph } from "../../api/client";
 
-/** Every step is drawn this size; dagre places them, xyflow draws them. */
+/** Every step is drawn this size; dagre places them, StepGraph draws them. */
 export const NODE_WIDTH = 232;
 export const NODE_HEIGHT = 62;
 
-/** Where each node goes (top-left corner), by node id. */
-export type Placement = Map<string, { x: number; y: number }>;
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** Where everything goes, in the graph's own pixels (0,0 is its top-left corner). */
+export interface Layout {
+  /** Each node's top-left corner, by node id. */
+  nodes: Map<string, Point>;
+  /** Each edge's route (from the source's border to the target's) and its label's centre. */
+  edges: Map<string, { points: Point[]; label?: Point }>;
+  width: number;
+  height: number;
+}
+
+/** About how wide an edge label's 11 px text is, so dagre leaves room for it. */
+const labelWidth = (text: string) => text.length * 6.4 + 8;
 
 /**
  * Lay a runbook's steps out top to bottom with dagre's layered layout: arms side by side,
- * loops and jumps routed back up. dagre is loaded on first use, so only the Runbooks view
- * pays for it (it replaced ELK, whose bundle alone was 450 KiB gzipped).
+ * loops and jumps routed back up, room left for edge labels. dagre is loaded on first use, so
+ * only the Runbooks view pays for it (it replaced ELK, whose bundle alone was 450 KiB gzipped).
  */
-export async function layout(graph: StepGraph): Promise<Placement> {
+export async function layout(graph: StepGraph): Promise<Layout> {
   const { default: dagre } = await import("@dagrejs/dagre");
-  // Node labels: the size in, dagre's position (a centre) out.
+  // Labels: sizes in, dagre's positions (centres) and edge routes out.
   const g = new dagre.graphlib.Graph<
-    object,
+    { rankdir: string; nodesep: number; ranksep: number; width?: number; height?: number },
     { width: number; height: number; x: number; y: number },
-    object
+    { width?: number; height?: number; labelpos?: "c"; x?: number; y?: number; points?: Point[] }
   >({ multigraph: true });
-  g.setGraph({ rankdir: "TB", nodesep: 28, ranksep: 44, marginx: 0, marginy: 0 });
-  g.setDefaultEdgeLabel(() => ({}));
+  g.setGraph({ rankdir: "TB", nodesep: 28, ranksep: 44 });
   for (const node of graph.nodes)
     g.setNode(node.id, { width: NODE_WIDTH, height: NODE_HEIGHT, x: 0, y: 0 });
-  for (const edge of graph.edges) g.setEdge(edge.source, edge.target, {}, edge.id);
+  for (const edge of graph.edges) {
+    const label = edge.label
+      ? { width: labelWidth(edge.label), height: 16, labelpos: "c" as const }
+      : {};
+    g.setEdge(edge.source, edge.target, label, edge.id);
+  }
   dagre.layout(g);
-  const placement: Placement = new Map();
+  const nodes = new Map<string, Point>();
   for (const id of g.nodes()) {
     const node = g.node(id);
-    // dagre gives centres; xyflow places by the top-left corner.
-    placement.set(id, { x: node.x - NODE_WIDTH / 2, y: node.y - NODE_HEIGHT / 2 });
+    // dagre gives centres; nodes are placed by their top-left corner.
+    nodes.set(id, { x: node.x - NODE_WIDTH / 2, y: node.y - NODE_HEIGHT / 2 });
   }
-  return placement;
+  const edges: Layout["edges"] = new Map();
+  for (const e of g.edges()) {
+    const routed = g.edge(e);
+    const label =
+      routed.x !== undefined && routed.y !== undefined && routed.width
+        ? { x: routed.x, y: routed.y }
+        : undefined;
+    if (e.name) edges.set(e.name, { points: routed.points ?? [], label });
+  }
+  const { width = 0, height = 0 } = g.graph();
+  return { nodes, edges, width, height };
 }
 
 /** A step instance key's step id: `by_severity/sev2/file@2[3]` → `file`. */
