@@ -79,7 +79,9 @@ test("a runbook stepped through to its outcome: evidence, an approval by a secon
   await file.getByRole("button", { name: "Run this step" }).click();
   await file.getByText("You started this run; someone else must approve its calls.").waitFor();
   assert.equal(await file.getByRole("button", { name: "Approve and run" }).isDisabled(), true);
-  await page.getByRole("button", { name: /tool step File the write-up: waiting for you/ }).waitFor();
+  await page
+    .getByRole("button", { name: /tool step File the write-up: waiting for you/ })
+    .waitFor();
   await look(page, "runbook-run-approval");
 
   const bob = await signIn("bob");

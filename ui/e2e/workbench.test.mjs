@@ -519,6 +519,21 @@ test("the palette finds by words, not scattered letters; runbooks and runs too; 
   await look(page, "palette-runs");
   await page.keyboard.press("Enter");
   await page.waitForURL(new RegExp(`#/runbooks/run/${started.body.id}`));
+
+  // The arrows move the choice; Escape closes it and gives the keys back to the page.
+  await page.keyboard.press("Control+k");
+  await input.waitFor();
+  assert.equal(await input.inputValue(), "", "it opens afresh");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  const chosen = page.getByRole("option", { selected: true });
+  assert.match(await chosen.innerText(), /^Jobs/);
+  assert.equal(await input.getAttribute("aria-activedescendant"), await chosen.getAttribute("id"));
+  await page.keyboard.press("Escape");
+  await input.waitFor({ state: "hidden" });
+  await page.keyboard.press("g");
+  await page.keyboard.press("a");
+  await page.waitForURL(/#\/approvals/);
   assert.deepEqual(ada.problems, []);
   await ada.context.close();
 });

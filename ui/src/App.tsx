@@ -43,7 +43,7 @@ export function preloadOpeningView(): Promise<unknown> {
   return view.preload().catch(() => undefined);
 }
 
-// The palette (cmdk and its dialog) loads the first time it opens.
+// The palette loads the first time it opens.
 const Palette = lazy(() => import("./components/Palette").then((m) => ({ default: m.Palette })));
 
 export function App() {

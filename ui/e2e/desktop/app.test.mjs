@@ -267,7 +267,19 @@ test("a write waits for approval, is approved in the app and runs; two runs comp
 test("a runbook's step graph draws in the app and a run waits at its manual step", () =>
   withApp("runbook", [acme], async () => {
     await app.element(TOOLS);
-    await go("#/runbooks/book/incident%2Fwrite-up");
+    // The palette (a modal <dialog> with a combobox) in WebKit: found by words, opened by Enter.
+    await app.click('button[aria-keyshortcuts="Control+K"]');
+    await app.type('dialog[open] input[role="combobox"]', "incident write");
+    await app.waitFor("the runbook offered first", () =>
+      document
+        .querySelector('dialog[open] [role="option"][aria-selected="true"]')
+        ?.textContent?.includes("incident/write-up"),
+    );
+    await app.type('dialog[open] input[role="combobox"]', ENTER);
+    await app.waitFor(
+      "the palette closed on the runbook's page",
+      () => !document.querySelector("dialog[open]") && location.hash.startsWith("#/runbooks/book/"),
+    );
     // dagre lays the graph out inside the app's webview (its chunk loads from the app's assets).
     const steps = await app.waitFor("the laid-out graph", () => {
       const nodes = document.querySelectorAll(".graph-content .step-node");

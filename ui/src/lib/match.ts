@@ -38,7 +38,7 @@ function initialsMatch(part: string, words: string[]): boolean {
 }
 
 /**
- * The score cmdk sorts by (0 hides the entry): every typed word must match; matches in the
+ * The score the palette sorts by (0 hides the entry): every typed word must match; matches in the
  * entry's own value (its name) count more than those only in its keywords (a description).
  * A value may carry a namespace (`tool:fs_write`) that is never matched.
  */
