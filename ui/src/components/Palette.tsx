@@ -16,7 +16,7 @@ import { navigate } from "../lib/route";
 import type { ThemeChoice } from "../lib/theme";
 import { useOpenProject, useProjectInfo } from "../views/project/useProjects";
 import { baseName } from "../views/project/ProjectChooser";
-import { Icon } from "./Icon";
+import { Icon, type IconName } from "./Icon";
 import { rankEntries, type Entry } from "./paletteEntries";
 
 /** How many of the latest runbook runs and calls the palette offers. */
@@ -280,78 +280,100 @@ function usePaletteEntries(theme: ThemeChoice, setTheme: (t: ThemeChoice) => voi
       () => document.querySelector<HTMLInputElement>("[data-search]")?.focus(),
     ),
   );
+  /** A thing with a name and a description (a tool, a runbook). */
+  const named = (
+    group: string,
+    kind: string,
+    icon: IconName,
+    name: string,
+    description: string,
+    go: () => void,
+  ) =>
+    entry(
+      group,
+      `${kind}-${name}`,
+      `${kind}:${name}`,
+      <>
+        <Icon name={icon} /> <span className="mono">{name}</span>
+        <span className="muted palette-desc">{description}</span>
+      </>,
+      go,
+      [description],
+    );
+  /** Something that happened: what ran, its short id, its state, who and when. */
+  const recent = (
+    group: string,
+    kind: string,
+    icon: IconName,
+    what: string,
+    id: string,
+    state: string,
+    who: string | null | undefined,
+    at: number,
+    go: () => void,
+  ) =>
+    entry(
+      group,
+      `${kind}-${id}`,
+      `${kind}:${id}`,
+      <>
+        <Icon name={icon} /> <span className="mono">{what}</span>{" "}
+        <span className="mono muted">{id.slice(0, 8)}</span>
+        <span className="muted palette-desc">
+          {state} · {who ?? "–"} · {formatShortTime(at)}
+        </span>
+      </>,
+      go,
+      [what, state, who ?? ""],
+    );
   for (const tool of tools.data ?? []) {
     out.push(
-      entry(
-        "Tools",
-        `tool-${tool.id}`,
-        `tool:${tool.id}`,
-        <>
-          <Icon name="tools" /> <span className="mono">{tool.id}</span>
-          <span className="muted palette-desc">{tool.description}</span>
-        </>,
-        () => {
-          navigate("tools", tool.id);
-        },
-        [tool.description],
-      ),
+      named("Tools", "tool", "tools", tool.id, tool.description, () => {
+        navigate("tools", tool.id);
+      }),
     );
   }
   for (const book of runbooks.data ?? []) {
     out.push(
-      entry(
-        "Runbooks",
-        `runbook-${book.name}`,
-        `runbook:${book.name}`,
-        <>
-          <Icon name="runbooks" /> <span className="mono">{book.name}</span>
-          <span className="muted palette-desc">{book.description}</span>
-        </>,
-        () => {
-          navigate("runbooks", "book", book.name);
-        },
-        [book.description ?? ""],
-      ),
+      named("Runbooks", "runbook", "runbooks", book.name, book.description ?? "", () => {
+        navigate("runbooks", "book", book.name);
+      }),
     );
   }
   for (const r of (runbookRuns.data ?? []).slice(0, RECENT)) {
+    const go = () => {
+      navigate("runbooks", "run", r.id);
+    };
     out.push(
-      entry(
+      recent(
         "Recent runbook runs",
-        `rr-${r.id}`,
-        `runbook-run:${r.id}`,
-        <>
-          <Icon name="runbooks" /> <span className="mono">{r.runbook}</span>{" "}
-          <span className="mono muted">{r.id.slice(0, 8)}</span>
-          <span className="muted palette-desc">
-            {r.status} · {r.started_by ?? "–"} · {formatShortTime(r.created_us)}
-          </span>
-        </>,
-        () => {
-          navigate("runbooks", "run", r.id);
-        },
-        [r.runbook, r.status, r.started_by ?? ""],
+        "runbook-run",
+        "runbooks",
+        r.runbook,
+        r.id,
+        r.status,
+        r.started_by,
+        r.created_us,
+        go,
       ),
     );
   }
   for (const call of (calls.data?.pages[0]?.runs ?? []).slice(0, RECENT)) {
+    const go = () => {
+      navigate("audit", call.request_id);
+    };
+    const state = call.state.replace("_", " ");
     out.push(
-      entry(
+      recent(
         "Recent calls",
-        `call-${call.request_id}`,
-        `call:${call.request_id}`,
-        <>
-          <Icon name="audit" /> <span className="mono">{call.tool}</span>{" "}
-          <span className="mono muted">{call.request_id.slice(0, 8)}</span>
-          <span className="muted palette-desc">
-            {call.state.replace("_", " ")} · {call.principal ?? "–"} ·{" "}
-            {formatShortTime(call.created_us)}
-          </span>
-        </>,
-        () => {
-          navigate("audit", call.request_id);
-        },
-        [call.tool, call.state, call.principal ?? ""],
+        "call",
+        "audit",
+        call.tool,
+        call.request_id,
+        state,
+        call.principal,
+        call.created_us,
+        go,
       ),
     );
   }
