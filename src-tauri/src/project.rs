@@ -271,9 +271,14 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
         ));
     };
     let root = manifest.parent().map_or_else(|| path.to_path_buf(), Path::to_path_buf);
-    let engine = Engine::open(EngineOptions { project: root.clone(), ..EngineOptions::default() })
-        .await
-        .map_err(|e| describe(&e))?;
+    // Watched from its load on: the app follows the project's files while it is open.
+    let engine = Engine::open(EngineOptions {
+        project: root.clone(),
+        watch: true,
+        ..EngineOptions::default()
+    })
+    .await
+    .map_err(|e| describe(&e))?;
     engine.watch_jobs();
     engine.follow_store();
     engine.keep_upstream_current();

@@ -3,10 +3,8 @@
 //   node bench/workbench.mjs URL TOKEN
 // Prints a Markdown table: whole HTTP requests (Node's fetch, as a script would), and in Debian's
 // chromium the audit view's first rows after navigation and long tasks while scrolling.
-import { gzipSync } from "node:zlib";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { launch } from "../e2e/browser.mjs";
+import { bundleSizes, describe } from "./bundle.mjs";
 
 const [url, token] = process.argv.slice(2);
 if (!url || !token) throw new Error("usage: node bench/workbench.mjs URL TOKEN");
@@ -142,20 +140,7 @@ console.error(
 );
 await browser.close();
 
-// The initial JavaScript: what index.html loads before any view.
-const dist = new URL("../dist/", import.meta.url).pathname;
-const index = readFileSync(join(dist, "index.html"), "utf8");
-const initial = [...index.matchAll(/src="\.\/([^"]+\.js)"/g)].map((m) => m[1]);
-const gz = initial
-  .map((f) => gzipSync(readFileSync(join(dist, f))).length)
-  .reduce((a, b) => a + b, 0);
-const all = readdirSync(join(dist, "assets")).filter((f) => f.endsWith(".js"));
-const sizes = all.map((f) => {
-  const raw = readFileSync(join(dist, "assets", f));
-  return { f, raw: raw.length, gz: gzipSync(raw).length };
-});
-const gzAll = sizes.reduce((a, b) => a + b.gz, 0);
-const largest = sizes.reduce((a, b) => (b.raw > a.raw ? b : a));
+const bundle = describe(bundleSizes(new URL("../dist/", import.meta.url).pathname));
 
 console.log("| What | Measured as | n | p50 ms | p95 ms | max ms | Goal |");
 console.log("|---|---|---|---|---|---|---|");
@@ -163,8 +148,4 @@ for (const line of rows) console.log(line);
 console.log(
   `\nLong tasks (> 50 ms) while scrolling: ${longTasks.length}, longest ${Math.max(0, ...longTasks).toFixed(0)} ms (goal: none over 50 ms).`,
 );
-console.log(
-  `Initial JavaScript: ${(gz / 1024).toFixed(1)} KiB gzipped (${initial.join(", ")}; goal ≤ 100 KiB). ` +
-    `Largest chunk: ${largest.f}, ${(largest.raw / 1024).toFixed(1)} KiB (${(largest.gz / 1024).toFixed(1)} gzipped; goal ≤ 400 KiB). ` +
-    `All ${sizes.length} chunks together: ${(gzAll / 1024).toFixed(1)} KiB gzipped.`,
-);
+console.log(`Bundle: ${bundle.line}.`);

@@ -84,15 +84,30 @@ impl Settings {
         self.engine_with(&[]).await
     }
 
+    /// The engine of a command that stays open and follows the project's files (`serve`,
+    /// `mcp`): it watches from its load on, and [`Engine::watch`] hears what changed since.
+    pub async fn engine_watched(&self) -> Result<Arc<Engine>, EngineError> {
+        self.open(&[], true).await
+    }
+
     /// The engine, with runbook files named explicitly loaded too.
     pub async fn engine_with(
         &self,
         extra_runbooks: &[PathBuf],
     ) -> Result<Arc<Engine>, EngineError> {
+        self.open(extra_runbooks, false).await
+    }
+
+    async fn open(
+        &self,
+        extra_runbooks: &[PathBuf],
+        watch: bool,
+    ) -> Result<Arc<Engine>, EngineError> {
         let options = EngineOptions {
             project: self.project.clone(),
             db: self.db.clone(),
             extra_runbooks: extra_runbooks.to_vec(),
+            watch,
             ..EngineOptions::default()
         };
         Engine::open(options).await.inspect_err(|error| match error {

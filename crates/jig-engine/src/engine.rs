@@ -39,6 +39,10 @@ pub struct EngineOptions {
     /// How long a start waits for one of those places before it is refused as busy (default
     /// [`crate::START_WAIT`]).
     pub start_wait: Option<Duration>,
+    /// Start watching the project's files right after loading them, for a surface that stays
+    /// open and calls [`Engine::watch`]: the project is loaded once, and a change made while
+    /// the rest opens is not missed. One-shot commands leave it off (no watcher to set up).
+    pub watch: bool,
 }
 
 /// What a runbook walk commits with a call's outcome, made from its response: the records to
@@ -173,6 +177,8 @@ pub struct Engine {
     pub(crate) discovering: tokio::sync::Mutex<()>,
     /// Where the project was loaded from, and how (for live reload).
     pub(crate) source: (PathBuf, LoadOptions),
+    /// The watch begun at open ([`EngineOptions::watch`]), until [`Engine::watch`] takes it.
+    pub(crate) watching: Mutex<Option<jig_load::watch::Watching>>,
 }
 
 /// The loaded snapshot, the policy compiled from its root manifest, and tools registered at
@@ -205,7 +211,13 @@ impl Engine {
             extra_runbooks: options.extra_runbooks.clone(),
             ..LoadOptions::default()
         };
-        let snapshot = Loader::with_options(&options.project, load_options.clone()).load()?;
+        let mut loader = Loader::with_options(&options.project, load_options.clone());
+        let snapshot = loader.load()?;
+        let watching = if options.watch {
+            Some(crate::reload::start_watching(loader, &snapshot)?)
+        } else {
+            None
+        };
         let policy = Arc::new(Policy::new(policy_of(&snapshot))?);
         let root = snapshot.root().to_path_buf();
         let db = options.db.clone().unwrap_or_else(|| default_db(&root));
@@ -257,6 +269,7 @@ impl Engine {
             problems: Mutex::new(Vec::new()),
             discovering: tokio::sync::Mutex::new(()),
             source: (options.project.clone(), load_options),
+            watching: Mutex::new(watching),
         });
         spawn_heartbeats(
             Arc::downgrade(&engine),

@@ -4,32 +4,37 @@
 
 use std::sync::Arc;
 
-use jig_load::Loader;
-use jig_load::watch::{DEFAULT_DEBOUNCE, WatchHandle, WatchUpdate};
+use jig_load::watch::{DEFAULT_DEBOUNCE, WatchHandle, WatchUpdate, Watching};
+use jig_load::{Loader, Snapshot};
 
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::{Event, RegistryEvent};
 
 impl Engine {
-    /// Watch the project until the handle is dropped. The project is loaded again first (it may
-    /// have changed since [`Engine::open`]); it must still be valid.
+    /// Watch the project until the handle is dropped. An engine opened with
+    /// [`EngineOptions::watch`](crate::EngineOptions::watch) began watching right after its
+    /// load, and what changed since is delivered now. Otherwise the project is loaded again first
+    /// (it may have changed since [`Engine::open`]); it must still be valid.
     pub fn watch(self: &Arc<Self>) -> Result<WatchHandle, EngineError> {
-        let (project, options) = &self.source;
-        let mut loader = Loader::with_options(project, options.clone());
-        let snapshot = loader.load()?;
-        // Discovery from any process lands here; it is watched once it exists.
-        if !snapshot.mcp_servers().is_empty() {
-            let _ = fs_err::create_dir_all(snapshot.root().join(jig_load::upstream::CACHE_DIR));
-        }
-        self.swap(snapshot)?;
+        let started = self.watching.lock().ok().and_then(|mut watching| watching.take());
+        let watching = match started {
+            Some(watching) => watching,
+            None => {
+                let (project, options) = &self.source;
+                let mut loader = Loader::with_options(project, options.clone());
+                let snapshot = loader.load()?;
+                let watching = start_watching(loader, &snapshot)?;
+                self.swap(snapshot)?;
+                watching
+            }
+        };
         let engine = Arc::downgrade(self);
-        let handle = jig_load::watch::watch(loader, DEFAULT_DEBOUNCE, move |update| {
+        Ok(watching.deliver(move |update| {
             if let Some(engine) = engine.upgrade() {
                 engine.take_update(update);
             }
-        })?;
-        Ok(handle)
+        }))
     }
 
     fn take_update(&self, update: WatchUpdate) {
@@ -89,4 +94,16 @@ impl Engine {
         );
         problems
     }
+}
+
+/// Begin watching the project `loader` just loaded (`snapshot`).
+pub(crate) fn start_watching(loader: Loader, snapshot: &Snapshot) -> Result<Watching, EngineError> {
+    // Jig's state directory exists before the watch begins, so the watch leaves it out (the
+    // audit store's writes, on every call, would otherwise wake the watcher each time).
+    let _ = fs_err::create_dir_all(snapshot.root().join(".jig"));
+    // Discovery from any process lands here; it is watched once it exists.
+    if !snapshot.mcp_servers().is_empty() {
+        let _ = fs_err::create_dir_all(snapshot.root().join(jig_load::upstream::CACHE_DIR));
+    }
+    Ok(jig_load::watch::start(loader, DEFAULT_DEBOUNCE)?)
 }

@@ -11,8 +11,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use notify::RecursiveMode;
-use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+use notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
 use crate::loader::Loader;
 use crate::snapshot::{LoadFailure, Snapshot};
@@ -120,10 +120,33 @@ pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(100);
 /// Watch the project `loader` has loaded (call [`Loader::load`] first) and call `on_update`
 /// after every settled batch of changes.
 pub fn watch(
-    mut loader: Loader,
+    loader: Loader,
     debounce: Duration,
-    mut on_update: impl FnMut(WatchUpdate) + Send + 'static,
+    on_update: impl FnMut(WatchUpdate) + Send + 'static,
 ) -> Result<WatchHandle, WatchError> {
+    Ok(start(loader, debounce)?.deliver(on_update))
+}
+
+/// A watch that has begun but delivers nothing yet: what changes from now on waits, in order,
+/// until [`Watching::deliver`] names who hears it. A project opened by a surface that stays open
+/// starts watching right after its one load, before anything else (the audit store opens, the
+/// surface starts), so no change in between is missed and nothing is loaded twice.
+pub struct Watching {
+    loader: Loader,
+    debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
+    roots: Vec<PathBuf>,
+    sender: mpsc::Sender<Batch>,
+    receiver: mpsc::Receiver<Batch>,
+}
+
+impl std::fmt::Debug for Watching {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watching").field("roots", &self.roots).finish_non_exhaustive()
+    }
+}
+
+/// Begin watching every package root of the project `loader` has loaded.
+pub fn start(loader: Loader, debounce: Duration) -> Result<Watching, WatchError> {
     let (sender, receiver) = mpsc::channel::<Batch>();
     let events = sender.clone();
     let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
@@ -147,36 +170,46 @@ pub fn watch(
         let _ = events.send(Batch::Changed(paths));
     })
     .map_err(|source| WatchError::Watch { path: PathBuf::new(), source })?;
-    let mut roots = loader.watch_roots();
+    let roots = loader.watch_roots();
     for root in &roots {
         debouncer
             .watch(root, RecursiveMode::Recursive)
             .map_err(|source| WatchError::Watch { path: root.clone(), source })?;
         ignore_state(&mut debouncer, root);
     }
-    let thread = thread::spawn(move || {
-        while let Ok(batch) = receiver.recv() {
-            let Batch::Changed(mut changed) = batch else { break };
-            // Fold in whatever else is already queued.
-            while let Ok(more) = receiver.try_recv() {
-                match more {
-                    Batch::Changed(paths) => changed.extend(paths),
-                    Batch::Stop => return,
+    Ok(Watching { loader, debouncer, roots, sender, receiver })
+}
+
+impl Watching {
+    /// From now on, call `on_update` after every settled batch of changes (those since
+    /// [`start`] first).
+    pub fn deliver(self, mut on_update: impl FnMut(WatchUpdate) + Send + 'static) -> WatchHandle {
+        let Self { mut loader, mut debouncer, mut roots, sender, receiver } = self;
+        let thread = thread::spawn(move || {
+            while let Ok(batch) = receiver.recv() {
+                let Batch::Changed(mut changed) = batch else { break };
+                // Fold in whatever else is already queued.
+                while let Ok(more) = receiver.try_recv() {
+                    match more {
+                        Batch::Changed(paths) => changed.extend(paths),
+                        Batch::Stop => return,
+                    }
                 }
+                changed.sort();
+                changed.dedup();
+                let result =
+                    if changed.is_empty() { loader.load() } else { loader.reload(&changed) };
+                // A new `require` may have brought a new package root into the project.
+                let now = loader.watch_roots();
+                for root in now.iter().filter(|r| !roots.contains(r)) {
+                    let _ = debouncer.watch(root, RecursiveMode::Recursive);
+                    ignore_state(&mut debouncer, root);
+                }
+                roots = now;
+                on_update(WatchUpdate { changed, result });
             }
-            changed.sort();
-            changed.dedup();
-            let result = if changed.is_empty() { loader.load() } else { loader.reload(&changed) };
-            // A new `require` may have brought a new package root into the project.
-            let now = loader.watch_roots();
-            for root in now.iter().filter(|r| !roots.contains(r)) {
-                let _ = debouncer.watch(root, RecursiveMode::Recursive);
-                ignore_state(&mut debouncer, root);
-            }
-            roots = now;
-            on_update(WatchUpdate { changed, result });
-        }
-        drop(debouncer);
-    });
-    Ok(WatchHandle { stop: Some(sender), thread: Some(thread) })
+            drop(debouncer);
+        });
+        WatchHandle { stop: Some(sender), thread: Some(thread) }
+    }
 }

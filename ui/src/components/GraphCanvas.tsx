@@ -126,7 +126,9 @@ export function GraphCanvas({
     const onWheel = (e: WheelEvent) => {
       e.preventDefault();
       const box = el.getBoundingClientRect();
-      zoomBy(Math.exp(-e.deltaY * 0.002), e.clientX - box.left, e.clientY - box.top);
+      // Lines (Firefox's wheel) or pages, as pixels.
+      const pixels = e.deltaY * (e.deltaMode === 1 ? 40 : e.deltaMode === 2 ? el.clientHeight : 1);
+      zoomBy(Math.exp(-pixels * 0.002), e.clientX - box.left, e.clientY - box.top);
     };
     el.addEventListener("wheel", onWheel, { passive: false });
     return () => {

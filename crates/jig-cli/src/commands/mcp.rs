@@ -21,7 +21,7 @@ pub async fn run(
         Some(McpCommand::Discover) => return discover(settings).await,
         None => {}
     }
-    let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
+    let Ok(engine) = settings.engine_watched().await else { return Ok(Code::Invalid) };
     engine.watch_jobs();
     engine.follow_store();
     if let Err(message) = settings.check_identity(&engine) {

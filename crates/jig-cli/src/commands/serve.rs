@@ -25,7 +25,7 @@ pub async fn run(
     let Some((users, token)) = people(settings, args.users.as_deref()) else {
         return Ok(Code::Usage);
     };
-    let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
+    let Ok(engine) = settings.engine_watched().await else { return Ok(Code::Invalid) };
     engine.watch_jobs();
     engine.follow_store();
     if let Err(message) = settings.check_identity(&engine) {

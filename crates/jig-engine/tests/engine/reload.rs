@@ -70,3 +70,47 @@ async fn edits_are_swapped_in_and_broken_ones_refused() {
     let denied = call(&engine, "t.echo", json!({ "text": "x" })).await;
     assert_eq!(crate::code(&denied), "E_POLICY");
 }
+
+/// A surface that stays open (`jig serve`, `jig mcp`, the desktop app) opens its engine with
+/// `watch`: the watch begins with the one load, before the store opens and the surface starts.
+async fn watched(project: &Project) -> std::sync::Arc<jig_engine::Engine> {
+    jig_engine::Engine::open(jig_engine::EngineOptions {
+        project: project.root.clone(),
+        watch: true,
+        ..jig_engine::EngineOptions::default()
+    })
+    .await
+    .expect("open")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_watched_engine_loads_the_project_once_and_its_own_writes_reload_nothing() {
+    let project = Project::new("");
+    let engine = watched(&project).await;
+    let opened = engine.snapshot();
+    let _watch = engine.watch().expect("watch");
+    // The registry is the open's own: `watch` did not load the project again.
+    assert!(std::sync::Arc::ptr_eq(&opened, &engine.snapshot()));
+    // The store was created after the watch began; a call's writes there reload nothing.
+    assert!(call(&engine, "t.echo", json!({ "text": "a write to the store" })).await.ok);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(std::sync::Arc::ptr_eq(&opened, &engine.snapshot()), "reloaded by its own store");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_change_made_while_a_watched_engine_opens_is_heard() {
+    let project = Project::new("");
+    let engine = watched(&project).await;
+    let mut events = engine.subscribe();
+    // Between the open and the watch (where the surface starts up), someone saves a file.
+    let file = project.path("tools/echo.tool.yaml");
+    let text = std::fs::read_to_string(&file).expect("read");
+    std::fs::write(&file, text.replace("Print a text back, unchanged.", "Saved meanwhile."))
+        .expect("write");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(engine.get("t.echo").expect("t.echo").description, "Print a text back, unchanged.");
+
+    let _watch = engine.watch().expect("watch");
+    wait_for(&mut events, reloaded_echo).await;
+    assert_eq!(engine.get("t.echo").expect("t.echo").description, "Saved meanwhile.");
+}
