@@ -94,6 +94,7 @@ test("the audit's filters are in its URL (a link opens the same timeline) and ca
   await page.waitForFunction(() => {
     const rows = [...document.querySelectorAll('[aria-label^="Runs, newest first"] [role=row]')];
     return (
+      !document.querySelector('[role="table"][aria-busy="true"]') &&
       rows.length > 0 &&
       rows.every(
         (row) => row.textContent.includes("file_read") && row.textContent.includes("failed"),

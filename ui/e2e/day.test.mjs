@@ -101,8 +101,11 @@ for (const [width, height] of [
       assert.ok(ours.length > 0, `some ${state} call`);
       await asker.getByRole("combobox", { name: "State" }).selectOption(state);
       const rows = asker.getByRole("row", { name: /file_write/ });
+      // The filter's own runs, not the previous filter's kept on screen while they load.
       await asker.waitForFunction(
-        ([n]) => document.querySelectorAll('[role="row"]').length - 1 === n,
+        ([n]) =>
+          !document.querySelector('[role="table"][aria-busy="true"]') &&
+          document.querySelectorAll('[role="row"]').length - 1 === n,
         [expected.body.runs.length],
       );
       assert.equal(await rows.count(), ours.length, `${state}: ${path}`);

@@ -1,4 +1,10 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
 import { markOnce } from "../lib/marks";
 import {
   unwrap,
@@ -184,6 +190,9 @@ export function useRuns(filters: RunFilters, limit = 200) {
         }),
       ),
     getNextPageParam: (page) => page.next ?? undefined,
+    // While another filter's runs load, the rows shown stay (marked busy) instead of the list
+    // emptying and filling again: nothing jumps, and a row being opened is not pulled away.
+    placeholderData: keepPreviousData,
   });
 }
 

@@ -78,6 +78,7 @@ export function Timeline({
         role="table"
         aria-label="Runs"
         aria-rowcount={rows.length + 1}
+        aria-busy={runs.isPlaceholderData}
       >
         <div role="rowgroup">
           <div role="row" className="timeline-row timeline-header">
