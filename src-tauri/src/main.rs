@@ -34,19 +34,13 @@ fn software() -> bool {
 /// four ~450 ms slower, so it is not set.) A value the person set is left as they set it.
 ///
 /// Called first in `main`, before any thread exists, so nothing reads the environment while
-/// it changes (the reason `std::env::set_var` is unsafe). Returns the names it could not set,
-/// for the log once there is one: not fatal, the app only starts a little slower.
-fn software_environment() -> Vec<&'static str> {
-    if !software() {
-        return Vec::new();
+/// it changes (the reason `std::env::set_var` is unsafe). A failure is for the log once there
+/// is one: not fatal, the app only starts a little slower.
+fn software_environment() -> Result<(), glib::BoolError> {
+    if !software() || std::env::var_os("GDK_GL").is_some() {
+        return Ok(());
     }
-    [("GDK_GL", "disable")]
-        .into_iter()
-        .filter(|(name, value)| {
-            std::env::var_os(name).is_none() && glib::setenv(name, value, false).is_err()
-        })
-        .map(|(name, _)| name)
-        .collect()
+    glib::setenv("GDK_GL", "disable", false)
 }
 
 /// Draw the page without GPU compositing unless `JIG_DESKTOP_GPU=1`: WebKit's compositing layers
@@ -71,7 +65,7 @@ fn software_rendering(app: &tauri::App) {
 
 fn main() -> ExitCode {
     let started = Instant::now();
-    let unset = software_environment();
+    let environment = software_environment();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -79,8 +73,8 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    for name in unset {
-        tracing::warn!("could not set {name} for software drawing");
+    if let Err(error) = environment {
+        tracing::warn!(%error, "could not set GDK_GL for software drawing");
     }
     let mut args = std::env::args_os().skip(1);
     let path = args.next().map(PathBuf::from);

@@ -98,9 +98,6 @@ impl Engine {
 
 /// Begin watching the project `loader` just loaded (`snapshot`).
 pub(crate) fn start_watching(loader: Loader, snapshot: &Snapshot) -> Result<Watching, EngineError> {
-    // Jig's state directory exists before the watch begins, so the watch leaves it out (the
-    // audit store's writes, on every call, would otherwise wake the watcher each time).
-    let _ = fs_err::create_dir_all(snapshot.root().join(".jig"));
     // Discovery from any process lands here; it is watched once it exists.
     if !snapshot.mcp_servers().is_empty() {
         let _ = fs_err::create_dir_all(snapshot.root().join(jig_load::upstream::CACHE_DIR));

@@ -65,7 +65,21 @@ impl Drop for WatchHandle {
 
 enum Batch {
     Changed(Vec<PathBuf>),
+    /// `.jig/` or `.git/` appeared in this directory after the watch began: leave it out too.
+    StateAppeared(PathBuf),
     Stop,
+}
+
+/// The directories holding a `.jig/` or `.git/` that these events created.
+fn state_appeared(events: &[notify_debouncer_full::DebouncedEvent]) -> Vec<PathBuf> {
+    events
+        .iter()
+        .filter(|event| matches!(event.event.kind, notify::EventKind::Create(_)))
+        .flat_map(|event| &event.event.paths)
+        .filter(|path| path.file_name().is_some_and(|name| name == ".jig" || name == ".git"))
+        .filter(|path| path.is_dir())
+        .filter_map(|path| path.parent().map(Path::to_path_buf))
+        .collect()
 }
 
 /// Whether `path` lies in Jig's state directory (`.jig/`, the audit store written on every call)
@@ -95,8 +109,9 @@ fn changes_content(kind: &notify::EventKind) -> bool {
 }
 
 /// Stop watching what changes all the time and never needs a reload — Jig's own state (`.jig/`:
-/// every audited call writes its log) and git's — so those writes wake nobody. Their events
-/// are still filtered out if the directories appear after the watch started.
+/// every audited call writes its log) and git's — so those writes wake nobody. Directories that
+/// appear after the watch started (a new project's first store, `git init`) are left out when
+/// their creation is seen; their events are filtered out until then.
 fn ignore_state<T: notify::Watcher, C: notify_debouncer_full::FileIdCache>(
     debouncer: &mut notify_debouncer_full::Debouncer<T, C>,
     root: &Path,
@@ -148,10 +163,13 @@ impl std::fmt::Debug for Watching {
 /// Begin watching every package root of the project `loader` has loaded.
 pub fn start(loader: Loader, debounce: Duration) -> Result<Watching, WatchError> {
     let (sender, receiver) = mpsc::channel::<Batch>();
-    let events = sender.clone();
+    let events_out = sender.clone();
     let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
         let paths: Vec<PathBuf> = match result {
             Ok(events) => {
+                for dir in state_appeared(&events) {
+                    let _ = events_out.send(Batch::StateAppeared(dir));
+                }
                 let paths: Vec<PathBuf> = events
                     .into_iter()
                     .filter(|event| changes_content(&event.event.kind))
@@ -167,7 +185,7 @@ pub fn start(loader: Loader, debounce: Duration) -> Result<Watching, WatchError>
             // The OS dropped events (queue overflow): reload everything we know.
             Err(_) => Vec::new(),
         };
-        let _ = events.send(Batch::Changed(paths));
+        let _ = events_out.send(Batch::Changed(paths));
     })
     .map_err(|source| WatchError::Watch { path: PathBuf::new(), source })?;
     let roots = loader.watch_roots();
@@ -187,11 +205,19 @@ impl Watching {
         let Self { mut loader, mut debouncer, mut roots, sender, receiver } = self;
         let thread = thread::spawn(move || {
             while let Ok(batch) = receiver.recv() {
-                let Batch::Changed(mut changed) = batch else { break };
+                let mut changed = match batch {
+                    Batch::Changed(paths) => paths,
+                    Batch::StateAppeared(dir) => {
+                        ignore_state(&mut debouncer, &dir);
+                        continue;
+                    }
+                    Batch::Stop => break,
+                };
                 // Fold in whatever else is already queued.
                 while let Ok(more) = receiver.try_recv() {
                     match more {
                         Batch::Changed(paths) => changed.extend(paths),
+                        Batch::StateAppeared(dir) => ignore_state(&mut debouncer, &dir),
                         Batch::Stop => return,
                     }
                 }

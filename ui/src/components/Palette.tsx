@@ -70,11 +70,9 @@ export function Palette({
   }, [current, id]);
 
   const choose = (entry: Entry) => {
-    // Closed first, so focus is back in the page before the entry moves it (`/` search).
+    // Closed first (which gives focus back to the page at once; its `close` event resets the
+    // palette), so the entry can move focus itself (`/` search).
     dialog.current?.close();
-    onOpenChange(false);
-    setSearch("");
-    setActive(0);
     entry.onSelect();
   };
 
@@ -134,9 +132,10 @@ export function Palette({
       />
       <div className="palette-list" role="listbox" id={`${id}-list`} aria-label="Commands">
         {shown.length === 0 && <div className="palette-empty">Nothing matches.</div>}
-        {groups.map((group) => (
-          <div key={group.name} role="group" aria-labelledby={`${id}-g-${group.name}`}>
-            <div className="palette-heading" id={`${id}-g-${group.name}`} aria-hidden>
+        {groups.map((group, g) => (
+          // By position: a group's name has spaces, which an id reference cannot hold.
+          <div key={group.name} role="group" aria-labelledby={`${id}-g${g}`}>
+            <div className="palette-heading" id={`${id}-g${g}`} aria-hidden>
               {group.name}
             </div>
             {group.entries.map((entry) => (
