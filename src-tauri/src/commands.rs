@@ -120,8 +120,9 @@ async fn save_as(app: &AppHandle, name: &str, bytes: Vec<u8>) -> Result<bool, St
 }
 
 /// The tool list is on screen and interactive. `marks` are the page's own times (ms since it
-/// began loading: `script`, `view-loaded`, `project`, `tools`, `ready`), logged to say where a
-/// start went.
+/// began loading: `script`, `view-loaded`, `project`, `tools`, `app-render` (React's first
+/// render of the app), `view-render` (the tools view's first render with its list), `committed`
+/// (that render in the page), `ready`), logged to say where a start went.
 #[tauri::command]
 #[expect(clippy::needless_pass_by_value, reason = "Tauri hands a command its state by value")]
 pub fn ready(desktop: State<'_, Desktop>, marks: Option<std::collections::BTreeMap<String, f64>>) {

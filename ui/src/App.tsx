@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useState } from "react";
 import { lazyView } from "./lib/lazyView";
+import { markOnce } from "./lib/marks";
 import { useConnected } from "./api/context";
 import { useApprovals, useProblems, useSession } from "./api/queries";
 import { Icon } from "./components/Icon";
@@ -47,6 +48,8 @@ export function preloadOpeningView(): Promise<unknown> {
 const Palette = lazy(() => import("./components/Palette").then((m) => ({ default: m.Palette })));
 
 export function App() {
+  // The first render's start, for the desktop app's log of where a start went.
+  markOnce("app-render");
   const { route, changing } = useRoute();
   const place = route[0] ?? "tools";
   const [theme, setTheme] = useTheme();

@@ -1,4 +1,5 @@
-import { lazy, Suspense, useEffect } from "react";
+import { lazy, Suspense, useEffect, useLayoutEffect } from "react";
+import { markOnce } from "../../lib/marks";
 import { useBackend } from "../../api/context";
 import { useTools } from "../../api/queries";
 import { EmptyState } from "../../components/EmptyState";
@@ -12,6 +13,12 @@ export default function ToolsView({ selected }: { selected: string | undefined }
   const tools = useTools();
   const { platform } = useBackend();
   const loaded = tools.data !== undefined;
+  // Where a start's time goes (the desktop app logs these marks): the first render with the
+  // list, then the same render in the page (child effects, the list's measuring, ran first).
+  if (loaded) markOnce("view-render");
+  useLayoutEffect(() => {
+    if (loaded) markOnce("committed");
+  }, [loaded]);
   useEffect(() => {
     if (loaded) platform.ready();
   }, [loaded, platform]);
