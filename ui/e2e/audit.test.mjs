@@ -28,6 +28,27 @@ test("the audit timeline filters, shows a run, and diffs two runs", async () => 
   await rows.first().getByRole("link").click();
   await ada.page.getByRole("complementary").getByText("tool.call.request").waitFor();
   await look(ada.page, "audit-run");
+  // Beside the open run the list keeps its columns in view (it leaves out the rule and the
+  // request, which the run's pane shows): no sideways scroll at either size.
+  const viewport = ada.page.viewportSize();
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 1024, height: 700 },
+  ]) {
+    await ada.page.setViewportSize(size);
+    const table = ada.page.getByRole("table", { name: "Runs" });
+    const sideways = await table
+      .locator(".timeline-scroller")
+      .evaluate((el) => el.scrollWidth - el.clientWidth);
+    assert.ok(sideways <= 0, `the runs scroll sideways by ${sideways} px at ${size.width} px`);
+    const took = await table.getByRole("columnheader", { name: "Took" }).boundingBox();
+    const box = await table.boundingBox();
+    assert.ok(
+      took && box && took.x + took.width <= box.x + box.width,
+      `the Took column is in view at ${size.width} px`,
+    );
+  }
+  if (viewport) await ada.page.setViewportSize(viewport);
   await rows.nth(0).getByRole("checkbox").check();
   await rows.nth(1).getByRole("checkbox").check();
   await ada.page.getByRole("button", { name: /Compare 2\/2/ }).click();

@@ -89,9 +89,13 @@ export function Timeline({
             <span role="columnheader">Tool</span>
             <span role="columnheader">State</span>
             <span role="columnheader">Who</span>
-            <span role="columnheader">Rule</span>
+            <span role="columnheader" className="col-rule">
+              Rule
+            </span>
             <span role="columnheader">Took</span>
-            <span role="columnheader">Request</span>
+            <span role="columnheader" className="col-request">
+              Request
+            </span>
           </div>
         </div>
         <div
@@ -195,13 +199,13 @@ const TimelineRow = memo(function TimelineRow({
       <span role="cell" className="ellipsis">
         {run.principal ?? "–"}
       </span>
-      <span role="cell" className="mono ellipsis muted">
+      <span role="cell" className="mono ellipsis muted col-rule">
         {run.rule ?? ""}
       </span>
       <span role="cell" className="muted">
         {formatDuration(run.duration_ms)}
       </span>
-      <span role="cell" className="mono muted">
+      <span role="cell" className="mono muted col-request">
         {shortId(run.request_id)}
       </span>
     </div>
