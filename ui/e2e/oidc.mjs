@@ -1,13 +1,14 @@
 // The team's OpenID provider in the end-to-end suites: npm's `oidc-provider`
 // (tests/oidc/provider.mjs), a project that signs people in with it, and a person signing in
 // through its pages in chromium.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { person } from "./browser.mjs";
 import { look } from "./look.mjs";
+import { jigBinary } from "./server.mjs";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -63,6 +64,9 @@ export function withSignIn(issuer) {
       manifest,
       readFileSync(manifest, "utf8").replace("config:\n", `config:\n${auth}`),
     );
+    // Whoever runs this server read its provider and consented to it (`jig trust`); before,
+    // the provider signs nobody in (crates/jig-server/tests/api/sso.rs).
+    execFileSync(jigBinary(), ["--project", project, "trust", "--yes"], { stdio: "pipe" });
   };
 }
 

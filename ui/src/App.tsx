@@ -13,6 +13,7 @@ import { useTheme } from "./lib/theme";
 import { Notices } from "./views/people/Notices";
 import { WhoMenu } from "./views/people/WhoMenu";
 import { waitsFor } from "./views/approvals/waiting";
+import { ConsentBanner } from "./views/project/ConsentBanner";
 import { ProjectMenu } from "./views/project/ProjectMenu";
 
 /** Each view, in a chunk of its own loaded when first shown. */
@@ -111,6 +112,9 @@ export function App() {
           <div />
         </div>
       )}
+      <div className="consent-slot">
+        <WaitingConsent />
+      </div>
       <Nav place={place} narrow={nav.narrow} toggle={nav.toggle} />
       <main className="view" id="main">
         <Suspense fallback={<Loading />}>
@@ -209,6 +213,12 @@ function Nav({ place, narrow, toggle }: { place: string; narrow: boolean; toggle
       </button>
     </nav>
   );
+}
+
+/** What the manifest names that waits for the person's consent, above every view. */
+function WaitingConsent() {
+  const session = useSession();
+  return <ConsentBanner waiting={session.data?.waiting_consent} />;
 }
 
 function ProjectName() {

@@ -51,8 +51,10 @@ impl App {
         self.may_approve(actor)?;
         let asked_by =
             self.engine.store().approval(id).await.ok().flatten().and_then(|a| a.principal);
-        let (approval, resumed_as) =
-            self.engine.approve_and_run(id, &actor.principal, note).await?;
+        let (approval, resumed_as) = self
+            .engine
+            .approve_and_run(id, &actor.principal, actor.asserted_by.as_deref(), note)
+            .await?;
         let (granted, approvers, required, token) = match approval {
             Approval::Granted(token) => (true, Vec::new(), 1, Some(token)),
             Approval::Seconded { approvers, required } => (false, approvers, required, None),

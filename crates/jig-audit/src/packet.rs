@@ -67,6 +67,13 @@ pub enum PacketKind {
     /// A runbook run reached its outcome.
     #[serde(rename = "runbook.outcome")]
     RunbookOutcome,
+    /// A personal API token was made (`data`: its id, name, owner, role and end; never the
+    /// token or its hash).
+    #[serde(rename = "token.minted")]
+    TokenMinted,
+    /// A personal API token was revoked (`data.by`: its owner, an admin, or `sign-in`).
+    #[serde(rename = "token.revoked")]
+    TokenRevoked,
 }
 
 impl PacketKind {
@@ -89,11 +96,13 @@ impl PacketKind {
             Self::RunbookFlow => "runbook.flow",
             Self::RunbookPerson => "runbook.person",
             Self::RunbookOutcome => "runbook.outcome",
+            Self::TokenMinted => "token.minted",
+            Self::TokenRevoked => "token.revoked",
         }
     }
 
     /// Every kind.
-    pub const ALL: [Self; 16] = [
+    pub const ALL: [Self; 18] = [
         Self::SelectRequest,
         Self::SelectResult,
         Self::CallRequest,
@@ -110,6 +119,8 @@ impl PacketKind {
         Self::RunbookFlow,
         Self::RunbookPerson,
         Self::RunbookOutcome,
+        Self::TokenMinted,
+        Self::TokenRevoked,
     ];
 
     /// The kind with this wire name.

@@ -84,8 +84,12 @@ pub struct ApiToken {
     pub created_us: i64,
     /// When it was last used (µs).
     pub last_used_us: Option<i64>,
-    /// When its owner revoked it.
+    /// When it stops working (µs).
+    pub expires_us: Option<i64>,
+    /// When it was revoked.
     pub revoked_us: Option<i64>,
+    /// Who revoked it: its owner, an admin, or `sign-in` (its owner's sign-in was refused).
+    pub revoked_by: Option<String>,
 }
 
 impl Store {
@@ -277,7 +281,7 @@ impl Store {
     pub async fn create_api_token(&self, token: &ApiToken) -> Result<(), AuditError> {
         sqlx::query(
             "INSERT INTO api_tokens (id, owner, name, role, token_hash, created_us, last_used_us, \
-             revoked_us) VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL)",
+             revoked_us, expires_us) VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL, $7)",
         )
         .bind(&token.id)
         .bind(&token.owner)
@@ -285,12 +289,14 @@ impl Store {
         .bind(&token.role)
         .bind(&token.token_hash)
         .bind(token.created_us)
+        .bind(token.expires_us)
         .execute(self.pool())
         .await?;
         Ok(())
     }
 
-    /// The live token whose hash is `token_hash`, marked used at `now_us`.
+    /// The live token whose hash is `token_hash` (not revoked, not past its end), marked used
+    /// at `now_us`.
     pub async fn use_api_token(
         &self,
         token_hash: &str,
@@ -298,7 +304,7 @@ impl Store {
     ) -> Result<Option<ApiToken>, AuditError> {
         let row = sqlx::query(
             "UPDATE api_tokens SET last_used_us = $1 WHERE token_hash = $2 AND revoked_us IS NULL \
-             RETURNING *",
+             AND (expires_us IS NULL OR expires_us > $1) RETURNING *",
         )
         .bind(now_us)
         .bind(token_hash)
@@ -317,23 +323,87 @@ impl Store {
         rows.iter().map(token_from_row).collect()
     }
 
-    /// Revoke `owner`'s token `id`. `false` when there is no live one.
+    /// Every person's tokens, newest first (revoked and expired ones too): for admins.
+    pub async fn all_api_tokens(&self) -> Result<Vec<ApiToken>, AuditError> {
+        let rows = sqlx::query("SELECT * FROM api_tokens ORDER BY created_us DESC")
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter().map(token_from_row).collect()
+    }
+
+    /// Revoke token `id` — only if it is `owner`'s, when `owner` is given (an admin revokes
+    /// anyone's) — as `by`. The token as it was, or `None` when there is no live one.
     pub async fn revoke_api_token(
         &self,
-        owner: &str,
+        owner: Option<&str>,
         id: &str,
+        by: &str,
         now_us: i64,
-    ) -> Result<bool, AuditError> {
-        let changed = sqlx::query(
-            "UPDATE api_tokens SET revoked_us = $1 WHERE id = $2 AND owner = $3 AND revoked_us IS NULL",
+    ) -> Result<Option<ApiToken>, AuditError> {
+        // Two statements rather than `$4 IS NULL OR owner = $4`: PostgreSQL cannot type a
+        // parameter that is only ever compared with NULL.
+        let row = match owner {
+            Some(owner) => {
+                sqlx::query(
+                    "UPDATE api_tokens SET revoked_us = $1, revoked_by = $2 WHERE id = $3 \
+                     AND owner = $4 AND revoked_us IS NULL RETURNING *",
+                )
+                .bind(now_us)
+                .bind(by)
+                .bind(id)
+                .bind(owner)
+                .fetch_optional(self.pool())
+                .await?
+            }
+            None => {
+                sqlx::query(
+                    "UPDATE api_tokens SET revoked_us = $1, revoked_by = $2 WHERE id = $3 \
+                     AND revoked_us IS NULL RETURNING *",
+                )
+                .bind(now_us)
+                .bind(by)
+                .bind(id)
+                .fetch_optional(self.pool())
+                .await?
+            }
+        };
+        row.as_ref().map(token_from_row).transpose()
+    }
+
+    /// Revoke every live token of `owner` as `by` (their sign-in was refused): the tokens
+    /// revoked.
+    pub async fn revoke_api_tokens_of(
+        &self,
+        owner: &str,
+        by: &str,
+        now_us: i64,
+    ) -> Result<Vec<ApiToken>, AuditError> {
+        let rows = sqlx::query(
+            "UPDATE api_tokens SET revoked_us = $1, revoked_by = $2 WHERE owner = $3 \
+             AND revoked_us IS NULL RETURNING *",
         )
         .bind(now_us)
-        .bind(id)
+        .bind(by)
         .bind(owner)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(token_from_row).collect()
+    }
+
+    /// Sign every live session of `principal` out (their sign-in was refused).
+    pub async fn revoke_web_sessions_of(
+        &self,
+        principal: &str,
+        now_us: i64,
+    ) -> Result<u64, AuditError> {
+        Ok(sqlx::query(
+            "UPDATE web_sessions SET revoked_us = $1 WHERE principal = $2 AND revoked_us IS NULL",
+        )
+        .bind(now_us)
+        .bind(principal)
         .execute(self.pool())
         .await?
-        .rows_affected();
-        Ok(changed == 1)
+        .rows_affected())
     }
 }
 
@@ -359,6 +429,8 @@ fn token_from_row(row: &AnyRow) -> Result<ApiToken, AuditError> {
         token_hash: row.try_get("token_hash")?,
         created_us: row.try_get("created_us")?,
         last_used_us: row.try_get("last_used_us")?,
+        expires_us: row.try_get("expires_us")?,
         revoked_us: row.try_get("revoked_us")?,
+        revoked_by: row.try_get("revoked_by")?,
     })
 }

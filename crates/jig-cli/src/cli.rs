@@ -98,6 +98,31 @@ pub enum Command {
     /// cancel, collect
     #[command(subcommand)]
     Runs(RunsCommand),
+    /// Consent to what the manifest sends off this machine or writes outside the project
+    ///
+    /// Forwarders of the audit, webhooks, the sign-in provider (and the variables each is
+    /// handed), a place outside the project to publish checkpoints: none takes effect until
+    /// you consent to its present configuration. The consent is kept outside the project
+    /// ($XDG_STATE_HOME/jig/consent) and any change to the item voids it. Without --yes it
+    /// asks on a terminal. Upstream MCP servers are consented to by `jig mcp discover`.
+    Trust(TrustArgs),
+}
+
+/// `jig trust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// Consent without asking
+    #[arg(long, conflicts_with_all = ["show", "revoke"])]
+    pub yes: bool,
+    /// List what the manifest names and where consent to each stands; change nothing
+    #[arg(long, conflicts_with = "revoke")]
+    pub show: bool,
+    /// Take back the consent to everything the manifest names
+    #[arg(long)]
+    pub revoke: bool,
+    /// With --show: print JSON (`[{kind, name, target, state}]`)
+    #[arg(long, requires = "show")]
+    pub json: bool,
 }
 
 /// `jig mcp`.

@@ -47,6 +47,7 @@ fn main() -> ExitCode {
             block_on(commands::runbook::run(&settings, command, &mut out))
         }
         cli::Command::Mcp(args) => block_on(commands::mcp::run(&settings, args, &mut out)),
+        cli::Command::Trust(args) => commands::trust::run(&settings, args, &mut out),
     };
     match result {
         Ok(code) => code.into(),

@@ -274,6 +274,7 @@ impl Engine {
     /// process kept for it that will never run. (One that may run now is run by
     /// [`Engine::approve_and_run`], or, decided elsewhere, when this process hears of it.)
     pub(crate) fn decided(&self, id: &str, verdict: &str, by: &str, reason: Option<&str>) {
+        self.metrics.decided(id, verdict);
         if matches!(verdict, "denied" | "expired" | "withdrawn") {
             self.parked.forget(id);
         }

@@ -108,11 +108,12 @@ impl Engine {
         self: &Arc<Self>,
         id: &str,
         principal: &str,
+        asserted_by: Option<&str>,
         note: Option<&str>,
     ) -> Result<(Approval, Option<String>), EngineError> {
         let approval = self.pending_approval(id).await?;
         let approval_id = approval.id.clone();
-        let approved = self.approve_pending(approval, principal, None, note).await?;
+        let approved = self.approve_pending(approval, principal, asserted_by, note).await?;
         let resumed = match &approved {
             Approval::Granted(_) => {
                 let resumed = self.on_approval_decided(&approval_id, "approved", principal);
@@ -136,6 +137,7 @@ impl Engine {
         verdict: &str,
         by: &str,
     ) -> Option<String> {
+        self.metrics.decided(id, verdict);
         match verdict {
             "approved" => {
                 let (mut request, mut context) = self.parked.take(id)?;

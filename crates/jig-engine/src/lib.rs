@@ -30,6 +30,8 @@ mod preview;
 mod reload;
 mod select;
 pub mod telemetry;
+mod tokens;
+mod trust;
 mod upstream;
 mod validation;
 mod walk_records;

@@ -28,7 +28,11 @@ struct Inner {
     errors: u64,
     denied: u64,
     replayed: u64,
-    pending_approval: u64,
+    /// Calls ever answered "waits for approval".
+    waited_approval: u64,
+    /// The approvals calls made here wait on now: a decision (here or heard from another
+    /// process) takes its call out, and a denial counts it denied.
+    waiting: std::collections::HashSet<String>,
     bytes_in: u64,
     bytes_out: u64,
     files_touched: u64,
@@ -102,10 +106,31 @@ impl Metrics {
         inner.errors += u64::from(!call.ok);
         inner.denied += u64::from(call.denied);
         inner.replayed += u64::from(call.replayed);
-        inner.pending_approval += u64::from(call.pending_approval);
+        inner.waited_approval += u64::from(call.pending_approval);
         inner.bytes_in += call.bytes_in;
         inner.bytes_out += call.bytes_out;
         inner.files_touched += call.files_touched;
+    }
+
+    /// A call made here waits on approval `id` (a repeat of the same call adds nothing).
+    pub fn waiting(&self, id: &str) {
+        if let Ok(mut inner) = self.inner.lock()
+            && inner.waiting.len() < RECENT_CALLS
+        {
+            inner.waiting.insert(id.to_owned());
+        }
+    }
+
+    /// Approval `id` was decided as `verdict`: a call of this process that waited on it waits
+    /// no more, and one a person denied is a denied call. Idempotent: a decision made here is
+    /// also heard back.
+    pub fn decided(&self, id: &str, verdict: &str) {
+        if let Ok(mut inner) = self.inner.lock()
+            && inner.waiting.remove(id)
+            && verdict == "denied"
+        {
+            inner.denied += 1;
+        }
     }
 
     /// Record a selection.
@@ -131,7 +156,8 @@ impl Metrics {
             errors: inner.errors,
             denied: inner.denied,
             replayed: inner.replayed,
-            pending_approval: inner.pending_approval,
+            pending_approval: inner.waiting.len() as u64,
+            waited_approval: inner.waited_approval,
             bytes_in: inner.bytes_in,
             bytes_out: inner.bytes_out,
             files_touched: inner.files_touched,
@@ -222,15 +248,18 @@ pub struct MetricsSnapshot {
     /// Calls answered with `ok: false`.
     #[serde(rename = "tools.dispatch.errors")]
     pub errors: u64,
-    /// Calls refused by policy.
+    /// Calls refused: by the policy, or by a person deciding their approval.
     #[serde(rename = "tools.dispatch.denied")]
     pub denied: u64,
     /// Calls answered from the audit record.
     #[serde(rename = "tools.dispatch.replayed")]
     pub replayed: u64,
-    /// Calls waiting for approval.
+    /// Calls waiting for approval now.
     #[serde(rename = "tools.dispatch.pending_approval")]
     pub pending_approval: u64,
+    /// Calls ever answered "waits for approval" (Prometheus' counter).
+    #[serde(skip)]
+    pub waited_approval: u64,
     /// Argument bytes.
     #[serde(rename = "tools.dispatch.bytes_in")]
     pub bytes_in: u64,

@@ -1,9 +1,10 @@
 //! Notices to the webhooks a project names (`notifications: {webhooks: [{url, secret}]}`):
 //! when something waits for a person (an approval asked, a runbook run paused for people) and
-//! when an approval is decided. Each is a JSON POST whose body is signed with HMAC-SHA256
-//! under the webhook's secret (`X-Jig-Signature: <hex>`, and GitHub's
-//! `X-Jig-Signature-256: sha256=<hex>`), with the time in the body and `X-Jig-Timestamp`, so
-//! a receiver can refuse a forged or a replayed one.
+//! when an approval is decided. Each is a JSON POST signed with HMAC-SHA256 under the webhook's
+//! secret over `<timestamp>.<body>` (`X-Jig-Signature: <hex>`, and the same as
+//! `X-Jig-Signature-256: sha256=<hex>`), the timestamp being `X-Jig-Timestamp` (Unix seconds,
+//! also in the body). The timestamp is signed with the body, so a receiver that refuses old
+//! ones refuses a captured notice replayed with a fresh header, and a forged one.
 //!
 //! Only the process that recorded what happened sends its notice (a decision heard from
 //! another instance is that instance's to send), so a team of instances sends each once.
@@ -15,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use jig_model::manifest::Webhook;
+use jig_model::policy::NetworkPolicy;
 use ring::hmac;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -131,7 +133,14 @@ impl Engine {
             ]);
         }
         let text = format!("{} — {link}", notice.text(&project));
-        for hook in &settings.webhooks {
+        let root = self.workspace.root().to_path_buf();
+        let network = self.policy().config().network.clone();
+        for (index, hook) in settings.webhooks.iter().enumerate() {
+            // A webhook named by the manifest sends nothing until a person consented to it.
+            if !jig_load::trust::Outbound::webhook(index, hook).trusted(&root) {
+                tracing::warn!(url = %hook.url, "a webhook waits for consent (`jig trust`); no notice was sent to it");
+                continue;
+            }
             let payload = if hook.format.as_deref() == Some("slack") {
                 json!({ "text": text, "jig": body })
             } else {
@@ -139,8 +148,9 @@ impl Engine {
             };
             SENDING.fetch_add(1, Ordering::SeqCst);
             let hook = hook.clone();
+            let (network, ca) = (network.clone(), hook.ca.as_deref().map(|ca| root.join(ca)));
             runtime.spawn(async move {
-                deliver(&hook, &payload, now / 1_000_000).await;
+                deliver(&hook, &payload, now / 1_000_000, &network, ca.as_deref()).await;
                 if SENDING.fetch_sub(1, Ordering::SeqCst) == 1 {
                     SENT.notify_waiters();
                 }
@@ -151,18 +161,24 @@ impl Engine {
 
 /// POST `payload` to `hook` until it is taken (2xx), refused for good (4xx but 429), or the
 /// tries are spent. Nothing of it reaches the caller: a webhook down is said in the log.
-async fn deliver(hook: &Webhook, payload: &Value, timestamp: i64) {
-    static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> =
-        std::sync::OnceLock::new();
-    let client = match CLIENT.get_or_init(|| crate::http_client(POST_WITHIN)) {
+async fn deliver(
+    hook: &Webhook,
+    payload: &Value,
+    timestamp: i64,
+    network: &NetworkPolicy,
+    ca: Option<&std::path::Path>,
+) {
+    // Through the network policy, pinned to the addresses it checked (a receiver on loopback
+    // or a private address needs `network.allow_private`).
+    let client = match crate::outgoing::checked_client(&hook.url, network, POST_WITHIN, ca).await {
         Ok(client) => client,
         Err(error) => {
-            tracing::warn!(%error, "no notice can be sent");
+            tracing::warn!(url = %hook.url, %error, "the webhook is not reached: the network policy refuses it");
             return;
         }
     };
     let body = payload.to_string();
-    let signature = sign(&hook.secret, body.as_bytes());
+    let signature = sign(&hook.secret, format!("{timestamp}.{body}").as_bytes());
     let mut pause = FIRST_PAUSE;
     for attempt in 1..=ATTEMPTS {
         let sent = client

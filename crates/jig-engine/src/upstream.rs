@@ -105,12 +105,26 @@ impl Engine {
                     (Discovered { error: Some(message.clone()), ..kept }, Err(message))
                 }
             };
-            // Asking is the person's consent to this configuration, kept outside the project.
+            // Asking is the person's consent to this configuration and the program it runs,
+            // kept outside the project; what the server listed is bound with it, and moves
+            // on only when Jig itself asked again (a discovery file changed by anyone else
+            // is then not believed).
+            let root = self.workspace.root();
+            let consent = jig_load::consent::ServerConsent {
+                config: discovered.config.clone(),
+                tools: jig_load::upstream::tools_hash(&discovered.tools),
+                program: jig_load::upstream::program_hash(root, &server.settings),
+            };
             let consented = match which {
-                Discovery::Asked => {
-                    jig_load::consent::give(self.workspace.root(), &name, &discovered.config)
-                }
-                Discovery::Refresh => Ok(false),
+                Discovery::Asked => jig_load::consent::give_server(root, &name, &consent),
+                Discovery::Refresh => match jig_load::consent::server(root, &name) {
+                    Some(kept)
+                        if kept.config == consent.config && kept.program == consent.program =>
+                    {
+                        jig_load::consent::give_server(root, &name, &consent)
+                    }
+                    _ => Ok(false),
+                },
             };
             let (newly, outcome) = match consented {
                 Ok(newly) => (newly, outcome),

@@ -40,19 +40,21 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use jig_model::ErrorCode;
 use jig_model::policy::{ProcessNetwork, SandboxEnforcement};
 use jig_policy::Policy;
-use jig_policy::sandbox::Workspace;
+use jig_policy::sandbox::{Access as Grant, Workspace};
 use landlock::{
     ABI, Access, AccessFs, CompatLevel, Compatible, LandlockStatus, Ruleset, RulesetAttr, Scope,
 };
 use serde_json::json;
 
 use crate::executor::{Invocation, ToolError};
+use crate::grants::Granted;
 use crate::host::{self, HostEnv, HostProgram};
 
 /// Directories every program needs to read. Those that are symlinks on the host (`/lib` on a
@@ -105,6 +107,9 @@ pub struct Confinement {
     pub network: bool,
     /// Refuse if the sandbox cannot be built.
     pub required: bool,
+    /// What the kernel resolved for a path of `read` or `write` (a workspace grant): bound as
+    /// that descriptor (`--bind-fd`), never by its name again.
+    pub fds: BTreeMap<PathBuf, Arc<OwnedFd>>,
 }
 
 /// How Jig confines processes on this machine: the sandbox's version, or why there is none.
@@ -220,6 +225,9 @@ fn restrict_scopes() {
 
 impl Confinement {
     /// The confinement of `invocation`'s tool running `program`, with `run_dir` when it has one.
+    /// Every workspace path it is granted is resolved beneath the root by the kernel first
+    /// (`Workspace::grant`): a grant that is or passes a symlink, or reaches `.jig`, a `.git` or
+    /// (to write) a manifest, refuses the call instead of binding what it points to.
     pub fn for_tool(
         invocation: &Invocation<'_>,
         program: &Path,
@@ -227,30 +235,38 @@ impl Confinement {
         temp: &Path,
     ) -> Result<Self, ToolError> {
         let tool = invocation.tool;
-        let root = invocation.workspace.root();
+        let workspace = invocation.workspace;
+        let root = workspace.root();
         let caps = tool.caps.clone().unwrap_or_default();
-        let mut read = prefixes(program);
-        if let Some(dir) = root.join(&tool.source.file).parent() {
-            read.push(dir.to_path_buf());
-        }
-        let mut write = Vec::new();
+        let mut granted = Granted::default();
+        granted.read.extend(prefixes(program));
+        granted.source_dir(workspace, &tool.source.file, &tool.id)?;
         match &caps.filesystem {
             Some(fs) => {
-                read.extend(fs.read.iter().map(|p| root.join(p)));
-                write.extend(fs.write.iter().map(|p| existing(&root.join(p))));
+                for (field, paths, access) in
+                    [("read", &fs.read, Grant::Read), ("write", &fs.write, Grant::Write)]
+                {
+                    for (i, path) in paths.iter().enumerate() {
+                        granted.add(workspace, path, access, &tool.id, &format!("{field}[{i}]"))?;
+                    }
+                }
             }
-            None if run_dir.is_none() => read.push(root.to_path_buf()),
+            None if run_dir.is_none() => granted.read.push(root.to_path_buf()),
             None => {}
         }
         if let Some(dir) = run_dir {
-            write.push(dir.to_path_buf());
+            granted.write.push(dir.to_path_buf());
         }
         // tool/v0 has no `caps`: its contract's `network` effect is the declaration.
         let declares_network = !caps.network.is_empty()
             || (tool.dialect == jig_model::tool_def::Dialect::GertV0
                 && tool.side_effects.contains(&jig_model::SideEffect::Network));
         let network = network_grant(invocation.policy, declares_network, &tool.id)?;
-        Ok(Self::base(invocation.workspace, invocation.policy, read, write, temp, network))
+        let Granted { read, write, fds } = granted;
+        let mut confinement =
+            Self::base(invocation.workspace, invocation.policy, read, write, temp, network);
+        confinement.fds = fds;
+        Ok(confinement)
     }
 
     /// A batch job's script on its node (seed 001's slurm plans), run from its run directory
@@ -268,6 +284,7 @@ impl Confinement {
             tmp: Some(dir.join("tmp")),
             network: false,
             required,
+            fds: BTreeMap::new(),
         }
     }
 
@@ -326,6 +343,7 @@ impl Confinement {
             tmp: Some(temp.to_path_buf()),
             network,
             required: policy.config().sandbox.enforce == SandboxEnforcement::Required,
+            fds: BTreeMap::new(),
         }
     }
 
@@ -391,7 +409,7 @@ impl Confinement {
                         push(&["--symlink".as_ref(), target.as_os_str(), path.as_os_str()]);
                     }
                 }
-                Ok(_) => push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]),
+                Ok(_) => push(&self.bind(false, path).each_ref().map(OsString::as_os_str)),
                 Err(_) => {}
             }
         }
@@ -407,8 +425,8 @@ impl Confinement {
                 push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), path.as_os_str()]);
             }
         }
-        for path in self.write.iter().filter(|p| p.exists()) {
-            push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+        for path in self.write.iter().filter(|p| self.fds.contains_key(*p) || p.exists()) {
+            push(&self.bind(true, path).each_ref().map(OsString::as_os_str));
         }
         let read_only: Vec<&PathBuf> = self.read_only.iter().filter(|p| p.exists()).collect();
         for dir in self.pinned(&read_only) {
@@ -437,6 +455,22 @@ impl Confinement {
         push(&["--remount-ro".as_ref(), "/".as_ref()]);
         push(&["--chdir".as_ref(), cwd.as_os_str()]);
         Ok(out)
+    }
+
+    /// The options binding `path` onto itself: through the descriptor the kernel resolved for
+    /// it (a workspace grant) when there is one, else by name (the system, a program's
+    /// installation, Jig's own directories).
+    fn bind(&self, writable: bool, path: &Path) -> [OsString; 3] {
+        match self.fds.get(path) {
+            Some(fd) => {
+                let flag = if writable { "--bind-fd" } else { "--ro-bind-fd" };
+                [flag.into(), fd.as_raw_fd().to_string().into(), path.into()]
+            }
+            None => {
+                let flag = if writable { "--bind" } else { "--ro-bind" };
+                [flag.into(), path.into(), path.into()]
+            }
+        }
     }
 
     /// The directories between a writable tree and each path of `read_only` inside it, shallow
@@ -485,7 +519,7 @@ impl Confinement {
             let mut command =
                 host::command(&HostProgram::at(&program)?, &HostEnv::of_unconfined_tool(env));
             command.args(args).current_dir(cwd);
-            return Ok((command, Launch(None)));
+            return Ok((command, Launch::default()));
         }
         let bwrap = launcher().map_err(|why| unenforceable(&why))?;
         self.sandboxed(bwrap, program, args, cwd, env)
@@ -508,12 +542,13 @@ impl Confinement {
         let mut command = host::command(bwrap, &HostEnv::empty());
         command
             .arg("--args")
-            .arg(std::os::fd::AsRawFd::as_raw_fd(&file).to_string())
+            .arg(file.as_raw_fd().to_string())
             .arg("--")
             .arg(program)
             .args(args)
             .current_dir(cwd);
-        Ok((command, Launch(Some(file))))
+        let fds = self.fds.values().cloned().collect();
+        Ok((command, Launch { options: Some(file), fds }))
     }
 
     /// Start a command built by [`Confinement::command`] (`start` spawns it) on the spawner
@@ -551,20 +586,44 @@ impl Confinement {
 }
 
 /// What starting a sandboxed command needs besides the command: the memory file bwrap reads
-/// its options from, inheritable only while that one process starts.
-#[derive(Debug)]
-pub struct Launch(Option<std::fs::File>);
+/// its options from, and the descriptors of the grants it binds, inheritable only while that
+/// one process starts.
+#[derive(Debug, Default)]
+pub struct Launch {
+    options: Option<std::fs::File>,
+    fds: Vec<Arc<OwnedFd>>,
+}
 
 impl Launch {
-    /// Run `start` (which spawns the command) with the options file handed to it: made
-    /// inheritable under `host::spawning`, so no other process started meanwhile gets it, and
-    /// closed here afterwards.
+    /// Run `start` (which spawns the command) with the options file and the grants handed to
+    /// it: made inheritable under `host::spawning`, so no other process started meanwhile gets
+    /// them. The options file is closed afterwards; a grant's descriptor is made close-on-exec
+    /// again before the lock is released (the confinement may start another process with it,
+    /// and bwrap passes on whatever it inherits: a descriptor of a workspace directory in a
+    /// sandboxed process is a way out of its mount namespace).
     pub fn start<T>(self, start: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
         let _held = host::spawning();
-        if let Some(file) = &self.0 {
+        if let Some(file) = &self.options {
             rustix::io::fcntl_setfd(file, rustix::io::FdFlags::empty())?;
         }
-        start()
+        let mut inheritable = Vec::with_capacity(self.fds.len());
+        let mut result = Ok(());
+        for fd in &self.fds {
+            result = rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty());
+            if result.is_err() {
+                break;
+            }
+            inheritable.push(fd);
+        }
+        let started = match result {
+            Ok(()) => start(),
+            Err(e) => Err(e.into()),
+        };
+        for fd in inheritable {
+            // F_SETFD fails only on a descriptor that is not open, which nothing can inherit.
+            let _ = rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::CLOEXEC);
+        }
+        started
     }
 }
 
@@ -672,10 +731,14 @@ fn prefixes(program: &Path) -> Vec<PathBuf> {
     }
     let resolved = program.canonicalize().ok();
     for path in [Some(program.to_path_buf()), resolved.clone()].into_iter().flatten() {
-        if let Some(prefix) = path.parent().and_then(Path::parent)
-            && prefix != Path::new("/")
-        {
-            out.push(prefix.to_path_buf());
+        let Some(dir) = path.parent() else { continue };
+        match dir.parent() {
+            None => {}
+            Some(prefix) if prefix == Path::new("/") => {}
+            // `~/bin/tool`: its prefix would be the person's home, every key and history file
+            // in it; the program's own directory is what it needs.
+            Some(prefix) if holds_home(prefix) => out.push(dir.to_path_buf()),
+            Some(prefix) => out.push(prefix.to_path_buf()),
         }
     }
     if resolved.as_deref().and_then(Path::file_name) == Some("rustup".as_ref()) {
@@ -687,25 +750,19 @@ fn prefixes(program: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Whether `dir` is a home directory or holds one (`/home`, `/root`, `$HOME` and above).
+fn holds_home(dir: &Path) -> bool {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    home.is_some_and(|home| home.starts_with(dir))
+        || [Path::new("/home"), Path::new("/root")].iter().any(|h| h.starts_with(dir))
+}
+
 /// `~/x` with the user's home directory.
 fn expand_home(path: &str) -> PathBuf {
     match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
         _ => PathBuf::from(path),
     }
-}
-
-/// `path` if it exists, else its nearest existing ancestor (a file to be created is granted
-/// through its directory).
-fn existing(path: &Path) -> PathBuf {
-    let mut current = path;
-    while !current.exists() {
-        match current.parent() {
-            Some(parent) => current = parent,
-            None => break,
-        }
-    }
-    current.to_path_buf()
 }
 
 fn unenforceable(why: &str) -> ToolError {
@@ -719,13 +776,6 @@ fn unenforceable(why: &str) -> ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_path_to_be_created_is_granted_through_its_nearest_directory() {
-        let dir = tempfile::tempdir().expect("tmp");
-        assert_eq!(existing(&dir.path().join("a/b/c.txt")), dir.path());
-        assert_eq!(existing(dir.path()), dir.path());
-    }
 
     #[test]
     fn protected_paths_are_bound_after_the_writable_workspace() {

@@ -42,8 +42,10 @@ impl From<SandboxError> for ToolError {
     fn from(error: SandboxError) -> Self {
         let message = error.to_string();
         match error {
-            SandboxError::Escape { path } => ToolError::new(ErrorCode::Policy, message)
-                .with_details(json!({ "rule": jig_policy::sandbox::RULE, "path": path })),
+            SandboxError::Escape { path } | SandboxError::Link { path } => {
+                ToolError::new(ErrorCode::Policy, message)
+                    .with_details(json!({ "rule": jig_policy::sandbox::RULE, "path": path }))
+            }
             SandboxError::TooLarge { path, size, max } => ToolError::new(ErrorCode::Limit, message)
                 .with_details(json!({ "path": path, "size": size, "max": max })),
             SandboxError::Protected { path, .. } => ToolError::new(ErrorCode::Policy, message)

@@ -15,6 +15,7 @@
 mod code_loading;
 pub mod confine;
 mod executor;
+mod grants;
 pub mod host;
 pub mod process;
 mod registry;

@@ -24,6 +24,7 @@ mod runbooks;
 mod shape;
 mod snapshot;
 mod toolfile;
+pub mod trust;
 pub mod upstream;
 mod vfs;
 pub mod watch;

@@ -360,6 +360,7 @@ impl Loader {
         snapshot.notifications = root_manifest.and_then(|m| m.notifications.clone());
         let audit = config.and_then(|c| c.audit.as_ref());
         snapshot.forward = audit.map(|a| a.forward.clone()).unwrap_or_default();
+        snapshot.publish = audit.and_then(|a| a.publish.clone());
         snapshot.origin = audit.and_then(|a| a.origin.clone()).unwrap_or_else(|| {
             format!("jig/{}", root_manifest.map_or("project", |m| m.name.as_str()))
         });

@@ -92,6 +92,7 @@ pub struct Snapshot {
     pub(crate) auth: Option<jig_model::manifest::AuthConfig>,
     /// The root manifest's `config.audit.forward`.
     pub(crate) forward: Vec<jig_model::manifest::AuditForward>,
+    pub(crate) publish: Option<String>,
     /// The root manifest's `config.audit.origin`, else `jig/<project name>`: the chain's name.
     pub(crate) origin: String,
     /// The root manifest's `notifications:`.
@@ -147,6 +148,7 @@ impl Snapshot {
             extensions: BTreeMap::new(),
             auth: None,
             forward: Vec::new(),
+            publish: None,
             origin: "jig/project".to_owned(),
             notifications: None,
             mcp_servers: BTreeMap::new(),
@@ -161,6 +163,11 @@ impl Snapshot {
     /// Where the audit is forwarded live (the root manifest's `config.audit.forward`).
     pub fn audit_forward(&self) -> &[jig_model::manifest::AuditForward] {
         &self.forward
+    }
+
+    /// Where `jig audit publish` writes the checkpoint (`config.audit.publish`).
+    pub fn audit_publish(&self) -> Option<&str> {
+        self.publish.as_deref()
     }
 
     /// The chain's name: `config.audit.origin`, else `jig/<project name>` (the origin line of

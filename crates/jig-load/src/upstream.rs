@@ -59,6 +59,42 @@ pub fn config_hash(server: &McpServer) -> String {
     Sha256Hash::of_bytes(&bytes).to_hex()
 }
 
+/// The hash of the tools a server listed, as kept in its discovery file: what a consent binds.
+pub fn tools_hash(tools: &[Value]) -> String {
+    Sha256Hash::of_json(&Value::Array(tools.to_vec())).to_hex()
+}
+
+/// Largest program file hashed whole; a bigger one is bound by its size and first bytes.
+const MOST_PROGRAM_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The hash of the files server's command and arguments name (a script in the project, an
+/// installed entry point): each one that exists, by path and content. A server started by a
+/// name on `PATH` (`npx`, `uvx`) binds only what its arguments name.
+pub fn program_hash(root: &Path, server: &McpServer) -> String {
+    let mut parts: Vec<Vec<u8>> = Vec::new();
+    let named = server.command.iter().filter(|c| c.contains('/')).chain(&server.args);
+    for word in named {
+        if word.starts_with('-') {
+            continue;
+        }
+        let path =
+            if Path::new(word).is_absolute() { PathBuf::from(word) } else { root.join(word) };
+        let Ok(meta) = fs_err::metadata(&path) else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let mut bytes = word.as_bytes().to_vec();
+        bytes.push(0);
+        use std::io::Read as _;
+        if let Ok(file) = fs_err::File::open(&path) {
+            let _ = file.take(MOST_PROGRAM_BYTES).read_to_end(&mut bytes);
+        }
+        bytes.extend_from_slice(&meta.len().to_le_bytes());
+        parts.push(bytes);
+    }
+    Sha256Hash::of_parts(parts.iter().map(Vec::as_slice)).to_hex()
+}
+
 /// How Jig starts server `name` (and lists its tools): a tool/v0 `mcp` transport whose process
 /// is confined by `grants`. Its tools share the definition's file and command, so one process
 /// serves them all.
@@ -176,9 +212,30 @@ pub fn entries(
         let server_def = server_def(name, server, package);
         let config = config_hash(server);
         let cached = read_cache(root, name, &config);
-        // A repository can carry the discovery file, not a person's consent.
-        let asked = crate::consent::given(root, name, &config);
+        // A repository can carry the discovery file, not a person's consent; and a consent
+        // binds the program its command runs and what the server listed when it was asked.
+        let consent = crate::consent::server(root, name).filter(|c| c.config == config);
+        let program_changed =
+            consent.as_ref().is_some_and(|c| c.program != program_hash(root, server));
+        let asked = consent.is_some() && !program_changed;
+        let believed = |found: &Discovered| {
+            consent.as_ref().is_some_and(|c| c.tools == tools_hash(&found.tools))
+        };
         match &cached {
+            Ok(Some(_)) if program_changed => diagnostics.push(at_server(
+                Diagnostic::warning(
+                    codes::MCP_SERVER,
+                    format!("MCP server `{name}`: the files its command runs changed since a person here asked for it; it is not started and its tools are not in the registry"),
+                )
+                .with_hint("read what changed; then `jig mcp discover` starts it and asks again"),
+            )),
+            Ok(Some(found)) if asked && !believed(found) => diagnostics.push(at_server(
+                Diagnostic::warning(
+                    codes::MCP_SERVER,
+                    format!("MCP server `{name}`: `{CACHE_DIR}/{name}.json` is not what the server listed when it was asked (it changed since); its tools are not believed"),
+                )
+                .with_hint("Jig asks the server again when it runs (`jig serve`, `jig mcp`), or now with `jig mcp discover`"),
+            )),
             Ok(Some(found)) if asked => {
                 if let Some(error) = &found.error {
                     diagnostics.push(at_server(

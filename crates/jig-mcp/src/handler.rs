@@ -339,6 +339,23 @@ impl ServerHandler for JigMcp {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // What the manifest would send off the machine and waits for consent: said to the
+        // client, whose person is the one who can give it (stderr reaches nobody there).
+        let waiting = self.engine.waiting_consent();
+        if !waiting.is_empty() {
+            let lines: Vec<String> = waiting.iter().map(|item| item.describe()).collect();
+            let text = format!(
+                "Waiting for your consent, and doing nothing until then: {}. Read them, then run `jig trust` in {}.",
+                lines.join("; "),
+                self.engine.root().display()
+            );
+            let param = rmcp::model::LoggingMessageNotificationParam::new(
+                rmcp::model::LoggingLevel::Warning,
+                serde_json::Value::String(text),
+            )
+            .with_logger("jig.trust".to_owned());
+            let _ = context.peer.notify_logging_message(param).await;
+        }
         self.watch_registry(context.peer);
     }
 

@@ -19,6 +19,7 @@ pub mod mcp_server;
 pub mod plan;
 pub mod policy;
 pub mod prepared;
+pub mod protected_path;
 pub mod runbook;
 pub mod scenario;
 pub mod tool_def;

@@ -118,6 +118,10 @@ pub struct Webhook {
     /// `jig` (the default: the notice as JSON) or `slack` (a Slack-compatible `{"text": …}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// A PEM file of the certificate authorities trusted for the receiver (relative to the
+    /// project), as a forwarder's `ca`; by default the system's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca: Option<String>,
 }
 
 /// `config.auth`.
@@ -131,6 +135,27 @@ pub struct AuthConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 720))]
     pub session_hours: Option<u32>,
+    /// How long a personal API token works when its maker names no end, in days (default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 365))]
+    pub token_days: Option<u32>,
+    /// The longest a personal API token may work, in days (default 90): a token asked for
+    /// longer is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 365))]
+    pub token_max_days: Option<u32>,
+}
+
+impl AuthConfig {
+    /// A token's days when its maker names none.
+    pub fn default_token_days(&self) -> u32 {
+        self.token_days.unwrap_or(30).min(self.max_token_days())
+    }
+
+    /// The most days a token may work.
+    pub fn max_token_days(&self) -> u32 {
+        self.token_max_days.unwrap_or(90)
+    }
 }
 
 /// `config.auth.oidc`: authorization code with PKCE against one provider.

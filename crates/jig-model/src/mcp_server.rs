@@ -119,9 +119,12 @@ impl McpServer {
                 ));
             }
         }
-        for path in self.grants.paths.iter().chain(&self.grants.read) {
+        let granted = self.grants.paths.iter().map(|p| (p, true));
+        for (path, write) in granted.chain(self.grants.read.iter().map(|p| (p, false))) {
             if path.starts_with('/') || path.split('/').any(|part| part == "..") {
                 out.push(("grants", format!("`{path}` is not a path inside the workspace")));
+            } else if let Some(what) = crate::protected_path::protected_by_name(path, write) {
+                out.push(("grants", format!("`{path}` is {what}: no grant reaches it")));
             }
         }
         for path in &self.grants.programs {

@@ -26,6 +26,9 @@ use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt as _};
 
 use crate::decision::Denial;
 
+mod grant;
+pub use grant::Grant;
+
 /// The rule id.
 pub const RULE: &str = "sec.paths.sandbox";
 
@@ -54,6 +57,14 @@ pub enum SandboxError {
     /// The path leads outside the workspace.
     #[error("`{path}` is outside the workspace")]
     Escape {
+        /// The path as given.
+        path: String,
+    },
+    /// A symlink lies on a path that may not pass one (a sandbox's grant).
+    #[error(
+        "`{path}` is a symbolic link or passes through one; a grant names a file or directory beneath the workspace itself"
+    )]
+    Link {
         /// The path as given.
         path: String,
     },

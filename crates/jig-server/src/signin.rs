@@ -8,6 +8,9 @@
 //!   link: it is asked, on a page of this server, and only a form posted from this server's own
 //!   origin (checked: `Origin`) signs it in as the other person — else someone could act, and
 //!   be recorded, as whoever's token a page chose;
+//! - a browser signed in as nobody that another site sent here (`Sec-Fetch-Site: cross-site`)
+//!   is asked the same way (login CSRF), while the URL `jig serve` prints, opened from a
+//!   terminal or typed, signs in at once;
 //! - the cookie's value is encoded and its attributes are set here (`HttpOnly`,
 //!   `SameSite=Strict`, `Path=/`), so no part of a token can add attributes of its own.
 
@@ -49,8 +52,21 @@ pub(crate) fn exchange(
     };
     match signed_in(state, headers) {
         Some(current) if current.name != person.name => Some(confirm(&current, person, token)),
-        _ => Some(sign_in(token)),
+        Some(_) => Some(sign_in(token)),
+        // A browser signed in as nobody, sent here by another site: login CSRF, the person
+        // then acting (and recorded) as whoever's link the page chose. The URL `jig serve`
+        // prints, opened from a terminal or typed, comes with `Sec-Fetch-Site: none`.
+        None if from_another_site(headers) => Some(confirm_first(person, token)),
+        None => Some(sign_in(token)),
     }
+}
+
+/// Whether the browser says the request was started by another site (`Sec-Fetch-Site:
+/// cross-site` or `same-site`: another port or subdomain is another site's page too).
+fn from_another_site(headers: &HeaderMap) -> bool {
+    headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()).is_some_and(|site| {
+        site.eq_ignore_ascii_case("cross-site") || site.eq_ignore_ascii_case("same-site")
+    })
 }
 
 /// `POST /signin`: the confirmation form, accepted only from this server's own page.
@@ -102,6 +118,20 @@ fn confirm(current: &Person, other: &Person, token: &str) -> Response {
         token = escape(token),
     );
     page(StatusCode::OK, "Switch person?", &body)
+}
+
+/// Ask before another site's link signs a browser in at all.
+fn confirm_first(person: &Person, token: &str) -> Response {
+    let body = format!(
+        "<p>A page on another site sent you here with a link that signs this browser in as \
+         <strong>{name}</strong>: what you do next would be recorded as {name}'s.</p>\
+         <form method=\"post\" action=\"/signin\"><input type=\"hidden\" name=\"token\" value=\"{token}\">\
+         <button type=\"submit\">Sign in as {name}</button></form>\
+         <p>If you did not expect this, close the page: nothing changed.</p>",
+        name = escape(&person.name),
+        token = escape(token),
+    );
+    page(StatusCode::OK, "Sign in?", &body)
 }
 
 /// A small page of this server's own, allowed to post its form back here only.

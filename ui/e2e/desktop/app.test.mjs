@@ -11,6 +11,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,11 +65,19 @@ before(async () => {
   const manifest = join(acme, "jig.yaml");
   writeFileSync(
     manifest,
-    readFileSync(manifest, "utf8").replace(
-      "\nconfig:\n",
-      `\nconfig:\n  audit:\n    forward:\n      - { name: siem, url: "${intake}", shape: hec, format: jsonl }\n`,
-    ),
+    readFileSync(manifest, "utf8")
+      .replace(
+        "\nconfig:\n",
+        `\nconfig:\n  audit:\n    forward:\n      - { name: siem, url: "${intake}", shape: hec, format: jsonl }\n`,
+      )
+      // The intake is on loopback, which Jig reaches only where the policy allows it.
+      .replace(
+        "    allowed_domains: [status.acme.example, api.github.com, internal.acme.example]\n",
+        '    allowed_domains: [status.acme.example, api.github.com, internal.acme.example, "127.0.0.1"]\n    allow_private: true\n',
+      ),
   );
+  // The person read the forwarder and consented; before, nothing is forwarded (consent.rs).
+  execFileSync(built("jig", "JIG_BIN"), ["--project", acme, "trust", "--yes"], { stdio: "pipe" });
   soloProject(solo);
   mkdirSync(empty);
   // The second project has one tool more, so its list is told from the first's.

@@ -592,7 +592,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your tokens, newest first (revoked ones too; never the tokens themselves). */
+        /**
+         * Your tokens, newest first (revoked and expired ones too; never the tokens themselves);
+         *     `?all=true`: everyone's, for an admin.
+         */
         get: operations["listTokens"];
         put?: never;
         /** Make a token. */
@@ -613,7 +616,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke one of your tokens: it stops working at once, on every instance. */
+        /**
+         * Revoke a token: your own, or (as an admin) anyone's. It stops working at once, on every
+         *     instance.
+         */
         delete: operations["revokeToken"];
         options?: never;
         head?: never;
@@ -792,9 +798,16 @@ export interface components {
             last_used_us?: number | null;
             /**
              * Format: int64
-             * @description When its owner revoked it.
+             * @description When it stops working (µs).
+             */
+            expires_us?: number | null;
+            /**
+             * Format: int64
+             * @description When it was revoked.
              */
             revoked_us?: number | null;
+            /** @description Who revoked it: its owner, an admin, or `sign-in` (its owner's sign-in was refused). */
+            revoked_by?: string | null;
         };
         /**
          * @description A call asks for a person's approval. Everyone may see that one was asked (what it asks is
@@ -1289,6 +1302,11 @@ export interface components {
             role: string;
             /** @description Its name. */
             name: string;
+            /**
+             * Format: int64
+             * @description When it stops working (µs since the Unix epoch).
+             */
+            expires_us: number;
         };
         /** @description Seed 003's metrics, named as it names them. */
         MetricsSnapshot: {
@@ -1318,7 +1336,7 @@ export interface components {
             "tools.dispatch.errors": number;
             /**
              * Format: int64
-             * @description Calls refused by policy.
+             * @description Calls refused: by the policy, or by a person deciding their approval.
              */
             "tools.dispatch.denied": number;
             /**
@@ -1328,7 +1346,7 @@ export interface components {
             "tools.dispatch.replayed": number;
             /**
              * Format: int64
-             * @description Calls waiting for approval.
+             * @description Calls waiting for approval now.
              */
             "tools.dispatch.pending_approval": number;
             /**
@@ -1398,6 +1416,11 @@ export interface components {
              *     left out.
              */
             role?: string | null;
+            /**
+             * Format: int32
+             * @description How many days it works (the team's default when left out; at most its maximum).
+             */
+            days?: number | null;
         };
         /** @description One step. */
         Node: {
@@ -1825,6 +1848,12 @@ export interface components {
              *     so that a forwarder a manifest brought along is seen, not only run.
              */
             forwarded_to: components["schemas"]["ForwardedTo"][];
+            /**
+             * @description What the manifest names that would send data off the machine or write outside the
+             *     project, and waits for a person's consent (`jig trust` in the project): it does nothing
+             *     until then.
+             */
+            waiting_consent: components["schemas"]["WaitingConsent"][];
         };
         /**
          * @description How bad a diagnostic is. Any `error` makes the load fail (fail-closed).
@@ -1998,6 +2027,17 @@ export interface components {
             /** @description The inputs as they will be sent, rendered (tool steps). */
             inputs?: Record<string, never> | null;
             contract?: components["schemas"]["Contract"] | null;
+        };
+        /** @description One thing the manifest names that waits for consent. */
+        WaitingConsent: {
+            /** @description `forwarder`, `webhook`, `oidc` or `publish`. */
+            kind: string;
+            /** @description Its name in the manifest. */
+            name: string;
+            /** @description Where it would go (no credentials, query or fragment). */
+            target: string;
+            /** @description What a person reads before consenting. */
+            description: string;
         };
         /** @description The draft's verdicts on the history. */
         WhatIf: {
@@ -3189,7 +3229,10 @@ export interface operations {
     };
     listTokens: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Every person's tokens (admins only). */
+                all?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3202,6 +3245,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiToken"][];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
             404: {

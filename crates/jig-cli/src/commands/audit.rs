@@ -87,15 +87,24 @@ pub async fn run(
                 return Ok(Code::Failed);
             };
             let note = head.checkpoint.unwrap_or_default();
-            let Some(target) = to.clone().or(audit.publish) else {
-                eprintln!(
-                    "error[E_VALIDATION_FAIL]: config.audit.publish: nowhere to publish: the manifest names no file or http(s) URL, and no --to was given"
-                );
-                return Ok(Code::Usage);
+            let target = match (to.as_deref(), audit.publish.as_deref()) {
+                (Some(named), _) => publish::Target::Named(named),
+                (None, Some(manifest)) => publish::Target::Manifest(manifest),
+                (None, None) => {
+                    eprintln!(
+                        "error[E_VALIDATION_FAIL]: config.audit.publish: nowhere to publish: the manifest names no file or http(s) URL, and no --to was given"
+                    );
+                    return Ok(Code::Usage);
+                }
             };
-            publish::write(&settings.project, &target, &note)
+            let shown = match &target {
+                publish::Target::Named(t) | publish::Target::Manifest(t) => (*t).to_owned(),
+            };
+            let root = jig_load::project_root(&settings.project)
+                .unwrap_or_else(|| settings.project.clone());
+            publish::write(&root, target, &note)
                 .await?
-                .then(|| writeln!(out, "published checkpoint {} to {target}", head.seq))
+                .then(|| writeln!(out, "published checkpoint {} to {shown}", head.seq))
                 .transpose()?
                 .map_or(Code::Failed, |()| Code::Ok)
         }

@@ -12,6 +12,22 @@ pub async fn run(
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     let Ok(engine) = settings.engine().await else { return Ok(Code::Invalid) };
+    let waiting: Vec<_> = engine
+        .waiting_consent()
+        .into_iter()
+        .filter(|item| item.kind == jig_load::trust::OutboundKind::Forwarder)
+        .collect();
+    if !waiting.is_empty() {
+        for item in &waiting {
+            eprintln!(
+                "error[{}]: {} waits for your consent",
+                jig_model::ErrorCode::Policy,
+                item.describe()
+            );
+        }
+        eprintln!("  = hint: read it, then `jig trust` (nothing is forwarded until you consent)");
+        return Ok(Code::Failed);
+    }
     let forwarders = match engine.forwarders() {
         Ok(forwarders) => forwarders,
         Err(why) => {

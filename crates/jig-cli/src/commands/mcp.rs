@@ -97,8 +97,25 @@ pub async fn discover(settings: &Settings) -> anyhow::Result<Code> {
 /// servers' tools current, say where notices go, and forward the audit.
 pub fn in_background(engine: &std::sync::Arc<jig_engine::Engine>) {
     engine.keep_upstream_current();
+    say_what_waits_for_consent(engine);
     say_where_notices_go(engine);
     forward_in_background(engine);
+}
+
+/// Say, once at start, what the manifest names that waits for a person's consent (and so does
+/// nothing yet), and how to give it.
+fn say_what_waits_for_consent(engine: &jig_engine::Engine) {
+    let waiting = engine.waiting_consent();
+    if waiting.is_empty() {
+        return;
+    }
+    for item in &waiting {
+        eprintln!("waiting for your consent: {}", item.describe());
+    }
+    eprintln!(
+        "  none of these takes effect until you read them and run `jig trust` in {}",
+        engine.root().display()
+    );
 }
 
 /// Forward the audit to the receivers of `config.audit.forward` while this process runs,

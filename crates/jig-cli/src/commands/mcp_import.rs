@@ -174,11 +174,32 @@ fn server_of(given: &str, entry: &Map<String, Value>) -> Result<Imported, String
             .collect::<Result<_, _>>()?,
         Some(_) => return Err(format!("`{given}.args` is not a list")),
     };
+    // A secret is judged by its name and by its value, with the scanner redaction uses: a
+    // `DATABASE_URL` with a password, a `ghp_` token under `GH_PAT`, a bearer credential in an
+    // argument. Where the manifest has no way to pass a value from Jig's environment (a
+    // command's arguments, a server's URL), the import stops instead of writing it.
+    for (i, arg) in args.iter().enumerate() {
+        if looks_secret(arg) {
+            return Err(format!(
+                "`{given}.args[{i}]` holds what looks like a secret; Jig does not write secrets into the manifest: \
+                 give it to the server through `env` (exported where Jig runs) or, for a remote server, a header"
+            ));
+        }
+    }
+    if let Some(url) = text("url")?
+        && looks_secret(&url)
+    {
+        return Err(format!(
+            "`{given}.url` holds what looks like a secret (a key in its query or a password); Jig does not write \
+             secrets into the manifest: send it as a header (`headers: {{X-API-Key: \"${{VAR}}\"}}`) instead"
+        ));
+    }
     let mut notes = Vec::new();
     let mut env = BTreeMap::new();
     let mut env_from = Vec::new();
     for (key, value) in strings("env")? {
-        if SECRET_WORDS.iter().any(|w| key.to_ascii_uppercase().contains(w)) {
+        if SECRET_WORDS.iter().any(|w| key.to_ascii_uppercase().contains(w)) || looks_secret(&value)
+        {
             notes.push(format!("`{key}` looks like a secret: it is not written into the manifest; export it where Jig runs (it is passed to the server from there)"));
             env_from.push(key);
         } else {
@@ -239,7 +260,8 @@ fn header_value(server: &str, header: &str, value: &str) -> (String, Vec<String>
         rest = &rest[end + 1..];
     }
     written.push_str(rest);
-    let secret = SECRET_WORDS.iter().any(|w| header.to_ascii_uppercase().contains(w));
+    let secret =
+        SECRET_WORDS.iter().any(|w| header.to_ascii_uppercase().contains(w)) || looks_secret(value);
     if secret && passed.is_empty() {
         let variable: String = format!("{server}_{header}")
             .to_ascii_uppercase()
@@ -249,6 +271,12 @@ fn header_value(server: &str, header: &str, value: &str) -> (String, Vec<String>
         return (format!("${{{variable}}}"), vec![variable]);
     }
     (written, passed)
+}
+
+/// Whether `value` holds what redaction would mask: a known token format, a bearer
+/// credential, a `key=`/`password=` assignment, a password in a URL.
+fn looks_secret(value: &str) -> bool {
+    jig_policy::redact::redact_text(value) != value
 }
 
 /// A client's server name as a Jig server name: lowercase, `-` for what is not allowed.

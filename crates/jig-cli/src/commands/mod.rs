@@ -14,4 +14,5 @@ pub mod runs;
 pub mod select;
 pub mod serve;
 pub mod show;
+pub mod trust;
 pub mod validate;

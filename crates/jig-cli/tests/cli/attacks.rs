@@ -392,7 +392,7 @@ fn the_reviewer_sees_the_command_that_will_run() {
 }
 
 /// A project where writes need a reviewer other than the one who asked.
-fn reviewed_project() -> tempfile::TempDir {
+pub(crate) fn reviewed_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tmp");
     std::fs::write(
         dir.path().join("jig.yaml"),
@@ -404,7 +404,7 @@ fn reviewed_project() -> tempfile::TempDir {
 
 const WRITE: &str = r#"{"path": "out.txt", "content": "approved content\n"}"#;
 
-fn ask(root: &Path, who: &str) -> String {
+pub(crate) fn ask(root: &Path, who: &str) -> String {
     let asked = stdout_json(&jig(root, &["--as", who, "call", "file_write", "--args", WRITE]));
     asked["errors"][0]["details"]["approval_id"].as_str().expect("approval id").to_owned()
 }

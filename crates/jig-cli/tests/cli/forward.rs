@@ -52,12 +52,23 @@ fn syslog_project(port: u16, ca: &Path, more: &str) -> tempfile::TempDir {
     std::fs::write(
         project.path().join("jig.yaml"),
         format!(
-            "name: forwarding\nconfig:\n  audit:\n    forward:\n      - {{ name: siem, url: \"syslog+tls://127.0.0.1:{port}\", ca: \"{}\"{more} }}\n",
+            "name: forwarding\nconfig:\n  audit:\n    forward:\n      - {{ name: siem, url: \"syslog+tls://127.0.0.1:{port}\", ca: \"{}\"{more} }}\n{LOOPBACK}",
             ca.display()
         ),
     )
     .expect("manifest");
+    trust(project.path());
     project
+}
+
+/// The policy that lets Jig reach a receiver on loopback.
+const LOOPBACK: &str =
+    "policy:\n  network: { allowed_domains: [\"127.0.0.1\"], allow_private: true }\n";
+
+/// The person running Jig read the forwarder and consented (consent.rs tests before).
+fn trust(root: &Path) {
+    let trusted = crate::jig(root, &["trust", "--yes"]);
+    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
 }
 
 /// `jig audit forward` in `root`, in the background.
@@ -159,10 +170,11 @@ fn a_splunk_collector_gets_every_packet_once_it_answers_with_the_token_from_the_
     std::fs::write(
         root.join("jig.yaml"),
         format!(
-            "name: forwarding\nconfig:\n  audit:\n    forward:\n      - {{ name: splunk, url: \"{base}/services/collector/event\", shape: hec, token_env: JIG_TEST_HEC_TOKEN }}\n"
+            "name: forwarding\nconfig:\n  audit:\n    forward:\n      - {{ name: splunk, url: \"{base}/services/collector/event\", shape: hec, token_env: JIG_TEST_HEC_TOKEN }}\n{LOOPBACK}"
         ),
     )
     .expect("manifest");
+    trust(root);
     record(root, 600);
     let caught_up = crate::jig_env(
         root,

@@ -14,9 +14,13 @@ const SECRET: &str = "the-team-webhook-secret";
 fn project(url: &str, format: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tmp");
     let manifest = format!(
-        "name: notices\nnotifications:\n  workbench_url: https://jig.acme.example/\n  webhooks:\n    - {{ url: \"{url}\", secret: \"{SECRET}\"{format} }}\npolicy:\n  rules:\n    - {{ effects: [write], action: require-approval }}\n  approvals: {{ self_approval: false, allow_as: true }}\n"
+        "name: notices\nnotifications:\n  workbench_url: https://jig.acme.example/\n  webhooks:\n    - {{ url: \"{url}\", secret: \"{SECRET}\"{format} }}\npolicy:\n  network: {{ allowed_domains: [\"127.0.0.1\"], allow_private: true }}\n  rules:\n    - {{ effects: [write], action: require-approval }}\n  approvals: {{ self_approval: false, allow_as: true }}\n"
     );
     std::fs::write(dir.path().join("jig.yaml"), manifest).expect("manifest");
+    // The person running Jig here read the webhook and consented (crates/jig-cli/tests/cli/
+    // consent.rs tests what happens before).
+    let trusted = jig(dir.path(), &["trust", "--yes"]);
+    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
     dir
 }
 
@@ -31,7 +35,9 @@ fn alice_asks_to_write(root: &std::path::Path, path: &str) -> String {
         .to_owned()
 }
 
-/// The notice's body, after checking its signature is the body's HMAC under the secret.
+/// The notice's body, after checking its signature is the HMAC of `<timestamp>.<body>` under
+/// the secret: the timestamp header is signed, so a captured notice replayed with a fresh one
+/// does not verify.
 fn signed(received: &Received) -> Value {
     let key = hmac::Key::new(hmac::HMAC_SHA256, SECRET.as_bytes());
     let signature = received.header("x-jig-signature").expect("a signature header");
@@ -39,12 +45,21 @@ fn signed(received: &Received) -> Value {
         .step_by(2)
         .map(|i| u8::from_str_radix(&signature[i..i + 2], 16).expect("hex"))
         .collect();
-    hmac::verify(&key, received.body.as_bytes(), &bytes).expect("the body's HMAC-SHA256");
+    let timestamp = received.header("x-jig-timestamp").expect("a timestamp header");
+    assert!(timestamp.parse::<i64>().is_ok(), "{timestamp}");
+    let signed = format!("{timestamp}.{}", received.body);
+    hmac::verify(&key, signed.as_bytes(), &bytes).expect("HMAC-SHA256 of timestamp.body");
+    let replayed =
+        format!("{}.{}", timestamp.parse::<i64>().expect("seconds") + 600, received.body);
+    assert!(hmac::verify(&key, replayed.as_bytes(), &bytes).is_err(), "a fresh timestamp verifies");
+    assert!(
+        hmac::verify(&key, received.body.as_bytes(), &bytes).is_err(),
+        "the body alone verifies"
+    );
     assert_eq!(
         received.header("x-jig-signature-256"),
         Some(format!("sha256={signature}").as_str())
     );
-    assert!(received.header("x-jig-timestamp").is_some_and(|t| t.parse::<i64>().is_ok()));
     assert_eq!(received.header("content-type"), Some("application/json"));
     serde_json::from_str(&received.body).expect("JSON")
 }

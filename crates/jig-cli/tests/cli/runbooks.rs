@@ -361,7 +361,12 @@ fn copy(from: &Path, to: &Path) {
 
 /// Start the example's write-up as alice with the findings' evidence (JSON): it then waits on
 /// the write's approval.
-fn start_write_up(root: &Path, incident: &str, week: &str, findings: &str) -> std::process::Output {
+pub(crate) fn start_write_up(
+    root: &Path,
+    incident: &str,
+    week: &str,
+    findings: &str,
+) -> std::process::Output {
     let file = root.join("findings.json");
     std::fs::write(&file, findings).expect("evidence");
     let evidence = format!("findings={}", file.display());

@@ -189,3 +189,17 @@ fn a_head_signed_with_another_key_is_refused() {
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("not with the trusted key"), "{text}");
 }
+
+#[test]
+fn a_signed_head_is_not_trusted_without_the_projects_key() {
+    let store = recorded(Backend::Sqlite);
+    let root: &Path = store.dir.path();
+    // The same head, with the manifest's key taken away: its own key proves nothing.
+    let manifest = fs_err::read_to_string(root.join("jig.yaml")).expect("manifest");
+    let keyless: String =
+        manifest.lines().filter(|l| !l.contains("head_key")).map(|l| format!("{l}\n")).collect();
+    fs_err::write(root.join("jig.yaml"), keyless).expect("write");
+    let (code, text) = store.verify(Some(store.signed.to_str().expect("utf-8")));
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("trusted only with the project's key"), "{text}");
+}

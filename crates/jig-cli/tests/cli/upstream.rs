@@ -181,6 +181,74 @@ fn import_writes_a_clients_servers_and_keeps_secrets_out_of_the_manifest() {
     let _ = repo();
 }
 
+/// Issue #42: the import judged secrets by their names only, so the red team's four values
+/// were written verbatim. Each is now found by its value: kept out (passed from Jig's
+/// environment), or the import stops, naming the field, with the manifest unchanged.
+#[test]
+fn import_finds_secrets_by_their_values_and_writes_none() {
+    let dir = project(&json!({}));
+    let manifest = dir.path().join("jig.yaml");
+    let before = std::fs::read_to_string(&manifest).expect("manifest");
+    let file = dir.path().join("mcp.json");
+    let pat = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let import = |config: Value| {
+        std::fs::write(&file, config.to_string()).expect("config");
+        jig(dir.path(), &["mcp", "import", file.to_str().expect("utf-8")])
+    };
+    for (config, field) in [
+        (
+            json!({ "mcpServers": { "remote": { "command": "npx", "args": ["mcp-remote", "https://mcp.example/sse", "--header", "Authorization: Bearer sk-live-0123456789abcdef"] } } }),
+            "remote.args[3]",
+        ),
+        (
+            json!({ "mcpServers": { "keyed": { "url": "https://mcp.example/mcp?api_key=0123456789abcdef" } } }),
+            "keyed.url",
+        ),
+    ] {
+        let refused = import(config);
+        assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+        assert!(stderr(&refused).contains(field), "{field}: {}", stderr(&refused));
+        assert_eq!(std::fs::read_to_string(&manifest).expect("manifest"), before, "{field}");
+    }
+    let imported = import(json!({ "mcpServers": { "db": { "command": "mcp-db", "env": {
+        "DATABASE_URL": "postgres://app:hunter2hunter2@db.internal/app",
+        "GH_PAT": pat,
+        "REGION": "eu-west-1",
+    } } } }));
+    assert_eq!(imported.status.code(), Some(0), "{}", stderr(&imported));
+    let text = std::fs::read_to_string(&manifest).expect("manifest");
+    assert!(!text.contains("hunter2hunter2") && !text.contains(pat), "{text}");
+    let servers = jig_load::yaml::parse(&text, &jig_load::yaml::Caps::DEFAULT).expect("yaml").value;
+    let db = &servers["mcp_servers"]["db"];
+    assert_eq!(db["env_from"], json!(["DATABASE_URL", "GH_PAT"]), "{db}");
+    assert_eq!(db["env"]["REGION"], "eu-west-1", "{db}");
+}
+
+/// Issue #42: a server started without a grant for its own code said only Node's version
+/// line. Now the error's lines, and the grant that would let it read its program.
+#[test]
+fn a_server_that_cannot_read_its_own_program_says_which_grant_is_missing() {
+    let modules = node_modules();
+    let script = modules.join("@modelcontextprotocol/server-filesystem/dist/index.js");
+    let dir = project(&json!({ "files": {
+        "command": "node", "args": [script, "."], "grants": { "paths": ["."] },
+    }}));
+    let found = jig(dir.path(), &["mcp", "discover"]);
+    let said = stderr(&found);
+    assert_ne!(found.status.code(), Some(0), "{said}");
+    assert!(said.contains("Cannot find module"), "{said}");
+    assert!(!said.contains("it said: Node.js v"), "{said}");
+    let install = modules.parent().expect("the install directory").display().to_string();
+    assert!(said.contains(&format!("grants.programs: [\"{install}\"]")), "{said}");
+
+    let dir = project(&json!({ "py": { "command": "python3", "args": ["srv/server.py"] } }));
+    std::fs::create_dir_all(dir.path().join("srv")).expect("mkdir");
+    std::fs::write(dir.path().join("srv/server.py"), "print('never read')\n").expect("server");
+    let found = jig(dir.path(), &["mcp", "discover"]);
+    let said = stderr(&found);
+    assert!(said.contains("grants.read: [\"srv/server.py\"]"), "{said}");
+}
+
 /// A project whose server `evil` is tests/fixtures/upstream/hostile.py.
 fn hostile_project() -> tempfile::TempDir {
     let dir = project(&json!({ "evil": {
@@ -387,6 +455,55 @@ fn a_discovery_file_that_came_with_a_repository_starts_nothing() {
     let asked = as_person(bob.path(), dir.path(), &["mcp", "discover"]);
     assert_eq!(asked.status.code(), Some(0), "{}", stderr(&asked));
     assert!(listed(bob.path(), dir.path()).contains(&"evil.echo".to_owned()));
+}
+
+/// Issue #42: after consent, a pull that changed `.jig/mcp/NAME.json` (keeping the
+/// configuration's hash) turned a write into a read that ran at once, and a pull that rewrote
+/// the server's program was started on the old consent. The consent now binds what the server
+/// listed and the files its command runs.
+#[test]
+fn a_changed_discovery_file_is_not_believed_and_a_changed_program_is_not_started() {
+    let dir = hostile_project();
+    let state = tempfile::tempdir().expect("tmp");
+    let env = [("XDG_STATE_HOME", state.path().to_str().expect("utf-8"))];
+    let run = |args: &[&str]| jig_env(dir.path(), args, &env);
+    let found = run(&["mcp", "discover"]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    let waits = stdout_json(&run(&["call", "evil.unhinted", "--args", "{}"]));
+    assert!(waits["errors"][0]["details"]["approval_id"].is_string(), "a write waits: {waits}");
+
+    // The pull: the same configuration, `unhinted` now a read.
+    let cache = dir.path().join(".jig/mcp/evil.json");
+    let text = std::fs::read_to_string(&cache).expect("cache");
+    let mut doctored: Value = serde_json::from_str(&text).expect("json");
+    for tool in doctored["tools"].as_array_mut().expect("tools") {
+        if tool["name"] == "unhinted" {
+            tool["annotations"] = json!({ "readOnlyHint": true });
+        }
+    }
+    std::fs::write(&cache, doctored.to_string()).expect("write");
+    let check = run(&["validate"]);
+    assert!(stderr(&check).contains("is not what the server listed"), "{}", stderr(&check));
+    let call = stdout_json(&run(&["call", "evil.unhinted", "--args", "{}"]));
+    assert_eq!(call["errors"][0]["code"], "E_NOT_FOUND", "{call}");
+
+    // Asked again, the server's own list is believed again: the write still waits.
+    assert_eq!(run(&["mcp", "discover"]).status.code(), Some(0));
+    let waits = stdout_json(&run(&["call", "evil.unhinted", "--args", "{}"]));
+    assert!(waits["errors"][0]["details"]["approval_id"].is_string(), "{waits}");
+
+    // The pull rewrites the server's program: not started, its tools gone, until asked again.
+    let program = dir.path().join("hostile.py");
+    let mut code = std::fs::read_to_string(&program).expect("program");
+    code.push_str("\n# changed by a pull\n");
+    std::fs::write(&program, code).expect("write");
+    let check = run(&["validate"]);
+    assert!(stderr(&check).contains("the files its command runs changed"), "{}", stderr(&check));
+    let call = stdout_json(&run(&["call", "evil.echo", "--args", r#"{"text":"hi"}"#]));
+    assert_eq!(call["errors"][0]["code"], "E_NOT_FOUND", "{call}");
+    assert_eq!(run(&["mcp", "discover"]).status.code(), Some(0));
+    let call = stdout_json(&run(&["call", "evil.echo", "--args", r#"{"text":"hi"}"#]));
+    assert_eq!(call["ok"], true, "{call}");
 }
 
 /// `jig mcp` on stdio, spoken to line by line: what it writes arrives on a channel.

@@ -104,6 +104,9 @@ impl Engine {
                 files_touched: call.files_touched,
             },
         );
+        if let Some(approval_id) = response.pending_approval().filter(|_| call.pending) {
+            self.metrics.waiting(approval_id);
+        }
         if response.ok {
             tracing::info!(name: "tools.dispatch.completed", tool = %request.tool, request_id = %request.request_id, replayed = response.replayed, duration_ms = response.duration_ms, "tools.dispatch.completed");
         } else {

@@ -17,6 +17,8 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug, Clone)]
 pub(super) struct Http {
     client: reqwest::Client,
+    /// The CAs trusted for the receiver, when the forwarder names them.
+    ca: Option<std::path::PathBuf>,
     url: String,
     elastic: bool,
     authorization: Option<String>,
@@ -37,11 +39,23 @@ impl Http {
         let ca = config.ca.as_deref().map(|ca| root.join(ca));
         Ok(Self {
             client: crate::outgoing::http_client_trusting(TIMEOUT, ca.as_deref())?,
+            ca,
             url: config.url.clone(),
             elastic,
             authorization,
             host: super::host_name(),
         })
+    }
+
+    /// The same, connecting only to the addresses of `url` the policy's `network` allows.
+    pub(super) async fn pinned(
+        &self,
+        url: &str,
+        network: &jig_model::policy::NetworkPolicy,
+    ) -> Result<Self, String> {
+        let client =
+            crate::outgoing::checked_client(url, network, TIMEOUT, self.ca.as_deref()).await?;
+        Ok(Self { client, ..self.clone() })
     }
 
     pub(super) async fn send(

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use jig_audit::{Packet, Store};
 use jig_model::manifest::AuditForward;
+use jig_model::policy::NetworkPolicy;
 
 use crate::engine::Engine;
 use crate::history::ExportFormat;
@@ -54,6 +55,8 @@ pub struct Forwarder {
     origin: String,
     /// This process's name in the lease.
     holder: String,
+    /// The policy's network rules, which the receiver's address must pass.
+    network: NetworkPolicy,
 }
 
 /// Asks forwarders to stop (see [`Forwarder::run`]); one that is never asked runs as long as
@@ -95,14 +98,20 @@ pub struct Progress {
 }
 
 impl Engine {
-    /// The project's forwarders (`config.audit.forward`), each to run on its own task; or
-    /// why one cannot run (a CA file that cannot be read, a token variable not set), naming it.
+    /// The project's forwarders (`config.audit.forward`) a person consented to (`jig trust`),
+    /// each to run on its own task; or why one cannot run (a CA file that cannot be read, a
+    /// token variable not set), naming it. One that waits for consent is not among them
+    /// ([`Engine::waiting_consent`] says which): its token variable is not even read.
     pub fn forwarders(&self) -> Result<Vec<Forwarder>, String> {
         let snapshot = self.snapshot();
         let holder = format!("{}:{}:{}", host_name(), std::process::id(), crate::new_id());
         let root = self.workspace.root();
+        let network = self.policy().config().network.clone();
         let mut out = Vec::new();
         for (i, config) in snapshot.audit_forward().iter().enumerate() {
+            if !jig_load::trust::Outbound::forwarder(config).trusted(root) {
+                continue;
+            }
             let target = Target::new(config, root)
                 .map_err(|why| format!("config.audit.forward[{i}] (`{}`): {why}", config.name))?;
             out.push(Forwarder {
@@ -117,6 +126,7 @@ impl Engine {
                 target,
                 origin: snapshot.audit_origin().to_owned(),
                 holder: holder.clone(),
+                network: network.clone(),
             });
         }
         Ok(out)
@@ -183,7 +193,7 @@ impl Forwarder {
         let name = &self.config.name;
         let Some(place) = self.claim().await? else { return Ok(None) };
         let mut renewed = Instant::now();
-        let mut sink = Sink::connect(&self.target).await?;
+        let mut sink = Sink::connect(&self.target, &self.config.url, &self.network).await?;
         // Sent, not yet counted as taken, oldest first.
         let mut unsettled: std::collections::VecDeque<InFlight> = Default::default();
         let (mut taken, mut sent) = (place.seq, place.seq);
@@ -322,10 +332,14 @@ enum Sink {
 }
 
 impl Sink {
-    async fn connect(target: &Target) -> Result<Self, String> {
+    /// Connect to the receiver at `url`, at the addresses the policy's `network` allows.
+    async fn connect(target: &Target, url: &str, network: &NetworkPolicy) -> Result<Self, String> {
+        let (_, addresses) = crate::outgoing::checked_addresses(url, network).await?;
         Ok(match target {
-            Target::Syslog(endpoint) => Self::Syslog(syslog::Syslog::connect(endpoint).await?),
-            Target::Http(http) => Self::Http(http.clone()),
+            Target::Syslog(endpoint) => {
+                Self::Syslog(syslog::Syslog::connect(endpoint, &addresses).await?)
+            }
+            Target::Http(http) => Self::Http(http.pinned(url, network).await?),
         })
     }
 

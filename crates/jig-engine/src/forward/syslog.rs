@@ -74,11 +74,15 @@ impl Drop for Syslog {
 }
 
 impl Syslog {
-    pub(super) async fn connect(endpoint: &Endpoint) -> Result<Self, String> {
+    /// Connect to `endpoint` at `addresses` (its name's, as the network policy checked them).
+    pub(super) async fn connect(
+        endpoint: &Endpoint,
+        addresses: &[std::net::SocketAddr],
+    ) -> Result<Self, String> {
         let address = endpoint.address.as_str();
         let (name, tls) = (endpoint.name.clone(), Arc::clone(&endpoint.tls));
         let stream = tokio::time::timeout(CONNECT, async {
-            let tcp = TcpStream::connect(address).await.map_err(|e| format!("{address}: {e}"))?;
+            let tcp = TcpStream::connect(addresses).await.map_err(|e| format!("{address}: {e}"))?;
             let _ = tcp.set_nodelay(true);
             let ends = tcp.local_addr().ok().zip(tcp.peer_addr().ok());
             tokio_rustls::TlsConnector::from(tls)

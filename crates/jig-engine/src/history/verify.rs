@@ -128,14 +128,17 @@ impl History {
         ];
         if let Some(expected) = expect {
             if let ExpectedHead::Signed(head) = expected {
-                if let Err(error) = head.check(trusted_key) {
+                // Like a checkpoint note: a head carries its own public key, so without the
+                // project's key its signature proves only that someone signed it.
+                let Some(key) = trusted_key else {
+                    let reason = "a signed head is trusted only with the project's key, and the manifest names no `config.audit.head_key`";
+                    return Ok(ChainStatus::broken(None, reason, verified));
+                };
+                if let Err(error) = head.check(Some(key)) {
                     let reason = format!("the signed head is not trusted: {error}");
                     return Ok(ChainStatus::broken(None, reason, verified));
                 }
-                checked.push(match trusted_key {
-                    Some(_) => "the signed head verifies with the project's key".to_owned(),
-                    None => "the signed head's signature verifies (the project names no `config.audit.head_key` to trust)".to_owned(),
-                });
+                checked.push("the signed head verifies with the project's key".to_owned());
             }
             if let ExpectedHead::Checkpoint { note, head } = expected {
                 let Some(key) = trusted_key else {

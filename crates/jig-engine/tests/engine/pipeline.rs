@@ -155,11 +155,19 @@ async fn metrics_count_calls_errors_and_latency() {
     let engine = project.engine().await;
     call(&engine, "t.echo", json!({ "text": "a" })).await;
     call(&engine, "t.echo", json!({ "text": 1 })).await;
-    call(&engine, "t.count", json!({ "label": "x" })).await;
+    let waits = call(&engine, "t.count", json!({ "label": "x" })).await;
     let metrics = engine.metrics();
     assert_eq!(metrics.calls, 3);
     assert_eq!(metrics.errors, 2);
     assert_eq!(metrics.pending_approval, 1);
+    assert_eq!(metrics.denied, 0);
+    // bob denies it: the call waits no more, and it was denied (issue #42: it stayed "waiting"
+    // and "not denied" for ever).
+    let approval = waits.pending_approval().expect("waits").to_owned();
+    engine.deny(&approval, "bob", Some("not now"), None).await.expect("deny");
+    let after = engine.metrics();
+    assert_eq!((after.pending_approval, after.denied), (0, 1));
+    assert_eq!(after.waited_approval, 1, "it did wait");
     assert!((metrics.dispatch_error_rate - 2.0 / 3.0).abs() < 1e-9);
     assert_eq!(metrics.dispatch_latency_ms.count, 3);
     assert!(

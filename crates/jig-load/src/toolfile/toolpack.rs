@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use jig_model::diagnostic::codes;
 use jig_model::file_schemas::FileFormat;
+use jig_model::protected_path::protected_by_name;
 use jig_model::tool_def::{Dialect, SourceLocation, ToolExecution};
 use jig_model::toolpack::{BUILTIN_TOOLS, Execution, Toolpack};
 use jig_model::{Diagnostic, Risk, SideEffect, ToolDef};
@@ -351,6 +352,12 @@ fn check_caps(located: &Located, pack: &Toolpack, out: &mut Vec<Diagnostic>) {
                 out.push(located.at(
                     Diagnostic::error(codes::TOOL_CAPS, format!("`caps.filesystem.{kind}` path `{entry}` is not inside the workspace"))
                         .with_hint("capability paths are relative to the workspace root, without `..`"),
+                    &format!("/caps/filesystem/{kind}/{i}"),
+                ));
+            } else if let Some(what) = protected_by_name(entry, kind == "write") {
+                out.push(located.at(
+                    Diagnostic::error(codes::TOOL_CAPS, format!("`caps.filesystem.{kind}` path `{entry}` is {what}"))
+                        .with_hint("no grant reaches Jig's state or a repository's internals, and manifests are read-only for tools"),
                     &format!("/caps/filesystem/{kind}/{i}"),
                 ));
             }

@@ -170,12 +170,22 @@ impl ServiceError {
 #[derive(Clone)]
 pub struct Runbooks {
     engine: Arc<Engine>,
+    /// Who named the principal its callers act as, when it was not known (the CLI's `--as`):
+    /// recorded with every decision they make here, as the queue records it.
+    asserted_by: Option<String>,
 }
 
 impl Runbooks {
     /// Runbooks of `engine`'s project.
     pub fn new(engine: Arc<Engine>) -> Self {
-        Self { engine }
+        Self { engine, asserted_by: None }
+    }
+
+    /// The same, for a person whose name `asserted_by` asserted (`jig --as bob`).
+    #[must_use]
+    pub fn asserted_by(mut self, asserted_by: Option<String>) -> Self {
+        self.asserted_by = asserted_by;
+        self
     }
 
     /// Every runbook, by name.
@@ -339,7 +349,8 @@ impl Runbooks {
                 (keys::choice(key), Entry::Choice { value: value.clone(), by })
             }
             (Action::Approve, Some(Need::Approval { approval_id, .. })) => {
-                let token = match self.engine.approve(approval_id, principal, None).await? {
+                let asserted_by = self.asserted_by.as_deref();
+                let token = match self.engine.approve(approval_id, principal, asserted_by).await? {
                     jig_engine::Approval::Granted(token) => token,
                     // One of several approvals: the step waits for the others, and the
                     // approval record says who has approved.
@@ -351,7 +362,7 @@ impl Runbooks {
                 (keys::decision(key, approval_id), decision)
             }
             (Action::Deny, Some(Need::Approval { approval_id, .. })) => {
-                self.engine.deny(approval_id, principal, None, None).await?;
+                self.engine.deny(approval_id, principal, None, self.asserted_by.as_deref()).await?;
                 let decision =
                     Entry::Decision { approval_id: approval_id.clone(), approved: false, by };
                 (keys::decision(key, approval_id), decision)

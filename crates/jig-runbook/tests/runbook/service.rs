@@ -626,3 +626,28 @@ steps:
     let failure = stopped.progress.failure.expect("failure").failure;
     assert!(failure.message.contains("config.extensions"), "{}", failure.message);
 }
+
+/// Issue #42: a runbook's approval step records who asserted the decider's name (`jig --as`),
+/// approving and denying, as the queue does.
+#[tokio::test]
+async fn a_decision_on_an_approval_step_names_who_asserted_the_deciders_name() {
+    for (action, verdict) in [(Action::Approve, "approved"), (Action::Deny, "denied")] {
+        let dir = scratch(
+            "name: asserted\npolicy:\n  approvals:\n    self_approval: false\n  rules:\n    - { effects: [write], action: require-approval }\n",
+        );
+        fs_err::write(
+            dir.path().join("runbooks/one.runbook.yaml"),
+            "apiVersion: kernel/v0\nmeta:\n  name: one\ntools: [std/file_write]\nsteps:\n  - id: write\n    type: tool\n    tool: std/file_write\n    inputs: { path: out.txt, content: one }\n  - id: done\n    type: end\n    outcome: { category: resolved, code: written }\n",
+        )
+        .expect("runbook");
+        let engine = open(dir.path()).await;
+        let runbooks = Runbooks::new(Arc::clone(&engine)).asserted_by(Some("root".to_owned()));
+        let started = runbooks.start("one", Map::new(), false, "alice").await.expect("start");
+        runbooks.act(&started.id, "write", action, "bob").await.expect("decide");
+        let packets = engine.store().packets(0, 10_000).await.expect("packets");
+        let decided = packets.iter().rfind(|p| p.kind == "approval.decided").expect("a decision");
+        assert_eq!(decided.data["verdict"], verdict, "{:?}", decided.data);
+        assert_eq!(decided.principal.as_deref(), Some("bob"));
+        assert_eq!(decided.data["asserted_by"], "root", "{verdict}: {:?}", decided.data);
+    }
+}

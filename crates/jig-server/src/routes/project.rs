@@ -38,6 +38,23 @@ pub struct Session {
     /// Where this project's audit is sent while Jig runs here (`config.audit.forward`): shown
     /// so that a forwarder a manifest brought along is seen, not only run.
     pub forwarded_to: Vec<ForwardedTo>,
+    /// What the manifest names that would send data off the machine or write outside the
+    /// project, and waits for a person's consent (`jig trust` in the project): it does nothing
+    /// until then.
+    pub waiting_consent: Vec<WaitingConsent>,
+}
+
+/// One thing the manifest names that waits for consent.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WaitingConsent {
+    /// `forwarder`, `webhook`, `oidc` or `publish`.
+    pub kind: String,
+    /// Its name in the manifest.
+    pub name: String,
+    /// Where it would go (no credentials, query or fragment).
+    pub target: String,
+    /// What a person reads before consenting.
+    pub description: String,
 }
 
 /// One receiver of the project's audit.
@@ -49,11 +66,12 @@ pub struct ForwardedTo {
     pub url: String,
 }
 
-/// The receivers `config.audit.forward` names.
+/// The receivers of `config.audit.forward` a person consented to: those that forward.
 fn forwarded_to(snapshot: &jig_load::Snapshot) -> Vec<ForwardedTo> {
     snapshot
         .audit_forward()
         .iter()
+        .filter(|forward| jig_load::trust::Outbound::forwarder(forward).trusted(snapshot.root()))
         .map(|forward| ForwardedTo { name: forward.name.clone(), url: shown_url(&forward.url) })
         .collect()
 }
@@ -79,14 +97,24 @@ pub async fn session(
     Json(Session {
         person,
         via,
-        sign_in: state.access.people.is_some()
-            && snapshot.auth().is_some_and(|auth| auth.oidc.is_some()),
+        sign_in: state.access.people.is_some() && state.engine.sign_in_trusted(),
         tokens: state.access.people.is_some(),
         self_approval: state.engine.policy().config().approvals.self_approval,
         project: state.project.clone(),
         registry_hash: snapshot.registry_hash().to_owned(),
         tools: state.engine.list(None, None).len(),
         forwarded_to: forwarded_to(&snapshot),
+        waiting_consent: state
+            .engine
+            .waiting_consent()
+            .into_iter()
+            .map(|item| WaitingConsent {
+                kind: item.kind.as_str().to_owned(),
+                description: item.describe(),
+                name: item.name,
+                target: item.target,
+            })
+            .collect(),
     })
 }
 

@@ -26,7 +26,12 @@ pub async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse,
     let one = |value: u64| vec![(String::new(), value as f64)];
     family("jig_calls_total", "counter", "Calls dispatched by this engine.", &one(m.calls));
     family("jig_call_errors_total", "counter", "Calls answered with ok: false.", &one(m.errors));
-    family("jig_calls_denied_total", "counter", "Calls refused by policy.", &one(m.denied));
+    family(
+        "jig_calls_denied_total",
+        "counter",
+        "Calls refused: by the policy, or by a person denying their approval.",
+        &one(m.denied),
+    );
     family(
         "jig_calls_replayed_total",
         "counter",
@@ -37,6 +42,12 @@ pub async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse,
         "jig_calls_pending_approval_total",
         "counter",
         "Calls that waited for approval.",
+        &one(m.waited_approval),
+    );
+    family(
+        "jig_calls_waiting_approval",
+        "gauge",
+        "Calls made here that wait for a person's approval now.",
         &one(m.pending_approval),
     );
     family("jig_registry_tools", "gauge", "Tools in the registry.", &one(m.registry_size));

@@ -1,8 +1,10 @@
-//! `/api/tokens`: personal API tokens for scripts and agents, made and revoked by their owner.
-//! A token is shown once, when it is made; the store keeps only its hash. Its role is at most
-//! its owner's, now and whenever it is used.
+//! `/api/tokens`: personal API tokens for scripts and agents, made by their owner and revoked by
+//! their owner or an admin. A token is shown once, when it is made; the store keeps only its
+//! hash. Its role is at most its owner's, now and whenever it is used; it ends after the days
+//! its maker chose (the team's `config.auth.token_days` by default, never more than
+//! `token_max_days`). Each is made and revoked with a packet in the chain.
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use jig_audit::ApiToken;
@@ -26,6 +28,18 @@ pub struct NewToken {
     /// left out.
     #[serde(default)]
     pub role: Option<String>,
+    /// How many days it works (the team's default when left out; at most its maximum).
+    #[serde(default)]
+    pub days: Option<u32>,
+}
+
+/// Which tokens to list.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TokenFilter {
+    /// Every person's tokens (admins only).
+    #[serde(default)]
+    pub all: Option<bool>,
 }
 
 /// A token just made: the only time it is shown.
@@ -39,17 +53,29 @@ pub struct MadeToken {
     pub role: String,
     /// Its name.
     pub name: String,
+    /// When it stops working (µs since the Unix epoch).
+    pub expires_us: i64,
 }
 
-/// Your tokens, newest first (revoked ones too; never the tokens themselves).
+/// Your tokens, newest first (revoked and expired ones too; never the tokens themselves);
+/// `?all=true`: everyone's, for an admin.
 #[utoipa::path(get, path = "/api/tokens", operation_id = "listTokens", tag = "tokens",
-    responses((status = 200, body = Vec<ApiToken>), (status = 404, body = ErrorMessage)))]
+    params(TokenFilter),
+    responses((status = 200, body = Vec<ApiToken>), (status = 403, body = ErrorMessage),
+        (status = 404, body = ErrorMessage)))]
 pub async fn list(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
+    Query(filter): Query<TokenFilter>,
 ) -> Result<Json<Vec<ApiToken>>, ApiError> {
     available(&state)?;
-    Ok(Json(state.engine.store().api_tokens(&person.name).await?))
+    if filter.all.unwrap_or(false) {
+        if person.role < Role::Admin {
+            return Err(ApiError::forbidden("only an admin lists everyone's tokens"));
+        }
+        return Ok(Json(state.engine.all_tokens().await?));
+    }
+    Ok(Json(state.engine.tokens_of(&person.name).await?))
 }
 
 /// Make a token.
@@ -87,25 +113,38 @@ pub async fn make(
             role_text(person.role)
         )));
     }
+    let auth = state.engine.snapshot().auth().cloned().unwrap_or_default();
+    let days = request.days.unwrap_or_else(|| auth.default_token_days());
+    if days == 0 || days > auth.max_token_days() {
+        return Err(ApiError::bad_request(format!(
+            "`days`: a token works 1 to {} days here (`config.auth.token_max_days`)",
+            auth.max_token_days()
+        )));
+    }
     let token = format!("{TOKEN_PREFIX}{}", crate::auth::new_token());
+    let created_us = jig_audit::time::now_us();
     let record = ApiToken {
         id: jig_engine::new_id(),
         owner: person.name,
         name: name.to_owned(),
         role: role_text(role).to_owned(),
         token_hash: hash(&token),
-        created_us: jig_audit::time::now_us(),
+        created_us,
         last_used_us: None,
+        expires_us: Some(created_us + i64::from(days) * 86_400_000_000),
         revoked_us: None,
+        revoked_by: None,
     };
-    state.engine.store().create_api_token(&record).await?;
+    state.engine.mint_token(&record).await?;
+    let expires_us = record.expires_us.unwrap_or_default();
     Ok((
         StatusCode::CREATED,
-        Json(MadeToken { id: record.id, token, role: record.role, name: record.name }),
+        Json(MadeToken { id: record.id, token, role: record.role, name: record.name, expires_us }),
     ))
 }
 
-/// Revoke one of your tokens: it stops working at once, on every instance.
+/// Revoke a token: your own, or (as an admin) anyone's. It stops working at once, on every
+/// instance.
 #[utoipa::path(delete, path = "/api/tokens/{id}", operation_id = "revokeToken", tag = "tokens",
     params(("id" = String, Path)),
     responses((status = 204), (status = 404, body = ErrorMessage)))]
@@ -115,11 +154,13 @@ pub async fn revoke(
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     available(&state)?;
-    let now = jig_audit::time::now_us();
-    if state.engine.store().revoke_api_token(&person.name, &id, now).await? {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::not_found(format!("you have no live token `{id}`")))
+    let owner = (person.role < Role::Admin).then_some(person.name.as_str());
+    match state.engine.revoke_token(owner, &id, &person.name).await? {
+        Some(_) => Ok(StatusCode::NO_CONTENT),
+        None if owner.is_some() => {
+            Err(ApiError::not_found(format!("you have no live token `{id}`")))
+        }
+        None => Err(ApiError::not_found(format!("there is no live token `{id}`"))),
     }
 }
 

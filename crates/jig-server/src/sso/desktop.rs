@@ -92,7 +92,7 @@ pub(crate) async fn start(
     RawQuery(raw): RawQuery,
 ) -> Response {
     if super::oidc(&state).is_none() {
-        return super::not_configured();
+        return super::no_provider(&state);
     }
     let request = match serde_urlencoded::from_str::<Request>(raw.as_deref().unwrap_or_default())
         .map_err(|e| e.to_string())

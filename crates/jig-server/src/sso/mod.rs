@@ -135,7 +135,7 @@ pub(crate) async fn login(
     headers: HeaderMap,
     Query(query): Query<LoginQuery>,
 ) -> Response {
-    let Some(config) = oidc(&state) else { return not_configured() };
+    let Some(config) = oidc(&state) else { return no_provider(&state) };
     let client = match client(&state, &config, &headers).await {
         Ok(client) => client,
         Err(why) => {
@@ -199,7 +199,7 @@ pub(crate) async fn callback(
     headers: HeaderMap,
     Query(query): Query<CallbackQuery>,
 ) -> Response {
-    let Some(config) = oidc(&state) else { return not_configured() };
+    let Some(config) = oidc(&state) else { return no_provider(&state) };
     if let Some(error) = &query.error {
         let detail = query.error_description.as_deref().unwrap_or(error);
         return page(StatusCode::UNAUTHORIZED, "The provider did not sign you in", detail);
@@ -236,12 +236,25 @@ pub(crate) async fn callback(
         Err(why) => return page(StatusCode::UNAUTHORIZED, "The sign-in was refused", &why),
     };
     if role_of(&config.roles, &verified.claims).is_none() {
+        // The provider no longer gives them a role here: their tokens and sessions, made while
+        // it did, stop at once (a token's role is capped by the latest sign-in's claims, and
+        // this sign-in made none).
+        let why = "the provider's claims give no role here any more";
+        let revoked = state.engine.refuse_person(&verified.principal, why).await;
+        if let Err(error) = &revoked {
+            tracing::error!(%error, person = %verified.principal, "revoking a refused person's tokens");
+        }
         return page(
             StatusCode::FORBIDDEN,
             "No role for you here",
             &format!(
-                "{} is signed in with the provider, but none of their groups has a role in this project",
-                verified.principal
+                "{} is signed in with the provider, but none of their groups has a role in this project{}",
+                verified.principal,
+                match revoked {
+                    Ok(0) => String::new(),
+                    Ok(n) => format!("; the {n} personal token(s) they had here no longer work"),
+                    Err(_) => String::new(),
+                }
             ),
         );
     }
@@ -345,8 +358,15 @@ async fn verify(
     let principal = match config.name_claim.unwrap_or_default() {
         NameClaim::Email => {
             let email = all["email"].as_str().ok_or("the ID token carries no email")?;
-            if all["email_verified"] == Value::Bool(false) {
-                return Err(format!("{email} is not verified at the provider"));
+            // Only `email_verified: true` makes an email a name: a provider that says nothing
+            // (Entra ID carries no such claim, and lets users edit `email`) would let mallory
+            // sign in as adam by typing his address (the nOAuth pattern). A team whose
+            // provider does not verify emails names another claim (`sub`).
+            if all["email_verified"] != Value::Bool(true) {
+                return Err(format!(
+                    "{email} is not verified at the provider (its ID token has no `email_verified: true`); \
+                     sign-in by email needs a verified one, or set `name_claim: sub`"
+                ));
             }
             email.to_owned()
         }
@@ -416,18 +436,53 @@ fn since() -> i64 {
 }
 
 /// The project's OpenID configuration now.
+/// The sign-in provider, once a person consented to it as the manifest names it (`jig
+/// trust`): a cloned manifest's provider decides who signs in as whom, with which role, and is
+/// handed the client secret's variable — none of which it does before that consent.
 fn oidc(state: &AppState) -> Option<OidcConfig> {
-    state.engine.snapshot().auth()?.oidc.clone()
+    let config = state.engine.snapshot().auth()?.oidc.clone()?;
+    state.engine.sign_in_trusted().then_some(config)
+}
+
+/// Why there is no provider to sign in with: none is set up, or it waits for consent.
+fn no_provider(state: &AppState) -> Response {
+    let named = state.engine.snapshot().auth().is_some_and(|auth| auth.oidc.is_some());
+    if !named {
+        return not_configured();
+    }
+    page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Sign-in waits for consent",
+        &format!(
+            "this project names a sign-in provider that nobody on this server has consented to yet; \
+             whoever runs it reads `jig trust --show` and runs `jig trust` in {}",
+            state.engine.root().display()
+        ),
+    )
 }
 
 /// A path of this server to come back to; anything else is `/`.
 fn safe_return(path: Option<&str>) -> String {
-    match path {
-        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => {
-            path.to_owned()
-        }
-        _ => "/".to_owned(),
+    path.and_then(same_origin_path).unwrap_or_else(|| "/".to_owned())
+}
+
+/// `path` as a path on this server, the way a browser will read it, or `None`. Browsers drop
+/// tabs and new lines from a URL and read `\` as `/`, so `/%09/evil.example` (decoded: a
+/// tab) is `//evil.example` to them, another host: judged by the URL standard's own parser
+/// against a base, and by what it serializes back to.
+fn same_origin_path(path: &str) -> Option<String> {
+    if !path.starts_with('/')
+        || path.chars().any(|c| c.is_control() || c == '\\' || c.is_whitespace())
+    {
+        return None;
     }
+    let base = url::Url::parse("http://jig.invalid/").ok()?;
+    let joined = base.join(path).ok()?;
+    if joined.origin() != base.origin() {
+        return None;
+    }
+    let rest = &joined[url::Position::BeforePath..];
+    (rest.starts_with('/') && !rest.starts_with("//")).then(|| rest.to_owned())
 }
 
 /// A JWT's payload, decoded (its signature checked elsewhere).
@@ -471,4 +526,28 @@ fn page(status: StatusCode, title: &str, detail: &str) -> Response {
             crate::signin::escape(detail)
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_return_path_never_leads_to_another_host_however_a_browser_reads_it() {
+        for hostile in [
+            "//evil.example/x",
+            "/\t/evil.example",
+            "/\n/evil.example",
+            "/\\evil.example",
+            "/.//evil.example",
+            "/ /evil.example",
+            "https://evil.example/",
+            "evil.example",
+            "/%2e%2e//evil.example",
+        ] {
+            assert_eq!(safe_return(Some(hostile)), "/", "{hostile:?}");
+        }
+        assert_eq!(safe_return(Some("/audit?state=denied#run")), "/audit?state=denied#run");
+        assert_eq!(safe_return(None), "/");
+    }
 }

@@ -76,6 +76,33 @@ async fn a_link_cannot_plant_a_cookie_or_switch_the_person_signed_in() {
     assert!(!cookie.contains("Max-Age") && !cookie.contains("Expires"), "{cookie}");
 }
 
+/// Login CSRF: another site's page sending a signed-out browser to `/?token=` gets the
+/// confirmation page, not a session; the printed URL opened as a person would opens at once.
+#[tokio::test]
+async fn another_sites_link_does_not_sign_a_fresh_browser_in() {
+    let served = Served::start().await;
+    for site in ["cross-site", "same-site"] {
+        let response = served
+            .get(&format!("/?token={BOB}"))
+            .header("sec-fetch-site", site)
+            .send()
+            .await
+            .expect("send");
+        assert_eq!(response.status().as_u16(), 200, "{site}");
+        assert!(response.headers().get("set-cookie").is_none(), "{site}");
+        let page = response.text().await.expect("page");
+        assert!(page.contains("Sign in as bob") && page.contains("another site"), "{page}");
+    }
+    let typed = served
+        .get(&format!("/?token={BOB}"))
+        .header("sec-fetch-site", "none")
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(typed.status().as_u16(), 303);
+    assert!(typed.headers()["set-cookie"].to_str().expect("cookie").starts_with("jig_token="));
+}
+
 /// A token with characters a cookie cannot hold is encoded, and still signs in.
 #[test]
 fn a_cookie_value_cannot_carry_attributes() {

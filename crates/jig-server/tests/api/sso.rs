@@ -27,6 +27,7 @@ enum Forge {
     AlgNone,
     MacWithSecret,
     UnverifiedEmail,
+    NoEmailVerified,
     NoGroups,
     NoIdToken,
 }
@@ -183,6 +184,9 @@ fn id_token(key: &EcdsaKeyPair, random: &SystemRandom, issuer: &str, state: &Idp
         }
         Forge::WrongNonce => claims["nonce"] = json!("a-nonce-of-another-sign-in"),
         Forge::UnverifiedEmail => claims["email_verified"] = json!(false),
+        Forge::NoEmailVerified => {
+            claims.as_object_mut().expect("claims").remove("email_verified");
+        }
         Forge::NoGroups => claims["groups"] = json!(["contractors"]),
         Forge::AlgNone => header = json!({ "alg": "none", "typ": "JWT" }),
         Forge::MacWithSecret => header = json!({ "alg": "HS256", "typ": "JWT" }),
@@ -214,7 +218,15 @@ pub(crate) async fn served(idp: &Idp) -> Served {
     .expect("example manifest");
     let manifest =
         manifest.replacen("config:\n", &format!("config:\n{}", auth(idp, "approvers")), 1);
-    Served::start_with(&[("jig.yaml", &manifest)]).await
+    consented(Served::start_with(&[("jig.yaml", &manifest)]).await)
+}
+
+/// `served` once the person running it consented to its sign-in provider (`jig trust`).
+pub(crate) fn consented(served: Served) -> Served {
+    let snapshot = served.engine.snapshot();
+    let oidc = snapshot.auth().and_then(|a| a.oidc.as_ref()).expect("a provider");
+    jig_load::trust::Outbound::oidc(oidc).trust(served.dir.path()).expect("consent");
+    served
 }
 
 fn auth(idp: &Idp, approver_group: &str) -> String {
@@ -338,6 +350,8 @@ async fn a_forged_or_broken_id_token_signs_nobody_in() {
         Forge::AlgNone,
         Forge::MacWithSecret,
         Forge::UnverifiedEmail,
+        // The nOAuth pattern: a provider that says nothing of the email (Entra ID).
+        Forge::NoEmailVerified,
         Forge::NoIdToken,
     ] {
         idp.set(forge);
@@ -516,4 +530,153 @@ async fn personal_tokens_act_as_their_owner_at_most_and_stop_when_revoked() {
     served.engine.swap(jig_load::load(served.dir.path()).expect("reload")).expect("swap");
     let (status, _) = send(served.get("/api/session"), Some(&token)).await;
     assert_eq!(status, 401, "no role left for its owner, none for the token");
+}
+
+/// The example project whose provider maps `admins` to admin, besides bob's approvers.
+async fn served_with_admins(idp: &Idp) -> Served {
+    let manifest = fs_err::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../toolpacks/examples/jig.yaml"),
+    )
+    .expect("example manifest");
+    let auth = auth(idp, "approvers").replace("roles:\n", "roles:\n        admin: [admins]\n");
+    let manifest = manifest.replacen("config:\n", &format!("config:\n{auth}"), 1);
+    consented(Served::start_with(&[("jig.yaml", &manifest)]).await)
+}
+
+/// Issue #42: a token outlived its owner's removal (its role was capped by an expired
+/// session's claims), never expired, and no admin could revoke it. Now: tokens end, an admin
+/// lists and revokes anyone's, a refused sign-in ends every token and session of that person,
+/// and each mint and revoke is a packet in the chain.
+#[tokio::test]
+async fn tokens_end_admins_revoke_them_and_a_refused_sign_in_takes_them_all() {
+    let idp = Idp::start();
+    let served = served_with_admins(&idp).await;
+    let bob = sign_in(&served, &idp, "/").await.session.expect("bob's session");
+    idp.sign_in_as("carol", "carol@acme.example", json!(["admins"]));
+    let carol = sign_in(&served, &idp, "/").await.session.expect("carol's session");
+    let as_person = |session: &str, request: reqwest::RequestBuilder| {
+        request
+            .header("cookie", format!("jig_session={session}"))
+            .header("origin", served.base.clone())
+    };
+    // An end: the team's default (30 days), a chosen one, and never past the maximum (90).
+    let (status, body) = send(
+        as_person(&bob, served.post("/api/tokens", &json!({ "name": "ci", "days": 91 }))),
+        None,
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.to_string().contains("token_max_days"), "{body}");
+    let (status, made) =
+        send(as_person(&bob, served.post("/api/tokens", &json!({ "name": "ci" }))), None).await;
+    assert_eq!(status, 201, "{made}");
+    let days =
+        (made["expires_us"].as_i64().expect("an end") - jig_audit::time::now_us()) / 86_400_000_000;
+    assert!((29..=30).contains(&days), "{made}");
+    let token = made["token"].as_str().expect("token").to_owned();
+    let id = made["id"].as_str().expect("id").to_owned();
+    // Only an admin lists everyone's; an admin revokes bob's.
+    let (status, _) = send(as_person(&bob, served.get("/api/tokens?all=true")), None).await;
+    assert_eq!(status, 403);
+    let (status, all) = send(as_person(&carol, served.get("/api/tokens?all=true")), None).await;
+    assert_eq!(status, 200, "{all}");
+    assert!(
+        all.as_array()
+            .expect("list")
+            .iter()
+            .any(|t| t["id"] == id.as_str() && t["owner"] == "bob@acme.example"),
+        "{all}"
+    );
+    assert!(!all.to_string().contains(&token));
+    let (status, _) =
+        send(as_person(&carol, served.delete(&format!("/api/tokens/{id}"))), None).await;
+    assert_eq!(status, 204);
+    assert_eq!(send(served.get("/api/session"), Some(&token)).await.0, 401, "revoked by an admin");
+    let packets = served.engine.store().packets(0, 10_000).await.expect("packets");
+    let minted = packets.iter().find(|p| p.kind == "token.minted").expect("the mint, in the chain");
+    assert_eq!(
+        (minted.principal.as_deref(), &minted.data["token_id"]),
+        (Some("bob@acme.example"), &json!(id))
+    );
+    assert!(!minted.data.to_string().contains(&token));
+    let revoked = packets.iter().find(|p| p.kind == "token.revoked").expect("the revoke");
+    assert_eq!(revoked.data["by"], "carol@acme.example");
+
+    // The provider drops bob's groups: his next sign-in is refused, and with it every token
+    // and session he had, at once (before: the token kept acting with his old role).
+    idp.sign_in_as("bob", "bob@acme.example", json!(["approvers"]));
+    let again = sign_in(&served, &idp, "/").await.session.expect("bob again");
+    let (_, made) = send(
+        as_person(&again, served.post("/api/tokens", &json!({ "name": "agent", "days": 7 }))),
+        None,
+    )
+    .await;
+    let agent = made["token"].as_str().expect("token").to_owned();
+    assert_eq!(send(served.get("/api/session"), Some(&agent)).await.0, 200);
+    idp.sign_in_as("bob", "bob@acme.example", json!(["contractors"]));
+    let refused = sign_in(&served, &idp, "/").await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(refused.body.contains("no longer work"), "{}", refused.body);
+    assert_eq!(
+        send(served.get("/api/session"), Some(&agent)).await.0,
+        401,
+        "the token went with him"
+    );
+    assert_eq!(session_of(&served, &again).await.0, 401, "and his session");
+    let packets = served.engine.store().packets(0, 10_000).await.expect("packets");
+    assert!(
+        packets.iter().any(|p| p.kind == "token.revoked" && p.data["by"] == "sign-in"),
+        "recorded"
+    );
+
+    // A token past its end stops by itself.
+    let now = jig_audit::time::now_us();
+    let old = jig_audit::ApiToken {
+        id: "old".into(),
+        owner: "carol@acme.example".into(),
+        name: "old".into(),
+        role: "viewer".into(),
+        token_hash: jig_server::people::hash("jig_pat_an-old-token"),
+        created_us: now - 10 * 86_400_000_000,
+        last_used_us: None,
+        expires_us: Some(now - 1),
+        revoked_us: None,
+        revoked_by: None,
+    };
+    served.engine.store().create_api_token(&old).await.expect("insert");
+    assert_eq!(send(served.get("/api/session"), Some("jig_pat_an-old-token")).await.0, 401);
+}
+
+/// Issue #42: a cloned manifest's sign-in provider decides who signs in as whom and is handed
+/// the client secret's variable; before a person consents to it, nothing of it is used.
+#[tokio::test]
+async fn a_sign_in_provider_nobody_consented_to_signs_nobody_in() {
+    let idp = Idp::start();
+    let manifest = fs_err::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../toolpacks/examples/jig.yaml"),
+    )
+    .expect("example manifest");
+    let manifest =
+        manifest.replacen("config:\n", &format!("config:\n{}", auth(&idp, "approvers")), 1);
+    let served = Served::start_with(&[("jig.yaml", &manifest)]).await;
+    let login = served.get("/auth/login?return_to=/").send().await.expect("login");
+    assert_eq!(login.status().as_u16(), 503);
+    assert!(login.headers().get("location").is_none(), "sent to the provider");
+    let page = login.text().await.expect("page");
+    assert!(page.contains("jig trust"), "{page}");
+    let (_, status) = send(served.get("/auth/status"), None).await;
+    assert_eq!(status["sign_in"], false, "{status}");
+    let (_, session) = send(served.get("/api/session"), Some(crate::support::ALICE)).await;
+    assert_eq!(session["waiting_consent"][0]["kind"], "oidc", "{session}");
+    assert!(
+        session["waiting_consent"][0]["description"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(SECRET_ENV),
+        "{session}"
+    );
+    // Consented: the same server now signs people in.
+    let served = consented(served);
+    let outcome = sign_in(&served, &idp, "/").await;
+    assert!(outcome.session.is_some(), "{}", outcome.body);
 }

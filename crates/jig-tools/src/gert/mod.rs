@@ -7,6 +7,7 @@
 //! it (the shared tools): when `argv[0]` is not the binary, the binary is put in front.
 
 mod extract;
+mod last_words;
 mod pool;
 mod remote;
 mod server;

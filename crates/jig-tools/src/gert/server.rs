@@ -42,6 +42,8 @@ pub(super) struct Server {
     info: Option<Value>,
     /// The last lines it wrote on stderr.
     stderr: Arc<std::sync::Mutex<VecDeque<String>>>,
+    /// The workspace it runs in (what its grants are relative to).
+    root: std::path::PathBuf,
     reader: tokio::task::JoinHandle<()>,
 }
 
@@ -318,6 +320,7 @@ impl Server {
             _scratch: scratch,
             info: None,
             stderr,
+            root: invocation.workspace.root().to_path_buf(),
             reader,
         };
         if mcp {
@@ -339,8 +342,9 @@ impl Server {
         Ok(server)
     }
 
-    /// `error` with the server's last stderr lines: the last one in the message (why it
-    /// failed, usually), all of them in the details.
+    /// `error` with the server's last stderr lines: those that say what failed in the message
+    /// (with the grant it lacked, when it could not read its own program), all of them in the
+    /// details.
     fn with_stderr(&self, error: ToolError) -> ToolError {
         let tail: Vec<String> = self
             .stderr
@@ -349,8 +353,8 @@ impl Server {
             .iter()
             .cloned()
             .collect();
-        let Some(last) = tail.last() else { return error };
-        let message = format!("{}; it said: {last}", error.message);
+        let Some(said) = super::last_words::explain(&tail, &self.root) else { return error };
+        let message = format!("{}; it said: {said}", error.message);
         ToolError { message, ..error }.with_details(json!({ "stderr": tail }))
     }
 

@@ -53,7 +53,7 @@ pub async fn start(
             }
         }
     };
-    let runbooks = Runbooks::new(engine);
+    let runbooks = Runbooks::new(engine).asserted_by(settings.asserted_by.clone());
     let view = match runbooks.start(&name, inputs, args.step, &settings.principal).await {
         Ok(view) => view,
         Err(error) => {
@@ -100,7 +100,7 @@ pub async fn resume(
         Some(engine) => engine,
         None => return Ok(Code::Failed),
     };
-    let runbooks = Runbooks::new(engine);
+    let runbooks = Runbooks::new(engine).asserted_by(settings.asserted_by.clone());
     let evidence = match read_evidence(&args.evidence) {
         Ok(evidence) => evidence,
         Err(message) => {
@@ -138,7 +138,11 @@ pub async fn show(
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     let Some(engine) = open(settings).await else { return Ok(Code::Failed) };
-    report(out, Runbooks::new(engine).show(run).await, json)
+    report(
+        out,
+        Runbooks::new(engine).asserted_by(settings.asserted_by.clone()).show(run).await,
+        json,
+    )
 }
 
 pub async fn pause(
@@ -148,7 +152,14 @@ pub async fn pause(
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     let Some(engine) = open(settings).await else { return Ok(Code::Failed) };
-    report(out, Runbooks::new(engine).pause(run, &settings.principal).await, json)
+    report(
+        out,
+        Runbooks::new(engine)
+            .asserted_by(settings.asserted_by.clone())
+            .pause(run, &settings.principal)
+            .await,
+        json,
+    )
 }
 
 pub async fn follow(
@@ -166,7 +177,14 @@ pub async fn follow(
         }
     };
     let Some(engine) = open(settings).await else { return Ok(Code::Failed) };
-    report(out, Runbooks::new(engine).follow(run, inputs, &settings.principal).await, json)
+    report(
+        out,
+        Runbooks::new(engine)
+            .asserted_by(settings.asserted_by.clone())
+            .follow(run, inputs, &settings.principal)
+            .await,
+        json,
+    )
 }
 
 /// The run as it now stands, or the service's error with its code.
