@@ -131,6 +131,7 @@ impl Settings {
                 let root = jig_load::project_root(&self.project).ok_or_else(|| {
                     anyhow::anyhow!("no such directory: {}", self.project.display())
                 })?;
+                jig_engine::check_state_dir(&root)?;
                 let db = jig_engine::default_db(&root);
                 if !Path::new(&db).exists() {
                     eprintln!("note: no audit record yet ({db} does not exist)");

@@ -220,6 +220,7 @@ impl Engine {
         };
         let policy = Arc::new(Policy::new(policy_of(&snapshot))?);
         let root = snapshot.root().to_path_buf();
+        check_state_dir(&root)?;
         let db = options.db.clone().unwrap_or_else(|| default_db(&root));
         let store = Store::open(&db).await?;
         let recovery = store.recover().await?;
@@ -419,6 +420,22 @@ fn policy_of(snapshot: &Snapshot) -> PolicyConfig {
 /// `<root>/.jig/audit.db`.
 pub fn default_db(root: &Path) -> String {
     root.join(".jig").join("audit.db").display().to_string()
+}
+
+/// Refuse a project whose `.jig` is not a directory of its own: a repository that ships `.jig`
+/// as a symbolic link would choose where Jig keeps its audit and writes its run and scratch
+/// directories (its home, another project's store), and where the sandbox's mask of Jig's
+/// state lands. A missing `.jig` is made by Jig, as a directory.
+pub fn check_state_dir(root: &Path) -> Result<(), EngineError> {
+    match std::fs::symlink_metadata(root.join(".jig")) {
+        Ok(meta) if !meta.is_dir() => {
+            Err(EngineError::Workspace(jig_policy::sandbox::SandboxError::Protected {
+                path: root.join(".jig").display().to_string(),
+                why: "Jig keeps its state in a directory of the project itself; this one is a symbolic link or a file (remove it, and Jig makes its own)",
+            }))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Every `every`, a heartbeat for each session with calls in flight.

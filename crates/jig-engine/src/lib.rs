@@ -39,7 +39,9 @@ mod what_if;
 
 pub use background::{BACKGROUND_CALLS, START_WAIT};
 pub use decode::{decode_request, parse_json_strict};
-pub use engine::{Approval, CallContext, CommitHook, Engine, EngineOptions, default_db};
+pub use engine::{
+    Approval, CallContext, CommitHook, Engine, EngineOptions, check_state_dir, default_db,
+};
 pub use error::EngineError;
 pub use events::{
     ApprovalEvent, Audience, Event, EventBus, RegistryEvent, RunbookEvent, Subscription, Viewer,

@@ -97,14 +97,24 @@ impl Outbound {
         )
     }
 
-    /// The sign-in provider.
+    /// The sign-in provider: who it is, Jig's client there, the variable its secret is read
+    /// from and what names a person. The role mapping is not part of it: like the policy, it
+    /// is the project's to change (a change applies at once), and a team's layer above the
+    /// project is where it is governed.
     pub fn oidc(config: &OidcConfig) -> Self {
+        let provider = json!({
+            "issuer": config.issuer,
+            "client_id": config.client_id,
+            "client_secret_env": config.client_secret_env,
+            "name_claim": config.name_claim,
+            "scopes": config.scopes,
+        });
         Self::new(
             OutboundKind::Oidc,
             "sign-in".to_owned(),
             &config.issuer,
             config.client_secret_env.iter().cloned().collect(),
-            &json!(config),
+            &provider,
         )
     }
 

@@ -184,3 +184,20 @@ fn plain_grants_still_read_and_write_where_they_say() {
     let through = call(root, "probe.read", &json!({ "path": "vendor/host" }));
     assert_eq!(through["ok"], true, "{through:#}");
 }
+
+/// A repository that ships `.jig` as a symlink would choose where Jig keeps its audit and
+/// writes its run directories: the project is refused, naming it, and nothing is written there.
+#[test]
+fn a_state_directory_that_is_a_link_is_refused_and_nothing_is_written_through_it() {
+    let elsewhere = tempfile::tempdir().expect("tmp");
+    let dir = project("src", "out");
+    let root = dir.path();
+    symlink(elsewhere.path(), root.join(".jig")).expect("symlink");
+    for args in [&["call", "probe.read", "--args", "{}"][..], &["audit", "list"][..]] {
+        let refused = jig(root, args);
+        assert_ne!(refused.status.code(), Some(0), "{args:?}: {}", stderr(&refused));
+        assert!(stderr(&refused).contains(".jig"), "{args:?}: {}", stderr(&refused));
+    }
+    let left: Vec<_> = std::fs::read_dir(elsewhere.path()).expect("read").collect();
+    assert!(left.is_empty(), "written through the link: {left:?}");
+}
