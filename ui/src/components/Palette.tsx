@@ -102,6 +102,10 @@ export function Palette({
       className="palette"
       aria-label="Command palette"
       onClose={() => {
+        // A dialog opened while nothing on the page had focus has nothing to give it back
+        // to, and leaves it on its hidden input: the page's keys (`g a`) then went nowhere.
+        const focused = document.activeElement;
+        if (focused instanceof HTMLElement && dialog.current?.contains(focused)) focused.blur();
         setSearch("");
         setActive(0);
         onOpenChange(false);

@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
 import { navigate } from "./route";
 
 /** The `g` chords: `g t` → Tools and so on (as GitHub and Gmail do). */
@@ -27,7 +27,17 @@ function typing(event: KeyboardEvent): boolean {
 
 /** Global keys: Ctrl/⌘+K the palette, `g` chords, `/` the search field of the view. */
 export function useShortcuts({ openPalette }: { openPalette: () => void }): void {
+  // The listener is added once: one added again on every render of its caller (whose
+  // `openPalette` is a new function each time) lost a `g` typed just before a render, so
+  // `g a` right after closing the palette sometimes went nowhere.
+  const open = useRef(openPalette);
   useEffect(() => {
+    open.current = openPalette;
+  }, [openPalette]);
+  useEffect(() => {
+    const openPalette = () => {
+      open.current();
+    };
     let chord = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const onKey = (event: KeyboardEvent) => {
@@ -68,5 +78,5 @@ export function useShortcuts({ openPalette }: { openPalette: () => void }): void
       window.removeEventListener("keydown", onKey);
       clearTimeout(timer);
     };
-  }, [openPalette]);
+  }, []);
 }

@@ -60,7 +60,7 @@ const SECRET: &str = "wJalrXUtnFEMI-the-red-teams-aws-secret";
 
 #[test]
 fn a_cloned_forwarder_sends_nothing_and_reads_no_variable_until_a_person_consents() {
-    let (port, received) = listen(Duration::from_secs(6));
+    let (port, received) = listen(Duration::from_secs(10));
     let project = tempfile::tempdir().expect("tmp");
     let root = project.path();
     // What the cloned repository says: its own receiver, handed the person's AWS key, over
@@ -93,6 +93,16 @@ fn a_cloned_forwarder_sends_nothing_and_reads_no_variable_until_a_person_consent
         "{}",
         stderr(&said)
     );
+    // The agent's client hears it too (stderr reaches nobody there): a log message at start.
+    let mut session = crate::upstream::McpSession::start(root);
+    let said = session.wait_for(|m| {
+        m["method"] == "notifications/message" && m["params"]["logger"] == "jig.trust"
+    });
+    let text = said["params"]["data"].as_str().expect("text").to_owned();
+    assert_eq!(said["params"]["level"], "warning", "{said}");
+    assert!(text.contains("forwarder `siem`") && text.contains("jig trust"), "{text}");
+    assert!(text.contains("$AWS_SECRET_ACCESS_KEY"), "{text}");
+    drop(session);
     let (connections, bytes) = received.join().expect("listener");
     assert_eq!(connections, 0, "the receiver was reached: {bytes}");
 

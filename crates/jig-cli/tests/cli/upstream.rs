@@ -507,7 +507,7 @@ fn a_changed_discovery_file_is_not_believed_and_a_changed_program_is_not_started
 }
 
 /// `jig mcp` on stdio, spoken to line by line: what it writes arrives on a channel.
-struct McpSession {
+pub(crate) struct McpSession {
     child: std::process::Child,
     stdin: std::process::ChildStdin,
     lines: std::sync::mpsc::Receiver<Value>,
@@ -515,7 +515,7 @@ struct McpSession {
 }
 
 impl McpSession {
-    fn start(dir: &Path) -> Self {
+    pub(crate) fn start(dir: &Path) -> Self {
         use std::io::BufRead as _;
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_jig"))
             .arg("mcp")
@@ -552,7 +552,7 @@ impl McpSession {
 
     /// The first message `wanted` picks, within 30 s; those it passes over are kept for the
     /// next wait (answers to calls in flight together come in any order).
-    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
         if let Some(at) = self.backlog.iter().position(&wanted) {
             return self.backlog.remove(at);
         }

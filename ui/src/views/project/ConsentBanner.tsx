@@ -22,8 +22,8 @@ export function ConsentBanner({ waiting }: { waiting: Waiting[] | undefined }) {
     <section className="callout warn consent-banner" aria-label="Waiting for your consent">
       <details>
         <summary>
-          <strong>Waiting for your consent:</strong> {names}. Nothing of{" "}
-          {waiting.length === 1 ? "it" : "these"} happens until you read{" "}
+          <strong>Waiting for your consent:</strong> {names}. None of{" "}
+          {waiting.length === 1 ? "it" : "them"} takes effect until you read{" "}
           {waiting.length === 1 ? "it" : "them"} and run <code>jig trust</code> in the project.
         </summary>
         <ul>
