@@ -3247,6 +3247,14 @@ export interface operations {
                     "application/json": components["schemas"]["ApiToken"][];
                 };
             };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
             403: {
                 headers: {
                     [name: string]: unknown;

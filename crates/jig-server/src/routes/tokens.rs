@@ -4,7 +4,7 @@
 //! its maker chose (the team's `config.auth.token_days` by default, never more than
 //! `token_max_days`). Each is made and revoked with a packet in the chain.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use jig_audit::ApiToken;
@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{Person, Role, Via};
 use crate::error::ApiError;
-use crate::extract::Body;
+use crate::extract::{Body, Params};
 use crate::people::{TOKEN_PREFIX, hash, role_named};
 use crate::state::AppState;
 
@@ -61,12 +61,12 @@ pub struct MadeToken {
 /// `?all=true`: everyone's, for an admin.
 #[utoipa::path(get, path = "/api/tokens", operation_id = "listTokens", tag = "tokens",
     params(TokenFilter),
-    responses((status = 200, body = Vec<ApiToken>), (status = 403, body = ErrorMessage),
-        (status = 404, body = ErrorMessage)))]
+    responses((status = 200, body = Vec<ApiToken>), (status = 400, body = ErrorMessage),
+        (status = 403, body = ErrorMessage), (status = 404, body = ErrorMessage)))]
 pub async fn list(
     State(state): State<AppState>,
     Extension(person): Extension<Person>,
-    Query(filter): Query<TokenFilter>,
+    Params(filter): Params<TokenFilter>,
 ) -> Result<Json<Vec<ApiToken>>, ApiError> {
     available(&state)?;
     if filter.all.unwrap_or(false) {
