@@ -48,14 +48,23 @@ use jig_model::ErrorCode;
 use jig_model::policy::{ProcessNetwork, SandboxEnforcement};
 use jig_policy::Policy;
 use jig_policy::sandbox::{Access as Grant, Workspace};
-use landlock::{
-    ABI, Access, AccessFs, CompatLevel, Compatible, LandlockStatus, Ruleset, RulesetAttr, Scope,
-};
+use landlock::{AccessFs, LandlockStatus, Ruleset, RulesetAttr};
 use serde_json::json;
 
 use crate::executor::{Invocation, ToolError};
 use crate::grants::Granted;
+
+mod launch;
+mod programs;
+mod scratch;
+#[cfg(test)]
+mod tests;
+
 use crate::host::{self, HostEnv, HostProgram};
+pub use launch::Launch;
+use launch::{SpawnJob, options_file, restrict_scopes, spawner};
+use programs::{expand_home, prefixes};
+pub use scratch::{Scratch, prepare, private_home};
 
 /// Directories every program needs to read. Those that are symlinks on the host (`/lib` on a
 /// merged-`/usr` system) are recreated as symlinks.
@@ -186,41 +195,6 @@ pub fn landlock_abi() -> Result<i32, String> {
             .unwrap_or_else(|_| Err("probing Landlock failed".to_owned()))
         })
         .clone()
-}
-
-/// Work for the spawner thread.
-type SpawnJob = Box<dyn FnOnce() + Send>;
-
-/// The one thread that starts every tool process. It lives as long as Jig: a child's
-/// parent-death signal (bwrap's `--die-with-parent`) fires when the *thread* that started it
-/// ends, so a short-lived spawning thread would kill its children at once. It restricts itself
-/// with Landlock's scopes first, which its children inherit; the rest of Jig stays unrestricted.
-fn spawner() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<SpawnJob>> {
-    static SPAWNER: OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<SpawnJob>>> = OnceLock::new();
-    SPAWNER.get_or_init(|| {
-        let (jobs, queue) = std::sync::mpsc::channel::<SpawnJob>();
-        std::thread::Builder::new()
-            .name("jig-spawner".to_owned())
-            .spawn(move || {
-                restrict_scopes();
-                for job in queue {
-                    job();
-                }
-            })
-            .unwrap_or_else(|e| panic!("cannot start the spawner thread: {e}"));
-        std::sync::Mutex::new(jobs)
-    })
-}
-
-/// Restrict the calling thread (and what it starts) with Landlock's scopes: no signal to, and
-/// no abstract UNIX socket of, a process outside. Scopes handle no filesystem access, so the
-/// sandbox can still mount. Best effort: the PID and network namespaces already isolate both.
-fn restrict_scopes() {
-    let _ = Ruleset::default()
-        .set_compatibility(CompatLevel::BestEffort)
-        .scope(Scope::from_all(ABI::V6))
-        .and_then(|ruleset| ruleset.create())
-        .and_then(|ruleset| ruleset.restrict_self());
 }
 
 impl Confinement {
@@ -585,64 +559,6 @@ impl Confinement {
     }
 }
 
-/// What starting a sandboxed command needs besides the command: the memory file bwrap reads
-/// its options from, and the descriptors of the grants it binds, inheritable only while that
-/// one process starts.
-#[derive(Debug, Default)]
-pub struct Launch {
-    options: Option<std::fs::File>,
-    fds: Vec<Arc<OwnedFd>>,
-}
-
-impl Launch {
-    /// Run `start` (which spawns the command) with the options file and the grants handed to
-    /// it: made inheritable under `host::spawning`, so no other process started meanwhile gets
-    /// them. The options file is closed afterwards; a grant's descriptor is made close-on-exec
-    /// again before the lock is released (the confinement may start another process with it,
-    /// and bwrap passes on whatever it inherits: a descriptor of a workspace directory in a
-    /// sandboxed process is a way out of its mount namespace).
-    pub fn start<T>(self, start: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
-        let _held = host::spawning();
-        if let Some(file) = &self.options {
-            rustix::io::fcntl_setfd(file, rustix::io::FdFlags::empty())?;
-        }
-        let mut inheritable = Vec::with_capacity(self.fds.len());
-        let mut result = Ok(());
-        for fd in &self.fds {
-            result = rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty());
-            if result.is_err() {
-                break;
-            }
-            inheritable.push(fd);
-        }
-        let started = match result {
-            Ok(()) => start(),
-            Err(e) => Err(e.into()),
-        };
-        for fd in inheritable {
-            // F_SETFD fails only on a descriptor that is not open, which nothing can inherit.
-            let _ = rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::CLOEXEC);
-        }
-        started
-    }
-}
-
-/// `options`, NUL-separated, in a memory file (close-on-exec until [`Launch::start`]).
-fn options_file(options: &[OsString]) -> std::io::Result<std::fs::File> {
-    use std::io::{Seek, Write};
-    use std::os::unix::ffi::OsStrExt;
-    let fd = rustix::fs::memfd_create("jig-sandbox-options", rustix::fs::MemfdFlags::CLOEXEC)?;
-    let mut file = std::fs::File::from(fd);
-    let mut bytes = Vec::with_capacity(options.iter().map(|o| o.len() + 1).sum());
-    for option in options {
-        bytes.extend_from_slice(option.as_bytes());
-        bytes.push(0);
-    }
-    file.write_all(&bytes)?;
-    file.rewind()?;
-    Ok(file)
-}
-
 /// Whether a process that `declares` network gets the host's: only under the policy's explicit
 /// `sandbox.network: unfiltered`.
 pub fn network_grant(policy: &Policy, declares: bool, tool: &str) -> Result<bool, ToolError> {
@@ -662,268 +578,10 @@ pub fn network_grant(policy: &Policy, declares: bool, tool: &str) -> Result<bool
     }
 }
 
-/// The scratch directory and confinement of a tool's process running `program`; the scratch
-/// directory is the process's `/tmp`, and `TMPDIR` and `HOME` point there.
-pub fn prepare(
-    invocation: &Invocation<'_>,
-    program: &str,
-    run_dir: Option<&Path>,
-    env: &mut std::collections::BTreeMap<String, String>,
-) -> Result<(Scratch, Confinement), ToolError> {
-    let scratch = Scratch::new(invocation.workspace.root(), invocation.events.request_id())?;
-    let resolved = crate::process::find_program(program).unwrap_or_else(|| PathBuf::from(program));
-    let confinement = Confinement::for_tool(invocation, &resolved, run_dir, scratch.path())?;
-    private_home(env, &scratch);
-    Ok((scratch, confinement))
-}
-
-/// Point `TMPDIR` and `HOME` at the call's private scratch directory: no user configuration
-/// is read.
-pub fn private_home(env: &mut std::collections::BTreeMap<String, String>, scratch: &Scratch) {
-    let path = scratch.path().display().to_string();
-    env.insert("TMPDIR".to_owned(), path.clone());
-    env.insert("HOME".to_owned(), path);
-}
-
-/// A private temporary directory for one call (`.jig/tmp/<request id>`), removed afterwards.
-#[derive(Debug)]
-pub struct Scratch(PathBuf);
-
-impl Scratch {
-    /// Create it under `root`.
-    pub fn new(root: &Path, request_id: &str) -> Result<Self, ToolError> {
-        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let unique = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let name = format!("{}-{unique}", request_id.replace(['/', '.'], "_"));
-        let dir = root.join(".jig").join("tmp").join(name);
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            ToolError::new(
-                ErrorCode::FileIo,
-                format!("temporary directory `{}`: {e}", dir.display()),
-            )
-        })?;
-        Ok(Self(dir))
-    }
-
-    /// Its path.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Where a program is installed: its directory's parent (`/usr` for `/usr/bin/node`,
-/// `~/.pyenv` for a pyenv shim), for the path as found and as resolved; a rustup proxy also
-/// needs its toolchains (`RUSTUP_HOME`).
-fn prefixes(program: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    // A relative program (`./bin/report.sh`) is the workspace's, started from the sandbox's
-    // working directory and visible through the workspace's grants. Resolving it here would
-    // resolve it against Jig's own working directory, and its empty "prefix" would cover every
-    // other grant.
-    if !program.is_absolute() {
-        return out;
-    }
-    let resolved = program.canonicalize().ok();
-    for path in [Some(program.to_path_buf()), resolved.clone()].into_iter().flatten() {
-        let Some(dir) = path.parent() else { continue };
-        match dir.parent() {
-            None => {}
-            Some(prefix) if prefix == Path::new("/") => {}
-            // `~/bin/tool`: its prefix would be the person's home, every key and history file
-            // in it; the program's own directory is what it needs.
-            Some(prefix) if holds_home(prefix) => out.push(dir.to_path_buf()),
-            Some(prefix) => out.push(prefix.to_path_buf()),
-        }
-    }
-    if resolved.as_deref().and_then(Path::file_name) == Some("rustup".as_ref()) {
-        let home = std::env::var_os("RUSTUP_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".rustup")));
-        out.extend(home);
-    }
-    out
-}
-
-/// Whether `dir` is a home directory or holds one (`/home`, `/root`, `$HOME` and above).
-fn holds_home(dir: &Path) -> bool {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    home.is_some_and(|home| home.starts_with(dir))
-        || [Path::new("/home"), Path::new("/root")].iter().any(|h| h.starts_with(dir))
-}
-
-/// `~/x` with the user's home directory.
-fn expand_home(path: &str) -> PathBuf {
-    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
-        _ => PathBuf::from(path),
-    }
-}
-
 fn unenforceable(why: &str) -> ToolError {
     ToolError::new(
         ErrorCode::Policy,
         format!("the tool's process cannot be confined here: {why}; set the policy's `sandbox.enforce: best_effort` to run it anyway"),
     )
     .with_details(json!({ "rule": "sandbox.enforce" }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn protected_paths_are_bound_after_the_writable_workspace() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let root = dir.path();
-        fs_err::create_dir_all(root.join(".jig/runs/r1")).expect("mkdir");
-        fs_err::write(root.join("jig.yaml"), "name: x\n").expect("write");
-        let confinement = Confinement {
-            write: vec![root.to_path_buf(), root.join(".jig/runs/r1")],
-            hidden: vec![root.join(".jig")],
-            read_only: vec![root.join("jig.yaml")],
-            ..Confinement::default()
-        };
-        let argv: Vec<String> = confinement
-            .options(root, &BTreeMap::new())
-            .expect("options")
-            .iter()
-            .map(|s| s.to_string_lossy().into_owned())
-            .collect();
-        let at = |flag: &str, path: &Path| {
-            argv.windows(2)
-                .position(|w| w[0] == flag && w[1] == path.display().to_string())
-                .unwrap_or_else(|| panic!("{flag} {} in {argv:?}", path.display()))
-        };
-        assert!(at("--bind", root) < at("--ro-bind", &root.join("jig.yaml")));
-        assert!(at("--ro-bind", &root.join("jig.yaml")) < at("--tmpfs", &root.join(".jig")));
-        assert!(at("--tmpfs", &root.join(".jig")) < at("--remount-ro", &root.join(".jig")));
-        assert!(argv.contains(&"--unshare-net".to_owned()));
-    }
-
-    #[test]
-    fn a_relative_program_adds_no_grant_and_hides_none() {
-        assert!(prefixes(Path::new("./bin/report.sh")).is_empty());
-        let usr = prefixes(Path::new("/usr/bin/true"));
-        assert!(!usr.is_empty() && usr.iter().all(|p| p == Path::new("/usr")), "{usr:?}");
-    }
-
-    #[test]
-    fn the_directories_above_a_protected_path_are_pinned_before_it_is_bound() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let root = dir.path();
-        fs_err::create_dir_all(root.join(".git/modules/sub/hooks")).expect("mkdir");
-        fs_err::create_dir_all(root.join("work")).expect("mkdir");
-        fs_err::write(root.join("jig.yaml"), "name: x\n").expect("write");
-        let argv_of = |write: Vec<PathBuf>| -> Vec<String> {
-            let confinement = Confinement {
-                read: vec![root.to_path_buf()],
-                write,
-                read_only: vec![root.join(".git/modules/sub/hooks"), root.join("jig.yaml")],
-                ..Confinement::default()
-            };
-            confinement
-                .options(root, &BTreeMap::new())
-                .expect("options")
-                .iter()
-                .map(|s| s.to_string_lossy().into_owned())
-                .collect()
-        };
-        let argv = argv_of(vec![root.to_path_buf()]);
-        let at = |flag: &str, path: &Path| {
-            argv.windows(2)
-                .position(|w| w[0] == flag && w[1] == path.display().to_string())
-                .unwrap_or_else(|| panic!("{flag} {} in {argv:?}", path.display()))
-        };
-        let git = at("--bind", &root.join(".git"));
-        let modules = at("--bind", &root.join(".git/modules"));
-        let sub = at("--bind", &root.join(".git/modules/sub"));
-        let hooks = at("--ro-bind", &root.join(".git/modules/sub/hooks"));
-        assert!(git < modules && modules < sub && sub < hooks, "{argv:?}");
-        // Nothing outside a writable tree is bound writable to pin it.
-        let argv = argv_of(vec![root.join("work")]);
-        let git = root.join(".git").display().to_string();
-        assert!(!argv.windows(2).any(|w| w[0] == "--bind" && w[1] == git), "{argv:?}");
-    }
-
-    /// The red team's escape: a tool's `LD_PRELOAD` loaded its library into bwrap itself, and
-    /// its `PATH` chose which program "bwrap" was. Both ran as Jig's user, outside any sandbox.
-    #[tokio::test]
-    #[allow(clippy::disallowed_methods, reason = "the test compiles a library with the C compiler")]
-    async fn a_tools_variables_never_reach_the_launcher() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let root = dir.path().canonicalize().expect("canonical");
-        let marked = root.join("loaded-outside");
-        fs_err::write(
-            root.join("mark.c"),
-            format!(
-                "#include <stdio.h>\n__attribute__((constructor)) static void mark(void) {{ \
-                 FILE *f = fopen(\"{}\", \"a\"); if (f) {{ fputs(\"constructor\\n\", f); fclose(f); }} }}\n",
-                marked.display()
-            ),
-        )
-        .expect("write");
-        let compiled = std::process::Command::new("cc")
-            .args(["-shared", "-fPIC", "-o", "libmark.so", "mark.c"])
-            .current_dir(&root)
-            .status()
-            .expect("cc");
-        assert!(compiled.success());
-        fs_err::create_dir_all(root.join("vendor/bin")).expect("mkdir");
-        let fake = root.join("vendor/bin/bwrap");
-        fs_err::write(
-            &fake,
-            format!("#!/bin/sh\necho fake-bwrap >> {}\nexec \"$@\"\n", marked.display()),
-        )
-        .expect("write");
-        fs_err::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .expect("chmod");
-        let scratch = Scratch::new(&root, "launcher").expect("scratch");
-        let confinement = Confinement {
-            read: SYSTEM.iter().map(PathBuf::from).collect(),
-            tmp: Some(scratch.path().to_path_buf()),
-            required: true,
-            ..Confinement::default()
-        };
-        let env = BTreeMap::from([
-            ("LD_PRELOAD".to_owned(), root.join("libmark.so").display().to_string()),
-            ("PATH".to_owned(), format!("{}:/usr/bin:/bin", root.join("vendor/bin").display())),
-            ("JIG_PROBE".to_owned(), "inside".to_owned()),
-        ]);
-        let argv = ["sh".to_owned(), "-c".to_owned(), "echo \"$JIG_PROBE\"".to_owned()];
-        let finished = crate::process::run(
-            crate::process::Spawn {
-                argv: &argv,
-                cwd: &root,
-                env,
-                stdin: None,
-                timeout: std::time::Duration::from_secs(20),
-                max_output: 4096,
-                confine: &confinement,
-            },
-            &crate::executor::Cancel::new(),
-            &crate::executor::Events::discard("launcher"),
-        )
-        .await
-        .expect("runs");
-        // The variables reach the tool, inside.
-        assert_eq!(finished.code, Some(0), "{finished:?}");
-        assert_eq!(finished.stdout.trim(), "inside");
-        // Nothing ran outside: not the library's constructor, not the planted "bwrap".
-        assert!(!marked.exists(), "{}", fs_err::read_to_string(&marked).unwrap_or_default());
-    }
-
-    #[test]
-    fn a_variable_that_cannot_be_one_is_refused() {
-        let confinement = Confinement::default();
-        for (name, value) in [("A=B", "x"), ("", "x"), ("A", "x\0y")] {
-            let env = BTreeMap::from([(name.to_owned(), value.to_owned())]);
-            assert!(confinement.options(Path::new("/"), &env).is_err(), "{name:?}");
-        }
-    }
 }
