@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use jig_engine::{Engine, EngineError, EngineOptions};
-use jig_load::watch::WatchHandle;
 use jig_server::auth::{Person, Role};
 use jig_server::local::{Answer, Local, next};
 use serde::Serialize;
@@ -39,14 +38,16 @@ pub struct Desktop {
 struct Opened {
     backend: Backend,
     forward: tauri::async_runtime::JoinHandle<()>,
-    /// Stops the project's audit forwarders (`audit.forward`) when the project is closed.
-    forwarding: Option<tokio::sync::watch::Sender<bool>>,
 }
 
 /// Where the page's requests go.
 enum Backend {
     /// A project folder, in process.
-    Local { local: Local, root: PathBuf, _watch: WatchHandle },
+    /// `_resident`: the project's duties while it is open (its watch, jobs, the store
+    /// followed, upstream servers, the audit forwarded as `jig serve` and `jig mcp` forward
+    /// it), stopped when the project is closed: each forwarder lets what is in flight be
+    /// taken, records its place and gives up its lease, so the next process goes on at once.
+    Local { local: Local, root: PathBuf, _resident: jig_app::Resident },
     /// A team server.
     Remote(Arc<Remote>),
 }
@@ -54,11 +55,6 @@ enum Backend {
 impl Drop for Opened {
     fn drop(&mut self) {
         self.forward.abort();
-        // Each forwarder lets what is in flight be taken, records its place and gives up its
-        // lease, so the next process to forward goes on from there at once.
-        if let Some(stop) = &self.forwarding {
-            let _ = stop.send(true);
-        }
     }
 }
 
@@ -125,12 +121,7 @@ impl Desktop {
         let forward = remote.follow(app.clone());
         let name =
             remote.origin().split_once("://").map_or(remote.origin(), |(_, host)| host).to_owned();
-        self.replace(
-            app,
-            &name,
-            Opened { backend: Backend::Remote(remote), forward, forwarding: None },
-        )
-        .await
+        self.replace(app, &name, Opened { backend: Backend::Remote(remote), forward }).await
     }
 
     /// Give up a sign-in that waits for the browser.
@@ -279,11 +270,15 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
     })
     .await
     .map_err(|e| describe(&e))?;
-    engine.watch_jobs();
-    engine.follow_store();
-    engine.keep_upstream_current();
-    let forwarding = forward_audit(&engine);
-    let watch = engine.watch().map_err(|e| describe(&e))?;
+    let resident = jig_app::App::new(Arc::clone(&engine))
+        .open_resident()
+        .map_err(|e| format!("{}: {e}", e.code().as_str()))?;
+    for said in resident.said() {
+        match said.level {
+            jig_app::Level::Info => tracing::info!("{}", said.text),
+            jig_app::Level::Warning | jig_app::Level::Error => tracing::warn!("{}", said.text),
+        }
+    }
     let name = root
         .file_name()
         .map_or_else(|| "project".to_owned(), |name| name.to_string_lossy().into_owned());
@@ -299,26 +294,7 @@ async fn open(app: &AppHandle, path: &Path) -> Result<Opened, String> {
             }
         }
     });
-    Ok(Opened { backend: Backend::Local { local, root, _watch: watch }, forward, forwarding })
-}
-
-/// Forward the project's audit (`config.audit.forward`) while it is open, as `jig serve` and
-/// `jig mcp` do: a person who only ever uses the app still feeds the team's SIEM. Returns what
-/// stops the forwarders, or nothing when there are none or they cannot start (logged, naming
-/// the forwarder; the store keeps every packet for whichever process forwards next).
-fn forward_audit(engine: &Engine) -> Option<tokio::sync::watch::Sender<bool>> {
-    let (stop, stopped) = jig_engine::Stop::pair();
-    match engine.forward_audit(&stopped) {
-        Ok(names) if names.is_empty() => None,
-        Ok(names) => {
-            tracing::info!("forwarding the audit as {}", names.join(", "));
-            Some(stop)
-        }
-        Err(why) => {
-            tracing::warn!("the audit is not forwarded: {why}");
-            None
-        }
-    }
+    Ok(Opened { backend: Backend::Local { local, root, _resident: resident }, forward })
 }
 
 /// The backend of one request, held while it runs.

@@ -49,8 +49,9 @@ impl App {
         note: Option<&str>,
     ) -> Result<Approved, AppError> {
         self.may_approve(actor)?;
-        let asked_by =
-            self.engine.store().approval(id).await.ok().flatten().and_then(|a| a.principal);
+        let reader = Reader { person: actor.principal.clone(), may_approve: actor.may_approve };
+        let asked_by = self.engine.history().approval(id, &reader).await.ok().flatten();
+        let asked_by = asked_by.and_then(|a| a.principal);
         let (approval, resumed_as) = self
             .engine
             .approve_and_run(id, &actor.principal, actor.asserted_by.as_deref(), note)
@@ -98,7 +99,7 @@ impl App {
         }))
     }
 
-    fn may_approve(&self, actor: &Actor) -> Result<(), AppError> {
+    pub(crate) fn may_approve(&self, actor: &Actor) -> Result<(), AppError> {
         if actor.may_approve {
             Ok(())
         } else {

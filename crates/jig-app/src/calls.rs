@@ -1,6 +1,7 @@
 //! Calls: the one place a call's context is put together from who acts and what they ask.
 
 use jig_engine::{CallContext, ToolRequest, ToolResponse};
+use jig_model::ApprovalId;
 use jig_model::prepared::PreparedJson;
 use serde_json::Value;
 
@@ -117,11 +118,76 @@ impl App {
         Ok(false)
     }
 
-    fn may_run(&self, actor: &Actor) -> Result<(), AppError> {
+    pub(crate) fn may_run(&self, actor: &Actor) -> Result<(), AppError> {
         if actor.may_run {
             Ok(())
         } else {
             Err(AppError::Forbidden(format!("`{}` may not run tools here", actor.principal)))
         }
+    }
+}
+
+/// What a call came to, as a surface acts on it: answered, or waiting for a person.
+#[derive(Debug, Clone)]
+pub enum Called {
+    /// It answered: it ran (succeeded or failed), or it was refused.
+    Answered(ToolResponse),
+    /// It waits for approval `approval`; `response` says so (the rule, the reason), and the
+    /// same request called again once it is approved runs it.
+    Waiting {
+        /// The approval it waits for.
+        approval: ApprovalId,
+        /// The answer while it waits.
+        response: ToolResponse,
+    },
+}
+
+impl Called {
+    /// What `response` means for whoever called.
+    pub fn of(response: ToolResponse) -> Self {
+        match response.waits_for() {
+            Some(approval) => Self::Waiting { approval, response },
+            None => Self::Answered(response),
+        }
+    }
+
+    /// The answer, whichever it is.
+    pub fn response(&self) -> &ToolResponse {
+        match self {
+            Self::Answered(response) | Self::Waiting { response, .. } => response,
+        }
+    }
+
+    /// The answer, owned.
+    pub fn into_response(self) -> ToolResponse {
+        match self {
+            Self::Answered(response) | Self::Waiting { response, .. } => response,
+        }
+    }
+}
+
+impl App {
+    /// Run `spec` for `actor` in `context` (the surface's own, from [`App::context`] with its
+    /// cancellation), answered as the caller acts on it: done, or waiting with its approval.
+    pub async fn run_call(
+        &self,
+        actor: &Actor,
+        spec: &CallSpec,
+        context: CallContext,
+    ) -> Result<Called, AppError> {
+        self.may_run(actor)?;
+        Ok(Called::of(self.engine.dispatch(Self::request(spec), context).await))
+    }
+
+    /// Approval `id` as the store has it now (its state, who decided and why), seen as
+    /// `actor` may see it.
+    pub async fn approval(
+        &self,
+        actor: &Actor,
+        id: &ApprovalId,
+    ) -> Result<Option<jig_engine::ApprovalRecord>, AppError> {
+        let reader =
+            jig_engine::Reader { person: actor.principal.clone(), may_approve: actor.may_approve };
+        Ok(self.engine.history().approval(id.as_str(), &reader).await?)
     }
 }

@@ -10,6 +10,13 @@
 //!   instance, or the caller's next identical call), a runbook step waiting for it walks on,
 //!   and nobody but the asker is handed a token.
 //!
+//! - Runbook runs ([`App::start_run`], [`App::act_on_run`], [`App::pause_run`] …): in an
+//!   actor's name, with the roles checked here; the runbook service's types come through
+//!   [`runbooks`], so no surface depends on the service itself.
+//!
+//! - A long-running process's duties ([`App::open_resident`]): started in one place for
+//!   `jig serve`, `jig mcp` and the desktop app.
+//!
 //! Below it, the engine records (it alone writes the audit) and the runbook service walks runs.
 
 mod actor;
@@ -17,6 +24,8 @@ mod approvals;
 mod calls;
 mod decide_many;
 mod error;
+mod resident;
+pub mod runbooks;
 
 use std::sync::Arc;
 
@@ -25,9 +34,10 @@ use jig_runbook::Runbooks;
 
 pub use actor::Actor;
 pub use approvals::{Approved, Denied, Walked};
-pub use calls::CallSpec;
+pub use calls::{CallSpec, Called};
 pub use decide_many::{MOST_AT_ONCE, Outcome, Verdict};
 pub use error::AppError;
+pub use resident::{Level, Resident, Said};
 
 /// The application over one engine.
 #[derive(Clone)]

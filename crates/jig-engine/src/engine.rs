@@ -312,8 +312,9 @@ impl Engine {
         crate::History::of(self.store.clone())
     }
 
-    /// The raw audit store, for the engine's own tests and benchmarks; surfaces read through
-    /// [`Engine::history`].
+    /// The raw audit store, for tests and benchmarks (the `testing` feature); everything else
+    /// reads through [`Engine::history`], [`Engine::people`] or [`Engine::walk_reads`].
+    #[cfg(feature = "testing")]
     #[doc(hidden)]
     pub fn store(&self) -> &Store {
         &self.store

@@ -1,5 +1,6 @@
-//! Jig's engine: the one API every surface (CLI, desktop, browser, MCP) calls, so that no tool
-//! runs without validation, a policy decision and an audit record.
+//! Jig's engine: the one pipeline every call takes, so that no tool runs without validation, a
+//! policy decision and an audit record — and the audit's one writer. Surfaces do not call it
+//! to act; they act through `jig-app`, which calls it.
 //!
 //! [`Engine::open`] loads a project (fail-closed), compiles its policy and opens the audit
 //! store; [`Engine::dispatch`] runs one call through the whole pipeline; [`Engine::select`]
@@ -25,6 +26,7 @@ mod metrics;
 mod notify;
 mod os_user;
 mod outgoing;
+mod people;
 mod presets;
 mod preview;
 mod reload;
@@ -34,6 +36,7 @@ mod tokens;
 mod trust;
 mod upstream;
 mod validation;
+mod walk_reads;
 mod walk_records;
 mod what_if;
 
@@ -53,11 +56,13 @@ pub use metrics::{LatencySummary, MetricsSnapshot};
 pub use notify::{FLUSH_WITHIN, notices_sent};
 pub use os_user::os_user;
 pub use outgoing::http_client;
+pub use people::People;
 pub use presets::{MAX_PRESET_BYTES, Preset, Presets};
 pub use preview::Preview;
 pub use select::{Candidate, Intent, ToolSelection};
 pub use upstream::{Discovery, ServerFound};
 pub use validation::{Problem, ValidationResult};
+pub use walk_reads::WalkReads;
 pub use walk_records::WalkRecord;
 pub use what_if::{MAX_WHAT_IF, WhatIf, WhatIfCall, parse_draft};
 
@@ -69,4 +74,5 @@ pub use jig_audit::{ApprovalRecord, ApprovalState, Packet, PacketKind, RunRecord
 /// Calls over time (the metrics charts).
 pub use jig_audit::{Count, Line, Series, SeriesQuery, ToolLine};
 pub use jig_exec::Cancel;
+pub use jig_load::watch::WatchHandle;
 pub use jig_model::envelope::{ToolRequest, ToolResponse};

@@ -6,7 +6,9 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use jig_engine::{ApprovalState, CallContext, Engine, Event, ToolRequest, ToolResponse};
+use jig_app::Called;
+use jig_engine::{ApprovalState, Engine, Event, ToolResponse};
+use jig_model::ApprovalId;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation,
@@ -86,14 +88,20 @@ impl JigMcp {
         jig_engine::agent_principal(&acting.person, &client)
     }
 
-    /// The context of a call this connection makes for `principal` (the agent acting for its
-    /// person), as the application layer builds every call's: a retry of a call someone
-    /// approved uses the approval.
-    fn context(&self, principal: String, meta: &rmcp::model::RequestMetaObject) -> CallContext {
-        let actor = jig_app::Actor::owner(principal);
-        // The agent's trace, from the request's `_meta` (W3C trace context, SEP-414),
-        // continues through the call.
-        let spec = jig_app::CallSpec {
+    /// A call of `tool` this connection makes: a request of its own in this session, the
+    /// agent's trace from the request's `_meta` (W3C trace context, SEP-414) continuing
+    /// through it. The application layer builds its context as every call's: a retry of a
+    /// call someone approved uses the approval.
+    fn spec(
+        &self,
+        tool: &jig_model::ToolDef,
+        args: &Value,
+        meta: &rmcp::model::RequestMetaObject,
+    ) -> jig_app::CallSpec {
+        jig_app::CallSpec {
+            tool: tool.id.clone(),
+            args: args.clone(),
+            request_id: Some(uuid::Uuid::new_v4().to_string()),
             session: self.session.clone(),
             trace: jig_engine::telemetry::TraceOrigin {
                 traceparent: meta.get_traceparent().map(str::to_owned),
@@ -101,8 +109,7 @@ impl JigMcp {
                 mcp_session: Some(self.session.clone()),
             },
             ..jig_app::CallSpec::default()
-        };
-        self.app.context(&actor, &spec)
+        }
     }
 
     /// Tell the client when the registry changes, for as long as it is connected.
@@ -199,100 +206,102 @@ impl JigMcp {
                     return CallToolResult::error(vec![ContentBlock::text(text)]);
                 }
             };
-        let principal = self.principal(&acting);
+        let actor = jig_app::Actor {
+            principal: self.principal(&acting),
+            asserted_by: None,
+            may_run: acting.may_run,
+            may_approve: acting.may_approve,
+            admin: false,
+        };
         let listener = Listener {
             peer: context.peer.clone(),
             progress: context.meta.get_progress_token(),
             log_level: self.state().log_level,
         };
-        let request = |args: Value| ToolRequest {
-            kind: Default::default(),
-            tool: tool.id.clone(),
-            args,
-            request_id: uuid::Uuid::new_v4().to_string(),
-            session_id: Some(self.session.clone()),
-            timestamp: None,
-        };
-        let mut response = live::dispatch(
-            &self.engine,
-            request(args.clone()),
-            self.context(principal.clone(), &context.meta),
-            &context.ct,
-            &listener,
-        )
-        .await;
-        let again = || {
-            live::dispatch(
-                &self.engine,
-                request(args.clone()),
-                self.context(principal.clone(), &context.meta),
-                &context.ct,
-                &listener,
-            )
-        };
-        if let Some(approval_id) = outcome::pending_approval(&response).map(str::to_owned) {
-            response = self.ask_approval(&approval_id, &acting, context, response, &again).await;
+        let again = || self.attempt(tool, &args, &actor, context, &listener);
+        let mut called = again().await;
+        if let Called::Waiting { approval, .. } = &called {
+            let approval = approval.clone();
+            called = self.ask_approval(&approval, &actor, context, called, &again).await;
         }
         // Still waiting: for a person who decides elsewhere, as long as the policy says.
-        if let Some(approval_id) = outcome::pending_approval(&response).map(str::to_owned) {
+        if let Called::Waiting { approval, .. } = &called {
+            let approval = approval.clone();
             let within = Duration::from_secs(policy.config().mcp.wait_for_approval_seconds);
             let state = if within.is_zero() {
                 None
             } else {
-                waiting::decided(&self.engine, &approval_id, within, &context.ct, &listener).await
+                waiting::decided(&self.app, &actor, &approval, within, &context.ct, &listener).await
             };
             match state {
                 // Approved: this runs it (or answers with the run the approval resumed).
-                Some(ApprovalState::Approved | ApprovalState::Consumed) => {
-                    response = again().await;
-                }
+                Some(ApprovalState::Approved | ApprovalState::Consumed) => called = again().await,
                 // Decided against, or ended undecided: the waiting call's own record already
                 // says so (no second request is made to learn it); the agent reads who and why.
                 Some(ended) => {
-                    response = waiting::ended(&self.engine, &approval_id, ended, response).await;
+                    let response = called.into_response();
+                    let ended = waiting::ended(&self.app, &actor, &approval, ended, response);
+                    called = Called::Answered(ended.await);
                 }
                 None => {}
             }
         }
-        outcome::result(Some(tool), &response)
+        outcome::result(Some(tool), called.response())
+    }
+
+    /// One attempt at the call: a request of its own, through the application layer, with
+    /// the client's cancellation and its events forwarded.
+    async fn attempt(
+        &self,
+        tool: &jig_model::ToolDef,
+        args: &Value,
+        actor: &jig_app::Actor,
+        context: &RequestContext<RoleServer>,
+        listener: &Listener,
+    ) -> Called {
+        let spec = self.spec(tool, args, &context.meta);
+        let call_context = self.app.context(actor, &spec);
+        match live::dispatch(&self.app, actor, &spec, call_context, &context.ct, listener).await {
+            Ok(called) => called,
+            Err(error) => {
+                let id = spec.request_id.as_deref().unwrap_or_default();
+                let refused =
+                    ToolResponse::refused(&spec.tool, id, error.code(), error.to_string());
+                Called::Answered(refused)
+            }
+        }
     }
 
     /// Ask the person at the client about a pending approval, then run the call again when
     /// they approved it. Anything else leaves `waiting` as the answer (naming the approval).
     async fn ask_approval<F, Fut>(
         &self,
-        approval_id: &str,
-        acting: &Acting,
+        approval_id: &ApprovalId,
+        actor: &jig_app::Actor,
         context: &RequestContext<RoleServer>,
-        waiting: ToolResponse,
+        waiting: Called,
         again: F,
-    ) -> ToolResponse
+    ) -> Called
     where
         F: FnOnce() -> Fut,
-        Fut: std::future::Future<Output = ToolResponse>,
+        Fut: std::future::Future<Output = Called>,
     {
-        let Ok(Some(approval)) = self.engine.store().approval(approval_id).await else {
+        let Ok(Some(approval)) = self.app.approval(actor, approval_id).await else {
             return waiting;
         };
-        // Asked of someone who may decide it: the request as it will run.
-        let approval = approval.seen_by(acting.may_approve);
-        if !acting.may_approve
-            || !approval::can_ask(&self.engine, &context.peer, &approval, &acting.person)
+        // Asked of someone who may decide it, the request as it will run; the agent's name
+        // is its person's when they decide.
+        let person = jig_app::Actor { principal: self.acting(context).person, ..actor.clone() };
+        if !actor.may_approve
+            || !approval::can_ask(&self.engine, &context.peer, &approval, &person.principal)
         {
             return waiting;
         }
-        let person = jig_app::Actor {
-            principal: acting.person.clone(),
-            asserted_by: None,
-            may_run: acting.may_run,
-            may_approve: acting.may_approve,
-            admin: false,
-        };
         match approval::ask(&self.app, &context.peer, &approval, &person).await {
             // Run again: approved, it consumes the approval; denied, it is refused on record.
             Answer::Approved | Answer::Denied => again().await,
             Answer::Undecided(why) => {
-                tracing::info!(approval = approval_id, %why, "approval left pending");
+                tracing::info!(approval = %approval_id, %why, "approval left pending");
                 waiting
             }
         }
@@ -456,7 +465,7 @@ impl ServerHandler for JigMcp {
             _ => "",
         };
         Ok(crate::prompts::complete(
-            &self.engine,
+            &self.app,
             name,
             &request.argument.name,
             &request.argument.value,
@@ -468,7 +477,7 @@ impl ServerHandler for JigMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(crate::prompts::list(&self.engine))
+        Ok(crate::prompts::list(&self.app))
     }
 
     async fn get_prompt(
@@ -477,7 +486,7 @@ impl ServerHandler for JigMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        let (mut prompt, attachments) = crate::prompts::get(&self.engine, &request.name, &args)?;
+        let (mut prompt, attachments) = crate::prompts::get(&self.app, &request.name, &args)?;
         for uri in attachments {
             prompt = crate::prompts::attach(prompt, self.read(&uri, &context).await?)?;
         }

@@ -6,7 +6,8 @@
 
 use std::sync::Arc;
 
-use jig_engine::{CallContext, Engine, Event, Subscription, ToolRequest, ToolResponse};
+use jig_app::{Actor, App, AppError, CallSpec, Called};
+use jig_engine::{CallContext, Engine, Event, Subscription, ToolResponse};
 use jig_model::envelope::EventMessage;
 use rmcp::model::{
     LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
@@ -32,38 +33,44 @@ impl Listener {
     }
 }
 
-/// Run `request` through the engine, forwarding its events to `listener` and stopping it when
-/// `stop` fires (the client cancelled, or went away).
+/// Run `spec` for `actor` through the application layer, forwarding its events to `listener`
+/// and stopping it when `stop` fires (the client cancelled, or went away).
 pub async fn dispatch(
-    engine: &Arc<Engine>,
-    request: ToolRequest,
+    app: &App,
+    actor: &Actor,
+    spec: &CallSpec,
     context: CallContext,
     stop: &CancellationToken,
     listener: &Listener,
-) -> ToolResponse {
+) -> Result<Called, AppError> {
+    let engine = app.engine();
     // Subscribed before the call starts, so no event of it is missed.
     let mut events = listener.wants_events().then(|| engine.subscribe());
-    let request_id = request.request_id.clone();
+    let request_id = spec.request_id.clone().unwrap_or_default();
     let cancel = context.cancel.clone();
     let principal = context.principal.clone();
     let mut forwarder = Forwarder { listener, request_id, step: 0.0 };
-    let call = engine.dispatch(request, context);
+    let call = app.run_call(actor, spec, context);
     tokio::pin!(call);
     let mut stopped = false;
     loop {
         tokio::select! {
             biased;
-            response = &mut call => {
+            called = &mut call => {
                 // What the call emitted just before it answered is still queued: send it first.
                 if let Some(events) = events.as_mut() {
                     while let Ok(event) = events.try_recv() {
                         forwarder.forward(event).await;
                     }
                 }
-                if response.job.is_some() && !stopped {
-                    return follow_job(engine, response, stop, &mut forwarder, &principal).await;
-                }
-                return response;
+                return match called? {
+                    Called::Answered(response) if response.job.is_some() && !stopped => {
+                        let followed =
+                            follow_job(engine, response, stop, &mut forwarder, &principal).await;
+                        Ok(Called::of(followed))
+                    }
+                    called => Ok(called),
+                };
             }
             () = stop.cancelled(), if !stopped => {
                 cancel.cancel();

@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
+use jig_app::App;
+use jig_app::runbooks::RunbookSummary;
 use jig_engine::Engine;
-use jig_runbook::Runbooks;
 use rmcp::ErrorData;
 use rmcp::model::{
     CompleteResult, GetPromptResult, ListPromptsResult, ReadResourceResult, ResourceContents,
@@ -15,9 +16,9 @@ use rmcp::model::{
 use serde_json::{Map, Value, json};
 
 /// Every runbook, its inputs as the prompt's arguments.
-pub fn list(engine: &Arc<Engine>) -> ListPromptsResult {
-    let prompts: Vec<Value> = Runbooks::new(Arc::clone(engine))
-        .list()
+pub fn list(app: &App) -> ListPromptsResult {
+    let prompts: Vec<Value> = app
+        .runbook_list()
         .into_iter()
         .map(|runbook| {
             json!({
@@ -32,21 +33,21 @@ pub fn list(engine: &Arc<Engine>) -> ListPromptsResult {
 }
 
 /// The runbook `name`, when the project has it.
-fn runbook(engine: &Arc<Engine>, name: &str) -> Option<jig_runbook::RunbookSummary> {
-    Runbooks::new(Arc::clone(engine)).list().into_iter().find(|runbook| runbook.name == name)
+fn runbook(app: &App, name: &str) -> Option<RunbookSummary> {
+    app.runbook_list().into_iter().find(|runbook| runbook.name == name)
 }
 
 /// The prompt of runbook `name` with `args` as its inputs, and the resources it brings along
 /// (each input value naming a resource Jig serves), to be read and added with [`attach`].
 pub fn get(
-    engine: &Arc<Engine>,
+    app: &App,
     name: &str,
     args: &Map<String, Value>,
 ) -> Result<(GetPromptResult, Vec<String>), ErrorData> {
-    let runbook = runbook(engine, name).ok_or_else(|| {
+    let runbook = runbook(app, name).ok_or_else(|| {
         ErrorData::invalid_params(format!("no runbook `{name}`"), Some(json!({ "name": name })))
     })?;
-    let attachments = attachments(engine, &runbook.inputs, args);
+    let attachments = attachments(app.engine(), &runbook.inputs, args);
     let declared = arguments(&runbook.inputs);
     for argument in &declared {
         let required = argument["required"] == json!(true);
@@ -163,8 +164,8 @@ fn arguments(inputs: &Value) -> Vec<Value> {
 
 /// Values for the argument `argument` of prompt `name` starting with `prefix`: the runbook
 /// input's `enum`, or its `default`.
-pub fn complete(engine: &Arc<Engine>, name: &str, argument: &str, prefix: &str) -> CompleteResult {
-    let declaration = runbook(engine, name)
+pub fn complete(app: &App, name: &str, argument: &str, prefix: &str) -> CompleteResult {
+    let declaration = runbook(app, name)
         .and_then(|runbook| runbook.inputs.get(argument).cloned())
         .unwrap_or(Value::Null);
     let candidates = match (declaration.get("enum"), declaration.get("default")) {

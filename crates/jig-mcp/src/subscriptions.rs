@@ -55,7 +55,9 @@ impl Subscriptions {
         // A decision names its approval; the run it decides is the approval's request.
         let decided = match event {
             Some(Event::Approval(decision)) if self.watches_runs() => {
-                engine.store().approval(&decision.approval_id).await.ok().flatten()
+                // Only its request id is read: nobody's request is shown in clear.
+                let reader = jig_engine::Reader { person: String::new(), may_approve: false };
+                engine.history().approval(&decision.approval_id, &reader).await.ok().flatten()
             }
             _ => None,
         };

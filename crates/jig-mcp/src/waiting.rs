@@ -5,12 +5,12 @@
 //! A client that sent a progress token hears that it waits, now and then; cancelling the
 //! request ends the wait, and the approval stays pending for a later retry.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use jig_engine::{ApprovalState, Engine, Event};
-use jig_model::ErrorCode;
+use jig_app::{Actor, App};
+use jig_engine::{ApprovalState, Event};
 use jig_model::envelope::{ResponseError, ToolResponse};
+use jig_model::{ApprovalId, ErrorCode};
 use rmcp::model::ProgressNotificationParam;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
@@ -23,18 +23,19 @@ const EVERY: Duration = Duration::from_secs(10);
 /// The state approval `id` reached within `within`; `None` when it is still pending then, or
 /// the client stopped waiting.
 pub async fn decided(
-    engine: &Arc<Engine>,
-    id: &str,
+    app: &App,
+    actor: &Actor,
+    id: &ApprovalId,
     within: Duration,
     stop: &CancellationToken,
     listener: &Listener,
 ) -> Option<ApprovalState> {
     // Subscribed before the store is read: a decision recorded in between is still heard.
-    let mut events = engine.subscribe();
+    let mut events = app.engine().subscribe();
     let deadline = tokio::time::Instant::now() + within;
     let mut step = 0.0;
     loop {
-        match engine.store().approval(id).await {
+        match app.approval(actor, id).await {
             Ok(Some(approval)) if approval.state != ApprovalState::Pending => {
                 return Some(approval.state);
             }
@@ -49,7 +50,7 @@ pub async fn decided(
                 () = stop.cancelled() => return None,
                 () = &mut tick => break false,
                 event = events.recv() => match event {
-                    Ok(Event::Approval(decision)) if decision.approval_id == id => break true,
+                    Ok(Event::Approval(decision)) if decision.approval_id == id.as_str() => break true,
                     Ok(_) => {}
                     // Missed some: read the store.
                     Err(RecvError::Lagged(_)) => break true,
@@ -75,12 +76,13 @@ pub async fn decided(
 /// reason), withdrawn, or expired undecided. `waiting` is the answer it had while it waited;
 /// the store already ended its run in that state.
 pub async fn ended(
-    engine: &Arc<Engine>,
-    id: &str,
+    app: &App,
+    actor: &Actor,
+    id: &ApprovalId,
     state: ApprovalState,
     mut waiting: ToolResponse,
 ) -> ToolResponse {
-    let approval = engine.store().approval(id).await.ok().flatten();
+    let approval = app.approval(actor, id).await.ok().flatten();
     let by = approval.as_ref().and_then(|a| a.decided_by.clone());
     let note = approval.as_ref().and_then(|a| a.note.clone());
     let why = note.map(|n| format!(": {n}")).unwrap_or_default();

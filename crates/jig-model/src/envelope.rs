@@ -91,6 +91,22 @@ pub struct ToolResponse {
 }
 
 impl ToolResponse {
+    /// The answer to a request refused before it ran: nothing ran, nothing is recorded here.
+    pub fn refused(tool: &str, request_id: &str, code: ErrorCode, message: String) -> Self {
+        Self {
+            kind: Default::default(),
+            ok: false,
+            tool: tool.to_owned(),
+            request_id: request_id.to_owned(),
+            duration_ms: 0,
+            data: Value::Null,
+            errors: vec![ResponseError { code, message, details: None }],
+            run_id: None,
+            replayed: false,
+            job: None,
+        }
+    }
+
     /// The approval this response says the call waits for (`E_POLICY` with
     /// `details.approval_id`), if it does.
     pub fn pending_approval(&self) -> Option<&str> {
@@ -98,6 +114,11 @@ impl ToolResponse {
             return None;
         }
         self.errors.iter().find_map(|error| error.details.as_ref()?.get("approval_id")?.as_str())
+    }
+
+    /// The same, typed: what a surface acts on when a call waits.
+    pub fn waits_for(&self) -> Option<crate::ApprovalId> {
+        self.pending_approval().map(crate::ApprovalId::new)
     }
 }
 

@@ -79,7 +79,6 @@ impl From<jig_app::AppError> for ApiError {
     fn from(error: jig_app::AppError) -> Self {
         match error {
             jig_app::AppError::Engine(error) => error.into(),
-            jig_app::AppError::Runbook(error) => error.into(),
             other => Self::new(status_of(other.code()), other.code(), other.to_string()),
         }
     }

@@ -1,8 +1,8 @@
-//! Jig's application API as one axum [`Router`] over the engine: what the browser (through
-//! `jig serve`) and the desktop app (in process, no TCP port) both call.
+//! Jig's HTTP API as one axum [`Router`]: what the browser (through `jig serve`) and the desktop
+//! app (in process, no TCP port) both call.
 //!
-//! Routes live in [`mod@routes`], one file per concern, and hold no logic of their own: each asks
-//! the engine and shapes the answer. [`openapi`] is the OpenAPI 3.1 document generated from the
+//! Routes live in [`mod@routes`], one file per concern, and hold no logic of their own: each acts
+//! through the application layer (`jig_app::App`), reads the engine, and shapes the answer. [`openapi`] is the OpenAPI 3.1 document generated from the
 //! same handlers and types (committed as `docs/openapi.json`; a test fails when it is stale).
 //! Every API route needs a token ([`auth`]); a foreign `Host` or `Origin` is refused first.
 

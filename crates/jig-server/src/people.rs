@@ -58,7 +58,7 @@ impl People {
     pub async fn by_session(&self, headers: &HeaderMap) -> Option<Person> {
         let cookie = crate::auth::cookie_value(headers, SESSION_COOKIE)?;
         let now = jig_audit::time::now_us();
-        let session = self.engine.store().web_session(&hash(&cookie), now).await.ok()??;
+        let session = self.engine.people().web_session(&hash(&cookie), now).await.ok()??;
         let role = role_of(&self.mapping()?, &session.claims)?;
         Some(Person { name: session.principal, role })
     }
@@ -70,7 +70,7 @@ impl People {
             return None;
         }
         let now = jig_audit::time::now_us();
-        let record = self.engine.store().use_api_token(&hash(token), now).await.ok()??;
+        let record = self.engine.people().use_api_token(&hash(token), now).await.ok()??;
         let role = role_named(&record.role)?;
         let cap = self.current_role(&record.owner, users).await?;
         Some(Person { name: record.owner, role: role.min(cap) })
@@ -82,8 +82,7 @@ impl People {
         if let Some(role) = users.role_of(person) {
             return Some(role);
         }
-        let store = self.engine.store();
-        let session = store.latest_web_session(person, 0).await.ok()??;
+        let session = self.engine.people().latest_web_session(person, 0).await.ok()??;
         role_of(&self.mapping()?, &session.claims)
     }
 }

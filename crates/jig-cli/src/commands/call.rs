@@ -4,7 +4,6 @@ use std::io::Write;
 
 use jig_engine::{EngineError, ToolRequest, ToolResponse, decode_request, parse_json_strict};
 use jig_model::ErrorCode;
-use jig_model::envelope::ResponseError;
 use serde_json::Value;
 
 use crate::cli::CallArgs;
@@ -148,16 +147,5 @@ fn unopened(request: &ToolRequest, error: &EngineError) -> ToolResponse {
         ),
         other => (other.code(), format!("{other}; nothing was run")),
     };
-    ToolResponse {
-        kind: Default::default(),
-        ok: false,
-        tool: request.tool.clone(),
-        request_id: request.request_id.clone(),
-        duration_ms: 0,
-        data: Value::Null,
-        errors: vec![ResponseError { code, message, details: None }],
-        run_id: None,
-        replayed: false,
-        job: None,
-    }
+    ToolResponse::refused(&request.tool, &request.request_id, code, message)
 }

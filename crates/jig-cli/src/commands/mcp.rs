@@ -22,15 +22,12 @@ pub async fn run(
         None => {}
     }
     let Ok(engine) = settings.engine_watched().await else { return Ok(Code::Invalid) };
-    engine.watch_jobs();
-    engine.follow_store();
     if let Err(message) = settings.check_identity(&engine) {
         eprintln!("error[E_POLICY]: {message}");
         return Ok(Code::Usage);
     }
     // The registry follows the files; clients hear `notifications/tools/list_changed`.
-    let _watch = engine.watch()?;
-    in_background(&engine);
+    let _resident = super::resident::open(&engine)?;
     let Some(addr) = args.http else {
         jig_mcp::serve_stdio(engine, settings.principal.clone()).await?;
         return Ok(Code::Ok);
@@ -91,67 +88,6 @@ pub async fn discover(settings: &Settings) -> anyhow::Result<Code> {
         }
     }
     Ok(if failed { Code::Failed } else { Code::Ok })
-}
-
-/// What a long-running `jig serve` or `jig mcp` does beside its requests: keep the upstream
-/// servers' tools current, say where notices go, and forward the audit.
-pub fn in_background(engine: &std::sync::Arc<jig_engine::Engine>) {
-    engine.keep_upstream_current();
-    say_what_waits_for_consent(engine);
-    say_where_notices_go(engine);
-    forward_in_background(engine);
-}
-
-/// Say, once at start, what the manifest names that waits for a person's consent (and so does
-/// nothing yet), and how to give it.
-fn say_what_waits_for_consent(engine: &jig_engine::Engine) {
-    let waiting = engine.waiting_consent();
-    if waiting.is_empty() {
-        return;
-    }
-    for item in &waiting {
-        eprintln!("waiting for your consent: {}", item.describe());
-    }
-    eprintln!(
-        "  none of these takes effect until you read them and run `jig trust` in {}",
-        engine.root().display()
-    );
-}
-
-/// Forward the audit to the receivers of `config.audit.forward` while this process runs,
-/// saying so once.
-fn forward_in_background(engine: &jig_engine::Engine) {
-    match engine.forward_audit(&jig_engine::Stop::default()) {
-        Ok(names) if !names.is_empty() => {
-            eprintln!("forwarding the audit as {}", names.join(", "));
-        }
-        Ok(_) => {}
-        Err(why) => eprintln!("error[E_VALIDATION_FAIL]: the audit is not forwarded: {why}"),
-    }
-}
-
-/// Name, once at start, the hosts the manifest's `notifications:` sends notices to: a manifest
-/// that came with a repository chooses them, so the person running Jig is told (docs/policy.md,
-/// "a webhook").
-fn say_where_notices_go(engine: &jig_engine::Engine) {
-    let snapshot = engine.snapshot();
-    let Some(notifications) = snapshot.notifications() else { return };
-    // `host:port`, each once.
-    let hosts: std::collections::BTreeSet<String> = notifications
-        .webhooks
-        .iter()
-        .map(|hook| match url::Url::parse(&hook.url) {
-            Ok(url) => url[url::Position::BeforeHost..url::Position::AfterPort].to_owned(),
-            Err(_) => hook.url.clone(),
-        })
-        .collect();
-    if !hosts.is_empty() {
-        let hosts: Vec<String> = hosts.into_iter().collect();
-        eprintln!(
-            "notices of approvals and paused runs go to {} (`notifications:` in the manifest)",
-            hosts.join(", ")
-        );
-    }
 }
 
 /// One server as `jig mcp discover` shows it before starting it: its command line (quoted for a

@@ -9,6 +9,7 @@ pub mod list;
 pub mod mcp;
 pub mod mcp_import;
 pub mod publish;
+pub mod resident;
 pub mod runbook;
 pub mod runs;
 pub mod select;

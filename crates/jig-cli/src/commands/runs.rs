@@ -60,7 +60,7 @@ pub async fn run(
                 return Ok(Code::Failed);
             };
             let response = engine.response_of(request).await?;
-            let job = engine.store().job(request).await?;
+            let job = engine.history().job(request).await?;
             // While the job runs, what it printed so far; once collected, the log is an artifact.
             let log = engine.job_log(request).await?;
             print_json(out, &json!({ "run": run, "job": job, "response": response, "log": log }))?;
@@ -119,7 +119,7 @@ pub async fn wait_for(engine: &Engine, request: &str) -> anyhow::Result<Option<T
         let Some(run) = engine.poll_job(request).await? else { return Ok(None) };
         let state = run.state.as_str().to_owned();
         if state != last {
-            let job = engine.store().job(request).await?;
+            let job = engine.history().job(request).await?;
             let on = job.map(|j| format!(" ({} job {})", j.engine, j.handle)).unwrap_or_default();
             eprintln!("{request}: {state}{on}");
             last = state;

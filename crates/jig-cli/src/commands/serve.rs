@@ -26,14 +26,11 @@ pub async fn run(
         return Ok(Code::Usage);
     };
     let Ok(engine) = settings.engine_watched().await else { return Ok(Code::Invalid) };
-    engine.watch_jobs();
-    engine.follow_store();
     if let Err(message) = settings.check_identity(&engine) {
         eprintln!("error[E_POLICY]: {message}");
         return Ok(Code::Usage);
     }
-    let _watch = engine.watch()?;
-    super::mcp::in_background(&engine);
+    let _resident = super::resident::open(&engine)?;
     let project = engine
         .snapshot()
         .root()

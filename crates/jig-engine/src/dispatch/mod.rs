@@ -11,7 +11,8 @@
 //! nothing to protect and stops with Jig, so all its records are committed together after it
 //! (one transaction). Nothing runs if its records cannot be written.
 //!
-//! This file is the pipeline; `replay` holds idempotency and replay, `approval` the approval
+//! This file is the pipeline; `stages` holds its stages up to execution (admission, identity,
+//! governance, replay, the claim), `replay` idempotency and replay, `approval` the approval
 //! steps, `record` what a call writes and answers.
 
 use std::sync::Arc;
@@ -22,11 +23,9 @@ use jig_audit::{
     RunRecord, RunState, RunUpdate,
 };
 use jig_exec::{Events, Execution, Invocation, ToolError};
-use jig_model::canonical::{params_hash, run_id};
+use jig_model::canonical::params_hash;
 use jig_model::envelope::{EventMessage, ResponseError, ToolRequest, ToolResponse};
-use jig_model::policy::Durability;
 use jig_model::prepared::PreparedJson;
-use jig_model::runbook::kernel::GovernanceAction;
 use jig_model::{ErrorCode, ToolDef};
 use jig_policy::Decision;
 use jig_policy::redact::{redact_in_place, redact_text, redact_value};
@@ -34,17 +33,17 @@ use serde_json::{Value, json};
 
 use crate::engine::{CallContext, Engine, Registry};
 use crate::events::Event;
-use crate::identity::{
-    canonical_principal, code_hash, code_identity, idempotency_key, new_id, request_hash,
-    sha256_hex,
-};
+use crate::identity::{canonical_principal, idempotency_key, new_id, request_hash, sha256_hex};
 use crate::metrics::CallRecord;
 use crate::telemetry::CallSpan;
 
 mod approval;
 mod record;
 mod replay;
+mod stages;
 mod submit;
+
+use stages::Early;
 
 /// How much of an unknown tool's arguments the audit keeps.
 const UNKNOWN_TOOL_MAX_INPUT: u64 = 64 * 1024;
@@ -209,205 +208,21 @@ impl<'e> Call<'e> {
         }
     }
 
+    /// The pipeline, stage by stage; a stage that answers early (refused, waiting, replayed)
+    /// ends it with that answer.
     async fn run(&mut self) -> ToolResponse {
-        let tool = self.registry.get(&self.request.tool);
-        // A call that changes nothing may be synced with the next group (docs/policy.md,
-        // "Durability"); anything else, and an unknown tool, is synced before it is answered.
-        let deferred = self.registry.policy.config().audit.durability == Durability::Effects
-            && tool.as_ref().is_some_and(|tool| !tool.has_side_effects());
-        if deferred {
-            self.sync = Flush::Soon;
+        match self.stages().await {
+            Ok(response) | Err(Early(response)) => response,
         }
-        self.bytes_in = serde_json::to_vec(&self.request.args).map_or(0, |b| b.len() as u64);
-        self.record_request(tool.as_deref());
-        let Some(tool) = tool else {
-            let ids: Vec<String> = self.registry.all().iter().map(|t| t.id.clone()).collect();
-            let hint = jig_load::did_you_mean(&self.request.tool, ids.iter().map(String::as_str));
-            let message = crate::upstream::no_tool(&self.registry.snapshot, &self.request.tool);
-            let mut error = ToolError::new(ErrorCode::NotFound, message);
-            if let Some(hint) = hint {
-                error = error.with_details(json!({ "did_you_mean": hint }));
-            }
-            return self.fail(error, RunState::Failed).await;
-        };
-        if self.bytes_in > tool.limits.max_input_bytes {
-            let error = ToolError::new(
-                ErrorCode::Limit,
-                format!("the arguments are {} bytes; `{}` accepts at most {}", self.bytes_in, tool.id, tool.limits.max_input_bytes),
-            )
-            .with_details(json!({ "limit": "maxInputBytes", "size": self.bytes_in, "max": tool.limits.max_input_bytes }));
-            return self.fail(error, RunState::Failed).await;
-        }
-        let problems = self.engine.validators.check(&tool, true, &self.request.args);
-        if !problems.is_empty() {
-            let error = ToolError::new(
-                ErrorCode::ValidationFail,
-                format!("the arguments do not match `{}`'s input schema", tool.id),
-            )
-            .with_details(json!({ "problems": problems }));
-            return self.fail(error, RunState::Failed).await;
-        }
+    }
 
-        self.code = code_identity(&tool, self.engine.workspace.root());
-        self.definition = code_hash(&tool, &self.code);
-        let policy = Arc::clone(&self.registry.policy);
-        // Seed 001: a plan's identity is its canonical params — its inputs by content, its
-        // definition (image digest, script) by hash — not the names it was given.
-        let identity = if tool.execution.is_plan() {
-            let pinned = json!({ "definition": tool.hash });
-            match jig_exec::rundir::canonical_params(
-                &tool,
-                &self.request.args,
-                &self.engine.workspace,
-                &pinned,
-            ) {
-                Ok(params) => params_hash(&params),
-                Err(error) => return self.fail(error, RunState::Failed).await,
-            }
-        } else {
-            self.args_hash.clone()
-        };
-        let run_id = run_id(&tool.id, &tool.version, policy.hash(), &identity);
-        self.run_id = Some(run_id.clone());
-        self.ops.push(Op::CreateRun(Box::new(self.run_record(&tool, &run_id, policy.hash()))));
-        self.publish_state(RunState::Created);
-
-        let decided =
-            self.engine.decide(&policy, &tool, &self.request.args, &self.session, self.bytes_in);
-        let mut decision = match decided.await {
-            Ok(decision) => decision,
-            Err(error) => return self.internal(&error.to_string()).await,
-        };
-        if let Some(rule) = &self.context.required_approval
-            && decision.action == GovernanceAction::Allow
-        {
-            decision = Decision::require_approval(
-                rule.clone(),
-                format!("{rule} asks for a person's approval ({})", decision.reason),
-            );
-        }
-        tracing::info!(name: "tools.dispatch.decision", tool = %tool.id, action = ?decision.action, rule = %decision.rule, "tools.dispatch.decision");
-
-        match decision.action {
-            GovernanceAction::Deny => return self.deny(&tool, &decision).await,
-            GovernanceAction::RequireApproval => {
-                if let Some(token) = self.context.approval_token.clone() {
-                    match self.consume_token(&tool, &token).await {
-                        Ok(approval_id) => {
-                            decision = Decision::allow(
-                                "approval",
-                                format!("approved ({approval_id}); {}", decision.reason),
-                            );
-                        }
-                        Err(response) => return *response,
-                    }
-                } else {
-                    match self.approved_before(&tool, &decision).await {
-                        Err(answer) => return *answer,
-                        Ok(Some(approval_id)) => {
-                            decision = Decision::allow(
-                                "approval",
-                                format!("approved ({approval_id}); {}", decision.reason),
-                            );
-                        }
-                        Ok(None) => {
-                            // A repeat of a call that already ran needs no approval: replaying it has no
-                            // side effect. Only the same principal's repeat: another caller still needs
-                            // the decision (and must not be handed someone else's result).
-                            if tool.has_side_effects() {
-                                let key = self.engine.store.key(&self.key(&tool)).await;
-                                // The caller's own, and recorded by this store (a key that
-                                // came with the file is no proof the call ran).
-                                let same_caller = match &key {
-                                    Ok(Some(record)) => {
-                                        self.asked_by_caller(&record.request_id).await
-                                            && self
-                                                .vouched(
-                                                    &record.request_id,
-                                                    record
-                                                        .response
-                                                        .as_ref()
-                                                        .unwrap_or(&Value::Null),
-                                                )
-                                                .await
-                                                .unwrap_or(false)
-                                    }
-                                    _ => false,
-                                };
-                                match key {
-                                    Ok(Some(record))
-                                        if record.state == KeyState::Done
-                                            && record.response.is_some()
-                                            && same_caller =>
-                                    {
-                                        self.record_decision(
-                                            &decision,
-                                            "satisfied by replaying the recorded result",
-                                        );
-                                        return self.replay_key(record).await;
-                                    }
-                                    Ok(_) => {}
-                                    Err(error) => return self.internal(&error.to_string()).await,
-                                }
-                            }
-                            return self.ask_approval(&tool, &decision).await;
-                        }
-                    }
-                }
-            }
-            GovernanceAction::Allow => {}
-        }
-        self.record_decision(&decision, "");
-
-        // Seed 001's replay rules: a batch job is never submitted twice for one run id (a
-        // queued, running or succeeded run answers); anything else deterministic replays a
-        // succeeded run only.
-        if tool.execution.is_batch() {
-            match self.engine.store.batch_replay_source(&self.replay_identity(&tool)).await {
-                Ok(Some(source)) => {
-                    if let Some(answer) = self.replay_run(source).await {
-                        return answer;
-                    }
-                }
-                Ok(None) => {}
-                Err(error) => return self.internal(&error.to_string()).await,
-            }
-        } else if tool.deterministic {
-            match self.engine.store.replay_source(&self.replay_identity(&tool)).await {
-                Ok(Some(source)) => {
-                    if let Some(answer) = self.replay_run(source).await {
-                        return answer;
-                    }
-                }
-                Ok(None) => {}
-                Err(error) => return self.internal(&error.to_string()).await,
-            }
-        }
-
-        let claimed = if tool.has_side_effects() {
-            match self.claim(&tool).await {
-                Ok(Claim::Mine(key)) => Some(key),
-                Ok(Claim::Replay(record)) => return self.replay_key(record).await,
-                Err(response) => return *response,
-            }
-        } else {
-            if tool.execution.kind() != "builtin" {
-                // Another process will run it, which is worth a record before it starts even
-                // without side effects: the store then shows it running, and a crash leaves a
-                // trace that start-up recovery marks incomplete. In-process built-ins skip this:
-                // they stop with Jig, and their records are committed together after them.
-                self.ops.push(Op::SetRun(RunUpdate {
-                    request_id: self.request.request_id.clone(),
-                    state: Some(RunState::Running),
-                    ..RunUpdate::default()
-                }));
-                if let Err(error) = self.commit().await {
-                    return self.internal(&error.to_string()).await;
-                }
-            }
-            None
-        };
-        self.execute(&tool, claimed).await
+    async fn stages(&mut self) -> Result<ToolResponse, Early> {
+        let tool = self.admit().await?;
+        let policy = self.identify(&tool).await?;
+        self.govern(&tool, &policy).await?;
+        self.replay_recorded(&tool).await?;
+        let claimed = self.claim_or_mark_running(&tool).await?;
+        Ok(self.execute(&tool, claimed).await)
     }
 
     /// Run the tool and record what happened.

@@ -28,6 +28,17 @@ pub struct Reader {
     pub may_approve: bool,
 }
 
+impl Reader {
+    /// `approval` as this reader sees it: the request in clear for someone who may decide it
+    /// or who asked it, else with its secrets redacted.
+    fn sees(&self, approval: ApprovalRecord) -> ApprovalRecord {
+        let reveal = self.may_approve
+            || approval.principal.as_deref().map(crate::identity::canonical_principal)
+                == Some(crate::identity::canonical_principal(&self.person));
+        approval.seen_by(reveal)
+    }
+}
+
 /// Read access to an audit store.
 #[derive(Debug, Clone)]
 pub struct History {
@@ -111,6 +122,11 @@ impl History {
         Ok(self.store.job_summaries(limit.clamp(1, MAX_PAGE)).await?)
     }
 
+    /// The scheduler job of the call `request_id`, if it handed one over.
+    pub async fn job(&self, request_id: &str) -> Result<Option<jig_audit::JobRecord>, EngineError> {
+        Ok(self.store.job(request_id).await?)
+    }
+
     /// The run of exactly this request id, without its packets (its result shown whole, as
     /// in [`History::run`]).
     pub async fn call(&self, request_id: &str) -> Result<Option<RunRecord>, EngineError> {
@@ -131,15 +147,16 @@ impl History {
     ) -> Result<Vec<ApprovalRecord>, EngineError> {
         let state = pending_only.then_some(ApprovalState::Pending);
         let approvals = self.store.approvals(state).await?;
-        Ok(approvals
-            .into_iter()
-            .map(|approval| {
-                let reveal = reader.may_approve
-                    || approval.principal.as_deref().map(crate::identity::canonical_principal)
-                        == Some(crate::identity::canonical_principal(&reader.person));
-                approval.seen_by(reveal)
-            })
-            .collect())
+        Ok(approvals.into_iter().map(|approval| reader.sees(approval)).collect())
+    }
+
+    /// One approval as `reader` sees it (as in [`History::approvals`]).
+    pub async fn approval(
+        &self,
+        id: &str,
+        reader: &Reader,
+    ) -> Result<Option<ApprovalRecord>, EngineError> {
+        Ok(self.store.approval(id).await?.map(|approval| reader.sees(approval)))
     }
 
     /// Runs counted by tool and state, with their summed execution time.

@@ -45,7 +45,7 @@ impl Runbooks {
         sha256: &str,
     ) -> Result<(String, Option<String>, Vec<u8>), ServiceError> {
         let missing = || ServiceError::NotFound(format!("run `{id}` has no attachment {sha256}"));
-        let journal = self.engine.store().runbook_journal_checked(id).await?;
+        let journal = self.engine.walk_reads().journal_checked(id).await?;
         let found = journal
             .iter()
             .filter(|(key, _)| key.starts_with("evidence:"))
@@ -55,7 +55,7 @@ impl Runbooks {
             .cloned()
             .ok_or_else(missing)?;
         let blob = found["stored"]["$blob"].as_str().ok_or_else(missing)?;
-        let content = self.engine.store().blob(blob).await?.ok_or_else(missing)?;
+        let content = self.engine.walk_reads().blob(blob).await?.ok_or_else(missing)?;
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(content.as_str().unwrap_or_default())
             .map_err(|e| ServiceError::Invalid(format!("attachment {sha256}: {e}")))?;

@@ -145,7 +145,7 @@ impl EngineHost {
             return None;
         }
         let hash = self.engine.approval_hash(&call.tool, &args, &self.run_id, principal)?;
-        let approval = self.engine.store().approval_for_request(&hash).await.ok()??;
+        let approval = self.engine.walk_reads().approval_for_request(&hash).await.ok()??;
         match approval.state {
             ApprovalState::Pending => {
                 Some(ToolAnswer::PendingApproval { approval_id: approval.id, rule: approval.rule })
@@ -291,11 +291,8 @@ impl Host for EngineHost {
         if !due {
             return known;
         }
-        let Ok(count) = self
-            .engine
-            .store()
-            .runbook_journal_count(&self.run_id, crate::journal::keys::PAUSE)
-            .await
+        let Ok(count) =
+            self.engine.walk_reads().journal_count(&self.run_id, crate::journal::keys::PAUSE).await
         else {
             return known;
         };

@@ -30,17 +30,17 @@ impl Runbooks {
                 "run `{id}` is still waiting for people; record it once it has ended"
             )));
         }
-        let store = self.engine.store();
-        let journal: BTreeMap<String, Entry> = store
-            .runbook_journal_checked(id)
+        let reads = self.engine.walk_reads();
+        let journal: BTreeMap<String, Entry> = reads
+            .journal_checked(id)
             .await?
             .into_iter()
             .filter_map(|(key, value)| serde_json::from_value(value).ok().map(|e| (key, e)))
             .collect();
         let runbook = self.runbook_of(&view.runbook, &journal)?;
         // The order the steps finished in, from the chain (the journal itself is keyed).
-        let order: Vec<String> = store
-            .packets_of_run(id)
+        let order: Vec<String> = reads
+            .packets(id)
             .await?
             .into_iter()
             .filter_map(|p| p.data["journal"]["key"].as_str().map(str::to_owned))

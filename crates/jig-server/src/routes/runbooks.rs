@@ -8,34 +8,23 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
+use jig_app::runbooks::{Action, RunView, RunbookDetail, RunbookSummary};
 use jig_audit::RunbookRunRecord;
-use jig_runbook::{Action, Need, RunView, RunbookDetail, RunbookSummary, Runbooks, ServiceError};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::auth::{Person, Role};
-use crate::error::{ApiError, status_of};
+use crate::auth::Person;
+use crate::error::ApiError;
 use crate::extract::{Body, Params};
-use crate::state::AppState;
+use crate::state::{AppState, actor};
 use jig_model::envelope::ErrorMessage;
-
-impl From<ServiceError> for ApiError {
-    fn from(error: ServiceError) -> Self {
-        let code = error.code();
-        ApiError::new(status_of(code), code, error.to_string())
-    }
-}
-
-fn service(state: &AppState) -> Runbooks {
-    Runbooks::new(state.engine.clone())
-}
 
 /// The project's runbooks, by name.
 #[utoipa::path(get, path = "/api/runbooks", operation_id = "listRunbooks", tag = "runbooks",
     responses((status = 200, body = Vec<RunbookSummary>)))]
 pub async fn list(State(state): State<AppState>) -> Json<Vec<RunbookSummary>> {
-    Json(service(&state).list())
+    Json(state.app.runbook_list())
 }
 
 /// One runbook with the graph of its steps.
@@ -46,7 +35,7 @@ pub async fn show(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<RunbookDetail>, ApiError> {
-    Ok(Json(service(&state).detail(&name)?))
+    Ok(Json(state.app.runbook(&name)?))
 }
 
 /// How many runs.
@@ -70,7 +59,7 @@ pub async fn runs(
     if !(1..=1000).contains(&limit) {
         return Err(ApiError::bad_request("`limit` must be between 1 and 1000"));
     }
-    Ok(Json(service(&state).runs(limit).await?))
+    Ok(Json(state.app.runbook_runs(limit).await?))
 }
 
 /// A run to start.
@@ -102,9 +91,8 @@ pub async fn start(
     Extension(person): Extension<Person>,
     Body(start): Body<StartRun>,
 ) -> Result<(StatusCode, Json<RunView>), ApiError> {
-    person.require(Role::Runner)?;
     let view =
-        service(&state).start(&start.runbook, start.inputs, start.stepwise, &person.name).await?;
+        state.app.start_run(&actor(&person), &start.runbook, start.inputs, start.stepwise).await?;
     Ok((StatusCode::CREATED, Json(view)))
 }
 
@@ -117,7 +105,7 @@ pub async fn run(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<RunView>, ApiError> {
-    Ok(Json(service(&state).show(&id).await?))
+    Ok(Json(state.app.run(&id).await?))
 }
 
 /// A run's trace: the packets it appended to the audit chain, in order — run started, each
@@ -130,7 +118,7 @@ pub async fn trace(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<Vec<jig_audit::Packet>>, ApiError> {
-    Ok(Json(service(&state).trace(&id).await?))
+    Ok(Json(state.app.run_trace(&id).await?))
 }
 
 /// A file attached as evidence to run `id`, by its SHA-256. Always sent as a download
@@ -144,7 +132,7 @@ pub async fn attachment(
     State(state): State<AppState>,
     Path((id, sha256)): Path<(String, String)>,
 ) -> Result<axum::response::Response, ApiError> {
-    let (name, _media_type, bytes) = service(&state).attachment(&id, &sha256).await?;
+    let (name, _media_type, bytes) = state.app.run_attachment(&id, &sha256).await?;
     Ok(crate::routes::download::file(&name, bytes, false))
 }
 
@@ -159,8 +147,7 @@ pub async fn resume(
     Extension(person): Extension<Person>,
     Path(id): Path<String>,
 ) -> Result<Json<RunView>, ApiError> {
-    person.require(Role::Runner)?;
-    Ok(Json(service(&state).resume(&id).await?))
+    Ok(Json(state.app.resume_run(&actor(&person), &id).await?))
 }
 
 /// Hold a run before its next step that would do something, in one's own name: at once when it
@@ -175,8 +162,7 @@ pub async fn pause(
     Extension(person): Extension<Person>,
     Path(id): Path<String>,
 ) -> Result<Json<RunView>, ApiError> {
-    person.require(Role::Runner)?;
-    Ok(Json(service(&state).pause(&id, &person.name).await?))
+    Ok(Json(state.app.pause_run(&actor(&person), &id).await?))
 }
 
 /// Inputs over those an outcome gives its next runbook.
@@ -202,8 +188,7 @@ pub async fn follow(
     Path(id): Path<String>,
     Body(follow): Body<FollowRun>,
 ) -> Result<Json<RunView>, ApiError> {
-    person.require(Role::Runner)?;
-    Ok(Json(service(&state).follow(&id, follow.inputs, &person.name).await?))
+    Ok(Json(state.app.follow_run(&actor(&person), &id, follow.inputs).await?))
 }
 
 /// What a person does to one waiting step: `{"key": …, "action": "skip", "reason": …}`.
@@ -229,18 +214,5 @@ pub async fn act(
     Path(id): Path<String>,
     Body(act): Body<ActRequest>,
 ) -> Result<Json<RunView>, ApiError> {
-    let service = service(&state);
-    person.require(Role::Runner)?;
-    // Approving is an approver's: the engine's approvals, and go-aheads governance asked for.
-    let approving = match &act.action {
-        Action::Approve | Action::Deny => true,
-        Action::Run => service.show(&id).await?.progress.waiting.iter().any(|w| {
-            w.key == act.key && matches!(&w.need, Need::Go { reason, .. } if reason != "stepwise")
-        }),
-        _ => false,
-    };
-    if approving {
-        person.require(Role::Approver)?;
-    }
-    Ok(Json(service.act(&id, &act.key, act.action, &person.name).await?))
+    Ok(Json(state.app.act_on_run(&actor(&person), &id, &act.key, act.action).await?))
 }

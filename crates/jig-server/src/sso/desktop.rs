@@ -163,7 +163,7 @@ pub(crate) async fn decide(
         redirect_uri: request.redirect_uri.clone(),
         created_us: jig_audit::time::now_us(),
     };
-    match state.engine.store().grant_desktop(&grant, since(), MOST_GRANTS).await {
+    match state.engine.people().grant_desktop(&grant, since(), MOST_GRANTS).await {
         Ok(true) => back_to_app(&request, &[("code", &code), ("state", &request.state)]),
         Ok(false) => super::page(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -183,8 +183,8 @@ pub(crate) async fn token(
     Json(trade): Json<Trade>,
 ) -> Result<Json<Traded>, ApiError> {
     let refused = |why: &str| ApiError::new(StatusCode::UNAUTHORIZED, ErrorCode::Policy, why);
-    let store = state.engine.store();
-    let grant = store.take_desktop_grant(&hash(&trade.code), since()).await?.ok_or_else(|| {
+    let people = state.engine.people();
+    let grant = people.take_desktop_grant(&hash(&trade.code), since()).await?.ok_or_else(|| {
         refused("`code`: not a code this server gave, or used, or older than two minutes")
     })?;
     if challenge_of(&trade.code_verifier) != grant.challenge {
@@ -194,7 +194,7 @@ pub(crate) async fn token(
         return Err(refused("`redirect_uri` is not the address the code was sent to"));
     }
     let now = jig_audit::time::now_us();
-    let browser = store
+    let browser = people
         .web_session(&grant.session_hash, now)
         .await?
         .ok_or_else(|| refused("the browser session that allowed the app has ended"))?;
@@ -217,7 +217,7 @@ pub(crate) async fn token(
         expires_us,
         revoked_us: None,
     };
-    store.create_web_session(&session).await?;
+    people.create_web_session(&session).await?;
     Ok(Json(Traded { session: secret, person: browser.principal, expires_us }))
 }
 

@@ -168,7 +168,7 @@ pub(crate) async fn login(
         return_to: safe_return(query.return_to.as_deref()),
         created_us: jig_audit::time::now_us(),
     };
-    match state.engine.store().begin_sign_in(&sign_in, since(), MOST_SIGN_INS).await {
+    match state.engine.people().begin_sign_in(&sign_in, since(), MOST_SIGN_INS).await {
         Ok(true) => {}
         Ok(false) => {
             return page(
@@ -208,7 +208,7 @@ pub(crate) async fn callback(
         return page(StatusCode::BAD_REQUEST, "Not a sign-in", "the provider's answer has no code");
     };
     // Taken once: a replayed callback, or one older than the sign-in's time, finds nothing.
-    let sign_in = match state.engine.store().take_sign_in(returned, since()).await {
+    let sign_in = match state.engine.people().take_sign_in(returned, since()).await {
         Ok(Some(sign_in)) => sign_in,
         Ok(None) => {
             return page(
@@ -271,7 +271,7 @@ pub(crate) async fn callback(
         expires_us: now + i64::from(hours) * 3_600_000_000,
         revoked_us: None,
     };
-    if let Err(error) = state.engine.store().create_web_session(&session).await {
+    if let Err(error) = state.engine.people().create_web_session(&session).await {
         return page(StatusCode::INTERNAL_SERVER_ERROR, "Cannot sign in", &error.to_string());
     }
     let secure = origin(&state, &headers).starts_with("https://");
@@ -308,7 +308,7 @@ pub(crate) async fn logout(
     if let Some(cookie) = crate::auth::cookie_value(&headers, SESSION_COOKIE) {
         let _ = state
             .engine
-            .store()
+            .people()
             .revoke_web_session(&hash(&cookie), jig_audit::time::now_us())
             .await;
     }

@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
+use jig_app::runbooks::{Need, RunStatus, RunView};
 use jig_model::runbook::OutcomeCategory;
-use jig_runbook::{Need, RunStatus, RunView};
 
 use crate::exit::Code;
 

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use jig_runbook::Runbooks;
+use jig_app::App;
 
 use crate::exit::Code;
 use crate::output::Settings;
@@ -25,15 +25,15 @@ pub async fn run(
         return Ok(Code::Usage);
     }
     let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
-    let runbooks = Runbooks::new(std::sync::Arc::clone(&engine));
-    let recorded = match runbooks.record_scenario(run).await {
+    let app = App::new(std::sync::Arc::clone(&engine));
+    let recorded = match app.record_scenario(run).await {
         Ok(recorded) => recorded,
         Err(error) => {
             eprintln!("error[{}]: {error}", error.code());
             return Ok(Code::Failed);
         }
     };
-    let Ok(view) = runbooks.show(run).await else { return Ok(Code::Failed) };
+    let Ok(view) = app.run(run).await else { return Ok(Code::Failed) };
     let snapshot = engine.snapshot();
     let Some(entry) = snapshot.runbook(&view.runbook) else {
         eprintln!("error[E_NOT_FOUND]: runbook `{}` is no longer in the project", view.runbook);

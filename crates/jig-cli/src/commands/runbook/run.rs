@@ -4,7 +4,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use jig_runbook::{Action, Need, RunView, Runbooks};
+use jig_app::runbooks::{Action, Need, RunView};
+use jig_app::{Actor, App, AppError};
 use serde_json::{Map, Value};
 
 use super::print;
@@ -53,8 +54,9 @@ pub async fn start(
             }
         }
     };
-    let runbooks = Runbooks::new(engine).asserted_by(settings.asserted_by.clone());
-    let view = match runbooks.start(&name, inputs, args.step, &settings.principal).await {
+    let app = App::new(engine);
+    let actor = settings.actor();
+    let view = match app.start_run(&actor, &name, inputs, args.step).await {
         Ok(view) => view,
         Err(error) => {
             eprintln!("error[{}]: {error}", error.code());
@@ -68,7 +70,7 @@ pub async fn start(
             return Ok(Code::Usage);
         }
     };
-    let view = match answer(&runbooks, view, &evidence, &[], &[], &[], &settings.principal).await {
+    let view = match answer(&app, &actor, view, &evidence, &[], &[], &[]).await {
         Ok(view) => view,
         Err(error) => {
             eprintln!("error[{}]: {error}", error.code());
@@ -77,7 +79,7 @@ pub async fn start(
     };
     if args.step && !args.json {
         // The walk prompts on stderr's terminal neighbour, stdout: the reviewer reads both.
-        let view = match super::walk::walk(&runbooks, view, &settings.principal, out).await {
+        let view = match super::walk::walk(&app, &actor, view, out).await {
             Ok(view) => view,
             Err(error) => {
                 eprintln!("error[{}]: {error}", error.code());
@@ -100,7 +102,8 @@ pub async fn resume(
         Some(engine) => engine,
         None => return Ok(Code::Failed),
     };
-    let runbooks = Runbooks::new(engine).asserted_by(settings.asserted_by.clone());
+    let app = App::new(engine);
+    let actor = settings.actor();
     let evidence = match read_evidence(&args.evidence) {
         Ok(evidence) => evidence,
         Err(message) => {
@@ -109,23 +112,12 @@ pub async fn resume(
         }
     };
     let result = async {
-        let view = runbooks.resume(&args.run).await?;
-        answer(
-            &runbooks,
-            view,
-            &evidence,
-            &args.go,
-            &args.approve,
-            &args.retry,
-            &settings.principal,
-        )
-        .await
+        let view = app.resume_run(&actor, &args.run).await?;
+        answer(&app, &actor, view, &evidence, &args.go, &args.approve, &args.retry).await
     }
     .await;
     let result = match result {
-        Ok(view) if args.step && !args.json => {
-            super::walk::walk(&runbooks, view, &settings.principal, out).await
-        }
+        Ok(view) if args.step && !args.json => super::walk::walk(&app, &actor, view, out).await,
         other => other,
     };
     report(out, result, args.json)
@@ -138,11 +130,7 @@ pub async fn show(
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     let Some(engine) = open(settings).await else { return Ok(Code::Failed) };
-    report(
-        out,
-        Runbooks::new(engine).asserted_by(settings.asserted_by.clone()).show(run).await,
-        json,
-    )
+    report(out, App::new(engine).run(run).await, json)
 }
 
 pub async fn pause(
@@ -152,14 +140,7 @@ pub async fn pause(
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     let Some(engine) = open(settings).await else { return Ok(Code::Failed) };
-    report(
-        out,
-        Runbooks::new(engine)
-            .asserted_by(settings.asserted_by.clone())
-            .pause(run, &settings.principal)
-            .await,
-        json,
-    )
+    report(out, App::new(engine).pause_run(&settings.actor(), run).await, json)
 }
 
 pub async fn follow(
@@ -177,20 +158,13 @@ pub async fn follow(
         }
     };
     let Some(engine) = open(settings).await else { return Ok(Code::Failed) };
-    report(
-        out,
-        Runbooks::new(engine)
-            .asserted_by(settings.asserted_by.clone())
-            .follow(run, inputs, &settings.principal)
-            .await,
-        json,
-    )
+    report(out, App::new(engine).follow_run(&settings.actor(), run, inputs).await, json)
 }
 
 /// The run as it now stands, or the service's error with its code.
 fn report(
     out: &mut impl Write,
-    result: Result<RunView, jig_runbook::ServiceError>,
+    result: Result<RunView, AppError>,
     json: bool,
 ) -> anyhow::Result<Code> {
     match result {
@@ -219,14 +193,14 @@ fn finish(out: &mut impl Write, view: &RunView, json: bool) -> anyhow::Result<Co
 
 /// Answer what the command line answers, as long as the run waits for it.
 async fn answer(
-    runbooks: &Runbooks,
+    app: &App,
+    actor: &Actor,
     mut view: RunView,
     evidence: &[Evidence],
     go: &[String],
     approve: &[String],
     retry: &[String],
-    principal: &str,
-) -> Result<RunView, jig_runbook::ServiceError> {
+) -> Result<RunView, AppError> {
     let named =
         |list: &[String], step_id: &str, key: &str| list.iter().any(|s| s == step_id || s == key);
     if let Some(failure) = &view.progress.failure
@@ -235,7 +209,7 @@ async fn answer(
             .any(|s| *s == failure.key || failure.key.rsplit('/').next() == Some(s.as_str()))
     {
         let key = failure.key.clone();
-        view = runbooks.act(&view.id, &key, Action::Retry, principal).await?;
+        view = app.act_on_run(actor, &view.id, &key, Action::Retry).await?;
     }
     loop {
         let mut acted = false;
@@ -257,7 +231,7 @@ async fn answer(
                 _ => None,
             };
             if let Some(action) = action {
-                view = runbooks.act(&view.id, &waiting.key, action, principal).await?;
+                view = app.act_on_run(actor, &view.id, &waiting.key, action).await?;
                 acted = true;
                 break;
             }

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
-use jig_runbook::scenario::{Mismatch, PlannedCall, ReplayHost, check, play, resolver};
+use jig_app::runbooks::scenario::{Mismatch, PlannedCall, ReplayHost, check, play, resolver};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -9,8 +9,9 @@
 
 use std::io::{BufRead, Write};
 
+use jig_app::runbooks::{Action, Need, RunView, Waiting};
+use jig_app::{Actor, App, AppError};
 use jig_model::runbook::legacy::{EvidenceKind, EvidenceRequirement};
-use jig_runbook::{Action, Need, RunView, Runbooks, ServiceError, Waiting};
 use serde_json::{Map, Value};
 
 use super::keys;
@@ -24,11 +25,11 @@ enum Choice {
 
 /// Walk `view` until it ends or the reviewer pauses.
 pub async fn walk(
-    runbooks: &Runbooks,
+    app: &App,
+    actor: &Actor,
     mut view: RunView,
-    principal: &str,
     out: &mut impl Write,
-) -> Result<RunView, ServiceError> {
+) -> Result<RunView, AppError> {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     loop {
@@ -44,18 +45,17 @@ pub async fn walk(
                 return Ok(view);
             }
             Choice::Act(action) => {
-                match runbooks.act(&view.id, &waiting.key, action, principal).await {
+                match app.act_on_run(actor, &view.id, &waiting.key, action).await {
                     Ok(next) => view = next,
                     // What the store or the walk itself fails at ends the walk; what a person
                     // may not do here (approve their own step, act after someone else) is
                     // said, and the step asked again: they can pause or choose otherwise.
-                    Err(error @ ServiceError::Store(_)) => return Err(error),
                     Err(error) if error.code() == jig_model::ErrorCode::Internal => {
                         return Err(error);
                     }
                     Err(error) => {
                         let _ = writeln!(out, "! [{}] {error}", error.code());
-                        view = runbooks.show(&view.id).await?;
+                        view = app.run(&view.id).await?;
                     }
                 }
             }
@@ -83,7 +83,7 @@ fn describe(out: &mut impl Write, w: &Waiting) {
             contract.side_effects,
             contract.idempotent,
             contract.deterministic,
-            jig_runbook::risk(contract).as_str()
+            jig_app::runbooks::risk(contract).as_str()
         );
     }
 }
