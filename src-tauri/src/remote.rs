@@ -169,12 +169,10 @@ impl Remote {
 /// certificates, no redirects, bounded in time.
 pub fn client() -> Result<reqwest::Client, String> {
     crate::wss::install_crypto();
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(REQUEST_TIME)
-        .user_agent(concat!("jig-desktop/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("cannot set up an HTTP client: {e}"))
+    jig_outbound::client::http_client_as(
+        REQUEST_TIME,
+        concat!("jig-desktop/", env!("CARGO_PKG_VERSION")),
+    )
 }
 
 /// An answer's body, refused beyond [`MOST_ANSWER`].

@@ -127,3 +127,15 @@ fn the_check_reads_real_manifests() {
     assert!(cli.iter().any(|d| d == "jig-engine"), "{cli:?}");
     assert!(dependencies("crates/jig-runbook").iter().any(|d| d == "jig-engine"));
 }
+
+#[test]
+fn what_leaves_the_machine_is_below_the_engine() {
+    // jig-outbound sends; the engine decides whether it may (consent, the policy). A
+    // dependency the other way would let a sender reach around that decision.
+    let outbound = dependencies("crates/jig-outbound");
+    assert!(outbound.iter().any(|d| d == "jig-audit"), "{outbound:?}");
+    for below in ["jig-engine", "jig-app", "jig-runbook", "jig-load", "jig-tools"] {
+        assert!(!outbound.iter().any(|d| d == below), "jig-outbound depends on {below}");
+    }
+    assert!(dependencies("crates/jig-engine").iter().any(|d| d == "jig-outbound"));
+}

@@ -26,6 +26,7 @@ pub mod owner;
 mod packet;
 mod people;
 mod query;
+mod reads;
 mod records;
 mod rollup;
 mod rows;
@@ -35,6 +36,7 @@ pub mod signed_head;
 mod statement;
 mod store;
 pub mod time;
+mod verify;
 mod writer;
 
 pub use binding::BindingKey;
@@ -50,4 +52,5 @@ pub use records::{
 };
 pub use rollup::Rollup;
 pub use series::{Count, Line, MAX_BUCKETS, Series, SeriesQuery, ToolLine};
-pub use store::{Dialect, Flush, Integrity, Recovery, SYNC_WINDOW, Store, Verification};
+pub use store::{Dialect, Flush, Integrity, Recovery, SYNC_WINDOW, Store};
+pub use verify::Verification;

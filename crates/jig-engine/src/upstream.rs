@@ -169,7 +169,7 @@ impl Engine {
     /// at most once a second.
     fn follow_upstream(self: &Arc<Self>) {
         let weak = Arc::downgrade(self);
-        let mut changed = jig_tools::gert::tools_changed();
+        let mut changed = jig_tools::upstream::tools_changed();
         tokio::spawn(async move {
             loop {
                 let file = match changed.recv().await {

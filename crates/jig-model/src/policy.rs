@@ -22,6 +22,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::runbook::kernel::GovernanceRule;
 
+mod mcp;
+mod plans;
+
+pub use mcp::{McpPolicy, McpResource};
+pub use plans::{DockerEngine, DockerTls, HybridRuntime, PlansPolicy, SlurmCluster};
+
 /// The policy of a project.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -89,88 +95,6 @@ impl ReplayPolicy {
     }
 }
 
-/// `plans`: the engines plan tools run on.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PlansPolicy {
-    /// The Docker Engine API (Docker, Podman's service, any compatible engine).
-    #[serde(default)]
-    pub docker: DockerEngine,
-    /// The Slurm cluster.
-    #[serde(default)]
-    pub slurm: SlurmCluster,
-    /// How a hybrid plan's job runs its container on the node.
-    #[serde(default)]
-    pub hybrid: HybridRuntime,
-}
-
-impl PlansPolicy {
-    fn is_default(&self) -> bool {
-        *self == Self::default()
-    }
-}
-
-/// `plans.docker`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DockerEngine {
-    /// The engine's address: `unix:///path/to.sock` or `tcp://host:2376` (with `tls`).
-    /// `DOCKER_HOST` when omitted, else `unix:///var/run/docker.sock`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host: Option<String>,
-    /// Client certificate, key and the CA that signed the engine's certificate, for `tcp://`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tls: Option<DockerTls>,
-    /// Networks a plan may join (its `network`); none may otherwise.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub networks: Vec<String>,
-    /// Copy inputs and outputs through the API (tar) instead of binding the run directory: for
-    /// a unix socket forwarded from another machine. A `tcp://` engine always copies.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub copy: bool,
-}
-
-/// `plans.docker.tls`: PEM files (`~` is the user's home).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DockerTls {
-    /// The CA certificate.
-    pub ca: String,
-    /// The client certificate.
-    pub cert: String,
-    /// The client key.
-    pub key: String,
-}
-
-/// `plans.slurm`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SlurmCluster {
-    /// The cluster's `slurm.conf` (`SLURM_CONF` for the client commands); the client's default
-    /// (`SLURM_CONF`, else `/etc/slurm/slurm.conf`) when omitted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub conf: Option<String>,
-    /// Directory holding `sbatch`, `squeue`, `scontrol` and `scancel`; `PATH` when omitted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bin: Option<String>,
-    /// How often jobs are polled (`500ms`, `5s`); 1 s when omitted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll: Option<String>,
-    /// The account jobs are charged to (`--account`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account: Option<String>,
-}
-
-/// `plans.hybrid`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HybridRuntime {
-    /// The command that runs containers on a node (argv, e.g. `[podman]` or
-    /// `[/opt/site/bin/podman, --root, /scratch/containers]`); `[podman]` when omitted.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub runtime: Vec<String>,
-}
-
 /// `audit`: how the record is kept (docs/policy.md, "Durability").
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -211,140 +135,6 @@ pub enum Durability {
     /// that window may lose the record of a call that changed nothing).
     #[default]
     Effects,
-}
-
-/// `mcp`: what `jig mcp` shows its clients.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct McpPolicy {
-    /// List the tools the policy denies outright too (for debugging a policy; an agent is
-    /// otherwise not shown what it can never call).
-    #[serde(default)]
-    pub list_denied: bool,
-    /// Ask the person at the client to approve a call through MCP elicitation when the client
-    /// supports it (default on); off, a call needing approval answers with the approval's id.
-    #[serde(default = "yes")]
-    pub elicit_approvals: bool,
-    /// How long a call that waits for approval holds the agent's request open for a decision
-    /// made elsewhere (the workbench, the CLI, another instance), in seconds (default 300; 0
-    /// answers at once with the approval's id). Approved, it runs and answers with its result;
-    /// denied, it answers with the reviewer's reason. The client's cancellation ends the wait.
-    #[serde(default = "wait_for_approval")]
-    #[schemars(range(max = 86400))]
-    pub wait_for_approval_seconds: u64,
-    /// Names the MCP clients see, by tool id (default: the id). For clients whose own rules
-    /// refuse dots in tool names, or to keep a name agents already use.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub names: std::collections::BTreeMap<String, String>,
-    /// Resources served besides the audit's own (`jig://runs/…`), each read by calling a tool
-    /// with no side effects: through the policy and into the audit like any call. A `uri` with
-    /// `{name}` parts is a template; each part becomes the tool's argument of that name.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub resources: Vec<McpResource>,
-    /// How long one request's event stream over Streamable HTTP stays open (a duration such as
-    /// `30s`; default: until the answer). Past it, Jig closes the stream and the client reads
-    /// the rest by reconnecting with `Last-Event-ID` (MCP's SSE polling), so a call that waits
-    /// long (for an approval, a job) holds no connection through proxies that cut idle ones.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stream_hold: Option<String>,
-}
-
-/// One entry of `mcp.resources`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct McpResource {
-    /// The resource's URI (`scheme://…`), or a template whose `{name}` parts match one path
-    /// segment each (`tickets://{id}/summary`).
-    pub uri: String,
-    /// The tool that reads it (its id). It must declare no side effects but `read` or `none`.
-    pub tool: String,
-    /// Arguments the tool always gets, besides the template's parts.
-    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
-    pub arguments: serde_json::Map<String, serde_json::Value>,
-    /// A short name (default: the URI).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// What it holds, for the agent choosing what to read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The media type of its text (default: `application/json` for a tool's JSON result,
-    /// `text/plain` for text it returns as content); binary content keeps its own.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-}
-
-impl McpResource {
-    /// The names of the template's `{name}` parts, in order (none for a plain URI).
-    pub fn parts(&self) -> Vec<&str> {
-        self.uri
-            .split('{')
-            .skip(1)
-            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
-            .collect()
-    }
-
-    /// The values of the template's parts if `uri` is one of its URIs (a plain URI: itself,
-    /// with no parts). A part matches one non-empty path segment.
-    pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
-        let mut values = Vec::new();
-        let mut rest = uri;
-        let mut template = self.uri.as_str();
-        loop {
-            let Some(open) = template.find('{') else {
-                return (rest == template).then_some(values);
-            };
-            rest = rest.strip_prefix(&template[..open])?;
-            let close = open + template[open..].find('}')?;
-            let name = &template[open + 1..close];
-            template = &template[close + 1..];
-            // A part ends where the template's next fixed text starts (or at the next `/`).
-            let literal_end = template.find('{').unwrap_or(template.len());
-            let next = &template[..literal_end];
-            let end = match next.chars().next() {
-                Some(c) => rest.find(c)?,
-                None => rest.find('/').unwrap_or(rest.len()),
-            };
-            let value = &rest[..end];
-            if value.is_empty() || value.contains('/') {
-                return None;
-            }
-            values.push((name.to_owned(), value.to_owned()));
-            rest = &rest[end..];
-        }
-    }
-}
-
-impl Default for McpPolicy {
-    fn default() -> Self {
-        Self {
-            list_denied: false,
-            elicit_approvals: true,
-            wait_for_approval_seconds: wait_for_approval(),
-            names: Default::default(),
-            resources: Vec::new(),
-            stream_hold: None,
-        }
-    }
-}
-
-impl McpPolicy {
-    fn is_default(&self) -> bool {
-        !self.list_denied
-            && self.elicit_approvals
-            && self.wait_for_approval_seconds == wait_for_approval()
-            && self.names.is_empty()
-            && self.resources.is_empty()
-            && self.stream_hold.is_none()
-    }
-
-    /// `stream_hold` as a duration, when set and valid (the loader refuses an invalid one).
-    pub fn stream_hold(&self) -> Option<std::time::Duration> {
-        self.stream_hold.as_deref().and_then(crate::duration::parse_duration)
-    }
-}
-
-fn wait_for_approval() -> u64 {
-    300
 }
 
 /// `sandbox`: how tools' processes are confined (docs/policy.md, "Processes").
@@ -423,7 +213,7 @@ impl Default for GitPolicy {
     }
 }
 
-fn yes() -> bool {
+pub(crate) fn yes() -> bool {
     true
 }
 

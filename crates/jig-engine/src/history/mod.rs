@@ -4,7 +4,6 @@
 //! A `History` opens the store alone, without loading the project, so a project with a broken
 //! tool file can still be audited; [`crate::Engine::history`] gives the one of a running engine.
 
-mod export;
 mod verify;
 
 use jig_audit::{ApprovalRecord, ApprovalState, Packet, RunRecord, Store};
@@ -13,10 +12,10 @@ use serde::Serialize;
 
 use crate::EngineError;
 
-pub use export::{ExportFormat, OCSF_VERSION, render};
 pub use jig_audit::GENESIS;
 pub use jig_audit::checkpoint::{Checkpoint, NoteError};
 pub use jig_audit::signed_head::{SignatureError, SignedHead, generate_key};
+pub use jig_outbound::export::{ExportFormat, OCSF_VERSION, render};
 pub use verify::{ChainStatus, ExpectedHead, Head, verify_missing};
 
 /// Who reads approvals, for what they may see of a pending request.

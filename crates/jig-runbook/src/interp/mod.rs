@@ -8,6 +8,7 @@
 mod attempt;
 mod blocks;
 pub(crate) mod conflicts;
+mod for_each;
 mod legacy;
 mod plan;
 

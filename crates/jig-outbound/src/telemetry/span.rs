@@ -12,21 +12,16 @@ use jig_model::envelope::ToolResponse;
 use jig_policy::redact::redact_text;
 
 /// A call's span, when export is on.
-pub(crate) struct CallSpan(Option<Context>);
+pub struct CallSpan(Option<Context>);
 
 impl CallSpan {
     /// No span (export off, or this one already ended).
-    pub(crate) fn off() -> Self {
+    pub fn off() -> Self {
         Self(None)
     }
 
     /// Begin the span of a call of `tool`, as a child of the caller's trace when it sent one.
-    pub(crate) fn start(
-        tool: &str,
-        request_id: &str,
-        principal: &str,
-        origin: &TraceOrigin,
-    ) -> Self {
+    pub fn start(tool: &str, request_id: &str, principal: &str, origin: &TraceOrigin) -> Self {
         let Some(tracer) = super::tracer() else { return Self(None) };
         let parent = parent_of(origin);
         let mut attributes = vec![
@@ -52,14 +47,14 @@ impl CallSpan {
     }
 
     /// Set an attribute (nothing when export is off).
-    pub(crate) fn set(&self, key: &'static str, value: impl Into<opentelemetry::Value>) {
+    pub fn set(&self, key: &'static str, value: impl Into<opentelemetry::Value>) {
         if let Some(cx) = &self.0 {
             cx.span().set_attribute(KeyValue::new(key, value));
         }
     }
 
     /// The policy's decision on the call.
-    pub(crate) fn decided(&self, action: &str, rule: &str, reason: &str) {
+    pub fn decided(&self, action: &str, rule: &str, reason: &str) {
         if self.0.is_some() {
             self.set("jig.decision", action.to_owned());
             self.set("jig.rule", rule.to_owned());
@@ -69,7 +64,7 @@ impl CallSpan {
 
     /// Begin the span of the process that runs `tool` (a child of the call's), and the
     /// `traceparent` that names it, for the process's environment.
-    pub(crate) fn process(&self, tool: &str, kind: &str) -> (ProcessSpan, Option<String>) {
+    pub fn process(&self, tool: &str, kind: &str) -> (ProcessSpan, Option<String>) {
         let Some(cx) = &self.0 else { return (ProcessSpan(None), None) };
         let Some(tracer) = super::tracer() else { return (ProcessSpan(None), None) };
         let span = tracer
@@ -86,13 +81,13 @@ impl CallSpan {
 
     /// The identity of the job the call is about to submit: a span inside the call's, sent
     /// when the job is collected ([`super::JobTrace::end`]).
-    pub(crate) fn job(&self) -> Option<super::JobTrace> {
+    pub fn job(&self) -> Option<super::JobTrace> {
         let cx = self.0.as_ref()?;
         Some(super::JobTrace::inside(cx.span().span_context()))
     }
 
     /// End the span with what happened to the call.
-    pub(crate) fn end(self, response: &ToolResponse, state: &str) {
+    pub fn end(self, response: &ToolResponse, state: &str) {
         let Some(cx) = self.0 else { return };
         let span = cx.span();
         span.set_attribute(KeyValue::new("jig.request_id", response.request_id.clone()));
@@ -110,16 +105,16 @@ impl CallSpan {
 }
 
 /// The span of a tool's process, when export is on.
-pub(crate) struct ProcessSpan(Option<Context>);
+pub struct ProcessSpan(Option<Context>);
 
 impl ProcessSpan {
     /// No span (export off, or no process of the tool's own).
-    pub(crate) fn off() -> Self {
+    pub fn off() -> Self {
         Self(None)
     }
 
     /// End it: the process exited (`ok`) or failed with `error`.
-    pub(crate) fn end(self, error: Option<(&str, &str)>) {
+    pub fn end(self, error: Option<(&str, &str)>) {
         let Some(cx) = self.0 else { return };
         let span = cx.span();
         if let Some((code, message)) = error {

@@ -25,8 +25,7 @@ use jig_audit::{Packet, Store};
 use jig_model::manifest::AuditForward;
 use jig_model::policy::NetworkPolicy;
 
-use crate::engine::Engine;
-use crate::history::ExportFormat;
+use crate::export::ExportFormat;
 
 /// How long a syslog connection must stay up after the receiver's TCP acknowledged a batch
 /// for the batch to count as taken.
@@ -97,55 +96,36 @@ pub struct Progress {
     pub seq: i64,
 }
 
-impl Engine {
-    /// The project's forwarders (`config.audit.forward`) a person consented to (`jig trust`),
-    /// each to run on its own task; or why one cannot run (a CA file that cannot be read, a
-    /// token variable not set), naming it. One that waits for consent is not among them
-    /// ([`Engine::waiting_consent`] says which): its token variable is not even read.
-    pub fn forwarders(&self) -> Result<Vec<Forwarder>, String> {
-        let snapshot = self.snapshot();
-        let holder = format!("{}:{}:{}", host_name(), std::process::id(), crate::new_id());
-        let root = self.workspace.root();
-        let network = self.policy().config().network.clone();
-        let mut out = Vec::new();
-        for (i, config) in snapshot.audit_forward().iter().enumerate() {
-            if !jig_load::trust::Outbound::forwarder(config).trusted(root) {
-                continue;
-            }
-            let target = Target::new(config, root)
-                .map_err(|why| format!("config.audit.forward[{i}] (`{}`): {why}", config.name))?;
-            out.push(Forwarder {
-                store: self.store.clone(),
-                format: config
-                    .format
-                    .as_deref()
-                    .unwrap_or("cloudevents")
-                    .parse()
-                    .unwrap_or_default(),
-                config: config.clone(),
-                target,
-                origin: snapshot.audit_origin().to_owned(),
-                holder: holder.clone(),
-                network: network.clone(),
-            });
-        }
-        Ok(out)
-    }
-
-    /// Start the project's forwarders in the background, until `stop` is asked (never, for
-    /// `Stop::default()`: as long as the process runs); the names of those started.
-    pub fn forward_audit(&self, stop: &Stop) -> Result<Vec<String>, String> {
-        let forwarders = self.forwarders()?;
-        let names = forwarders.iter().map(|f| f.config.name.clone()).collect();
-        for forwarder in forwarders {
-            let stop = stop.clone();
-            tokio::spawn(async move { forwarder.run(None, stop).await });
-        }
-        Ok(names)
-    }
-}
-
 impl Forwarder {
+    /// The forwarder `config` (the `index`th of `config.audit.forward`) of the project at
+    /// `root`, forwarding `store`'s chain named `origin`, as `holder` in the lease, to a
+    /// receiver the `network` rules allow; or why it cannot run (a CA file that cannot be
+    /// read, a token variable not set), naming it. Whether it may run at all — the person's
+    /// consent — is the caller's to have asked.
+    pub fn new(
+        store: Store,
+        config: &AuditForward,
+        root: &Path,
+        origin: &str,
+        holder: &str,
+        network: &NetworkPolicy,
+    ) -> Result<Self, String> {
+        Ok(Self {
+            store,
+            format: config.format.as_deref().unwrap_or("cloudevents").parse().unwrap_or_default(),
+            target: Target::new(config, root)?,
+            config: config.clone(),
+            origin: origin.to_owned(),
+            holder: holder.to_owned(),
+            network: network.clone(),
+        })
+    }
+
+    /// A name for this process in forwarders' leases: the host, the pid and a random part.
+    pub fn holder_name(random: &str) -> String {
+        format!("{}:{}:{random}", host_name(), std::process::id())
+    }
+
     /// Its name.
     pub fn name(&self) -> &str {
         &self.config.name
@@ -268,7 +248,7 @@ impl Forwarder {
 
     /// One packet as the receiver's events are written.
     fn event(&self, packet: &Packet) -> serde_json::Value {
-        crate::history::render(packet, self.format, &self.origin)
+        crate::export::render(packet, self.format, &self.origin)
     }
 }
 
@@ -334,7 +314,7 @@ enum Sink {
 impl Sink {
     /// Connect to the receiver at `url`, at the addresses the policy's `network` allows.
     async fn connect(target: &Target, url: &str, network: &NetworkPolicy) -> Result<Self, String> {
-        let (_, addresses) = crate::outgoing::checked_addresses(url, network).await?;
+        let (_, addresses) = crate::client::checked_addresses(url, network).await?;
         Ok(match target {
             Target::Syslog(endpoint) => {
                 Self::Syslog(syslog::Syslog::connect(endpoint, &addresses).await?)
@@ -391,7 +371,7 @@ impl Sink {
 }
 
 /// This machine's name, for syslog's HOSTNAME and the lease's holder.
-pub(crate) fn host_name() -> String {
+pub fn host_name() -> String {
     fs_err::read_to_string("/proc/sys/kernel/hostname")
         .map(|name| name.trim().to_owned())
         .ok()

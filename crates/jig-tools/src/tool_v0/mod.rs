@@ -1,18 +1,14 @@
 //! gert's `tool/v0` transports: `stdio` (a process per call, outputs extracted from what it
 //! prints), `jsonrpc` (a persistent server answering JSON-RPC requests) and `mcp` (a tool of a
-//! Model Context Protocol server).
+//! Model Context Protocol server). The servers of the last two are kept in
+//! [`crate::upstream`].
 //!
 //! Argument templates use Go-template syntax (`{{ .url }}`). tool/v0 files write `argv` two
 //! ways — with the program first (the kernel-v0 examples) or without it, `meta.binary` naming
 //! it (the shared tools): when `argv[0]` is not the binary, the binary is put in front.
 
 mod extract;
-mod last_words;
-mod pool;
-mod remote;
-mod server;
 mod stdio;
-mod wire;
 
 use std::sync::Arc;
 
@@ -25,8 +21,7 @@ use serde_json::Value;
 
 use jig_exec::{Execution, Executor, Invocation, ToolError};
 
-pub use pool::Servers;
-pub use wire::tools_changed;
+use crate::upstream::Servers;
 
 /// Runs tool/v0 actions of every transport.
 #[derive(Debug, Default)]
@@ -120,9 +115,6 @@ pub(crate) fn argv(gert: &GertExecution, args: &Value) -> Result<Vec<String>, To
     }
     Ok(argv)
 }
-
-/// Servers by what starts them.
-pub(crate) type ServerKey = (String, Vec<String>);
 
 /// Applied to every text output: governance `redact` rules.
 pub(crate) fn redact(gert: &GertExecution, value: &mut Value) -> Result<(), ToolError> {

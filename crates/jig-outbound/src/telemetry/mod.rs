@@ -30,7 +30,7 @@ use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
 pub use job::JobTrace;
 pub use queue::dropped_spans;
 pub use span::Span;
-pub(crate) use span::{CallSpan, ProcessSpan};
+pub use span::{CallSpan, ProcessSpan};
 
 /// Whether spans and metrics are made at all: when export is off, a call costs one load of
 /// this flag.
@@ -129,12 +129,12 @@ pub fn pause(paused: bool) {
 }
 
 /// Whether spans are being made (and sent).
-pub(crate) fn exporting() -> bool {
+pub fn exporting() -> bool {
     tracer().is_some()
 }
 
 /// The tracer, when spans are being made.
-pub(crate) fn tracer() -> Option<&'static opentelemetry_sdk::trace::SdkTracer> {
+pub fn tracer() -> Option<&'static opentelemetry_sdk::trace::SdkTracer> {
     if !ENABLED.load(Ordering::Acquire) {
         return None;
     }
@@ -142,7 +142,7 @@ pub(crate) fn tracer() -> Option<&'static opentelemetry_sdk::trace::SdkTracer> {
 }
 
 /// Count and time a call that ended in `state` (with `error`, its code), when metrics are on.
-pub(crate) fn record_call(tool: &str, state: &str, error: Option<&str>, elapsed: Duration) {
+pub fn record_call(tool: &str, state: &str, error: Option<&str>, elapsed: Duration) {
     if !ENABLED.load(Ordering::Acquire) {
         return;
     }
@@ -202,7 +202,7 @@ fn target(var: &dyn Fn(&str) -> Option<String>, signal: Signal) -> Result<Option
 
 /// An HTTP client for OTLP/HTTP: Jig's own (rustls, no redirects), bounded in time.
 fn otlp_client() -> Result<reqwest::Client, String> {
-    crate::outgoing::http_client(Duration::from_secs(10))
+    crate::client::http_client(Duration::from_secs(10))
 }
 
 /// The OTLP exporter of type `$exporter` (`SpanExporter`, `MetricExporter`) that a [`Target`]

@@ -19,6 +19,15 @@ pub fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
     http_client_trusting(timeout, None)
 }
 
+/// [`http_client`] for another of Jig's programs, which says it is `agent` (the desktop app
+/// talking to a team server: `jig-desktop/<version>`).
+pub fn http_client_as(timeout: Duration, agent: &str) -> Result<reqwest::Client, String> {
+    client_builder(timeout, None)?
+        .user_agent(agent)
+        .build()
+        .map_err(|e| format!("cannot set up an HTTP client: {e}"))
+}
+
 /// [`http_client`], trusting only the CAs in the PEM file `ca` when one is given (a receiver
 /// with a private CA) instead of the public ones.
 pub fn http_client_trusting(

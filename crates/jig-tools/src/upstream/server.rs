@@ -15,7 +15,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, Command};
 
 use super::pool::Servers;
-use super::{redact, remote, wire};
+use super::{remote, wire};
+use crate::tool_v0::redact;
 use jig_exec::{Events, Invocation, Output, ToolError};
 
 /// How many of the last lines a server wrote on stderr are kept, and how long each may be.
@@ -58,7 +59,7 @@ const MOST_PAGES: usize = 50;
 
 impl Servers {
     /// A `jsonrpc` action: `method` with the arguments as params.
-    pub(super) async fn jsonrpc(
+    pub(crate) async fn jsonrpc(
         &self,
         invocation: &Invocation<'_>,
         gert: &GertExecution,
@@ -88,7 +89,7 @@ impl Servers {
     }
 
     /// An `mcp` action: `tools/call` of the server's tool.
-    pub(super) async fn mcp(
+    pub(crate) async fn mcp(
         &self,
         invocation: &Invocation<'_>,
         gert: &GertExecution,
@@ -144,7 +145,7 @@ impl Servers {
 
     /// The server's tools, every page of `tools/list`, with what it said of itself:
     /// `{"tools": [...], "serverInfo": {...}}`. The process stays for the calls that follow.
-    pub(super) async fn list_tools(
+    pub(crate) async fn list_tools(
         &self,
         invocation: &Invocation<'_>,
         gert: &GertExecution,

@@ -38,7 +38,7 @@ impl Http {
         };
         let ca = config.ca.as_deref().map(|ca| root.join(ca));
         Ok(Self {
-            client: crate::outgoing::http_client_trusting(TIMEOUT, ca.as_deref())?,
+            client: crate::client::http_client_trusting(TIMEOUT, ca.as_deref())?,
             ca,
             url: config.url.clone(),
             elastic,
@@ -54,7 +54,7 @@ impl Http {
         network: &jig_model::policy::NetworkPolicy,
     ) -> Result<Self, String> {
         let client =
-            crate::outgoing::checked_client(url, network, TIMEOUT, self.ca.as_deref()).await?;
+            crate::client::checked_client(url, network, TIMEOUT, self.ca.as_deref()).await?;
         Ok(Self { client, ..self.clone() })
     }
 

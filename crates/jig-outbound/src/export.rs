@@ -5,8 +5,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Packet;
-use crate::time::rfc3339;
+use jig_audit::Packet;
+use jig_audit::time::rfc3339;
 
 /// The OCSF schema version the events follow.
 pub const OCSF_VERSION: &str = "1.3.0";
