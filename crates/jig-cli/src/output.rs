@@ -243,3 +243,19 @@ fn print_buffered(
     writeln!(buffered)?;
     buffered.flush()
 }
+
+/// Say on stderr that the command failed with `code`: `error[E_…]: message`, the one form every
+/// error of the CLI takes (DESIGN.md §6), its code from the same [`jig_model::ErrorCode`] the
+/// API and MCP answer with. Written through [`fail!`](crate::fail).
+pub fn fail(code: jig_model::ErrorCode, message: std::fmt::Arguments<'_>) {
+    eprintln!("error[{}]: {message}", code.as_str());
+}
+
+/// `fail!(Policy, "--addr {addr}: not a loopback address")`: [`fail`] with an
+/// [`ErrorCode`](jig_model::ErrorCode) variant and a message formatted in place.
+#[macro_export]
+macro_rules! fail {
+    ($code:ident, $($message:tt)*) => {
+        $crate::output::fail(jig_model::ErrorCode::$code, format_args!($($message)*))
+    };
+}

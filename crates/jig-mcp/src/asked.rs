@@ -88,8 +88,9 @@ pub async fn ask(peer: &Peer<RoleServer>, tool: &ToolDef, args: &Map<String, Val
     }
     if let Some(name) = args.keys().find(|name| hidden.contains_key(*name)) {
         let from = hidden[name].get(FROM).and_then(Value::as_str).unwrap_or("person");
-        return Given::Refused(format!(
-            "E_POLICY: `{name}` of `{}` is given by the {from}, not by the caller (x-jig-from: {from})",
+        return Given::Refused(crate::coded!(
+            Policy,
+            "`{name}` of `{}` is given by the {from}, not by the caller (x-jig-from: {from})",
             tool.id
         ));
     }
@@ -122,17 +123,16 @@ async fn from_person(
         return Ok(Map::new());
     }
     if peer.peer_info().is_none_or(|info| info.capabilities.elicitation.is_none()) {
-        return Err(format!(
-            "E_POLICY: `{}` needs {} from the person at the client, and this client cannot ask (no elicitation); call it from the workbench or `jig call`",
+        return Err(crate::coded!(
+            Policy,
+            "`{}` needs {} from the person at the client, and this client cannot ask (no elicitation); call it from the workbench or `jig call`",
             tool.id,
             names(fields)
         ));
     }
     let schema = form(tool, fields).map_err(|error| {
-        format!(
-            "E_VALIDATION_FAIL: the inputs of `{}` a person gives cannot be asked over MCP (its forms take strings, numbers, booleans and choices): {error}",
-            tool.id
-        )
+        crate::coded!(ValidationFail, "the inputs of `{}` a person gives cannot be asked over MCP (its forms take strings, numbers, booleans and choices): {error}",
+            tool.id)
     })?;
     let message = tool
         .input_schema
@@ -152,13 +152,15 @@ async fn from_person(
             values.retain(|name, _| fields.contains_key(name));
             Ok(values)
         }
-        Ok(answer) => Err(format!(
-            "E_POLICY: the person {} giving {} (the call did not run)",
+        Ok(answer) => Err(crate::coded!(
+            Policy,
+            "the person {} giving {} (the call did not run)",
             if answer.action == ElicitationAction::Decline { "declined" } else { "cancelled" },
             names(fields)
         )),
-        Err(error) => Err(format!(
-            "E_POLICY: the person at the client could not be asked for {}: {error} (the call did not run)",
+        Err(error) => Err(crate::coded!(
+            Policy,
+            "the person at the client could not be asked for {}: {error} (the call did not run)",
             names(fields)
         )),
     }
@@ -175,8 +177,9 @@ async fn from_model(
         return Ok(Map::new());
     }
     if peer.peer_info().is_none_or(|info| info.capabilities.sampling.is_none()) {
-        return Err(format!(
-            "E_POLICY: `{}` needs {} written by the client's model, and this client offers none (no sampling)",
+        return Err(crate::coded!(
+            Policy,
+            "`{}` needs {} written by the client's model, and this client offers none (no sampling)",
             tool.id,
             names(fields)
         ));
@@ -184,8 +187,9 @@ async fn from_model(
     let mut texts = Map::new();
     for (name, declaration) in fields {
         let Some(template) = declaration.get(PROMPT).and_then(Value::as_str) else {
-            return Err(format!(
-                "E_VALIDATION_FAIL: `{name}` of `{}` is written by the model but has no `{PROMPT}`",
+            return Err(crate::coded!(
+                ValidationFail,
+                "`{name}` of `{}` is written by the model but has no `{PROMPT}`",
                 tool.id
             ));
         };
@@ -198,7 +202,10 @@ async fn from_model(
         let params =
             CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], max_tokens);
         let answer = peer.create_message(params).await.map_err(|error| {
-            format!("E_POLICY: the client's model did not write `{name}`: {error} (the call did not run)")
+            crate::coded!(
+                Policy,
+                "the client's model did not write `{name}`: {error} (the call did not run)"
+            )
         })?;
         let text: String = answer
             .message

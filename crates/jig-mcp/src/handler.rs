@@ -183,8 +183,9 @@ impl JigMcp {
         let policy = self.engine.policy();
         let acting = self.acting(context);
         if !acting.may_run {
-            let text = format!(
-                "E_POLICY: `{}` may read here but not run tools (a viewer's token)",
+            let text = crate::coded!(
+                Policy,
+                "`{}` may read here but not run tools (a viewer's token)",
                 acting.person
             );
             return CallToolResult::error(vec![ContentBlock::text(text)]);

@@ -12,6 +12,16 @@ use jig_model::envelope::{ResponseError, ToolResponse};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
+/// `coded!(Policy, "`{tool}` may not …")`: a refusal's text as every MCP error reads,
+/// `E_…: message`, its code an [`ErrorCode`](jig_model::ErrorCode) variant (the same codes the
+/// API and the CLI answer with).
+#[macro_export]
+macro_rules! coded {
+    ($code:ident, $($message:tt)*) => {
+        format!("{}: {}", jig_model::ErrorCode::$code.as_str(), format_args!($($message)*))
+    };
+}
+
 /// The output-schema annotation that makes a tool's `content` its MCP content blocks.
 pub const CONTENT_MARK: &str = "x-mcp-content";
 
@@ -30,7 +40,7 @@ pub fn result(tool: Option<&ToolDef>, response: &ToolResponse) -> CallToolResult
     }
     result["_meta"] = meta;
     serde_json::from_value(result).unwrap_or_else(|error| {
-        let text = format!("E_INTERNAL: the result could not be sent over MCP: {error}");
+        let text = crate::coded!(Internal, "the result could not be sent over MCP: {error}");
         CallToolResult::error(vec![rmcp::model::ContentBlock::text(text)])
     })
 }
@@ -51,7 +61,7 @@ fn success(tool: Option<&ToolDef>, response: &ToolResponse) -> Value {
 
 fn failure(response: &ToolResponse) -> Value {
     let text = match response.errors.as_slice() {
-        [] => format!("E_INTERNAL: `{}` failed without saying why", response.tool),
+        [] => crate::coded!(Internal, "`{}` failed without saying why", response.tool),
         errors => errors.iter().map(line).collect::<Vec<_>>().join("\n"),
     };
     json!({ "content": [{ "type": "text", "text": text }], "isError": true })

@@ -89,7 +89,7 @@ pub async fn run(
 async fn deciding_app(settings: &Settings) -> Result<jig_app::App, Code> {
     let Ok(engine) = settings.engine().await else { return Err(Code::Failed) };
     if let Err(message) = settings.check_identity(&engine) {
-        eprintln!("error[E_POLICY]: {message}");
+        crate::fail!(Policy, "{message}");
         return Err(Code::Usage);
     }
     Ok(jig_app::App::new(engine))

@@ -29,16 +29,16 @@ pub async fn run(
         // Nothing recorded yet: an empty record lists and exports as empty.
         match command {
             AuditCommand::Show { .. } => {
-                eprintln!("error[E_NOT_FOUND]: no runs recorded yet");
+                crate::fail!(NotFound, "no runs recorded yet");
                 return Ok(Code::Failed);
             }
             AuditCommand::Head { sign: None } => writeln!(out, "0 {}", history::GENESIS)?,
             AuditCommand::Publish { .. } => {
-                eprintln!("error[E_NOT_FOUND]: nothing recorded yet: there is no head to publish");
+                crate::fail!(NotFound, "nothing recorded yet: there is no head to publish");
                 return Ok(Code::Failed);
             }
             AuditCommand::Head { sign: Some(_) } => {
-                eprintln!("error[E_NOT_FOUND]: nothing recorded yet: there is no head to sign");
+                crate::fail!(NotFound, "nothing recorded yet: there is no head to sign");
                 return Ok(Code::Failed);
             }
             // A head kept elsewhere proves packets existed: a missing store lost them.
@@ -91,8 +91,9 @@ pub async fn run(
                 (Some(named), _) => publish::Target::Named(named),
                 (None, Some(manifest)) => publish::Target::Manifest(manifest),
                 (None, None) => {
-                    eprintln!(
-                        "error[E_VALIDATION_FAIL]: config.audit.publish: nowhere to publish: the manifest names no file or http(s) URL, and no --to was given"
+                    crate::fail!(
+                        ValidationFail,
+                        "config.audit.publish: nowhere to publish: the manifest names no file or http(s) URL, and no --to was given"
                     );
                     return Ok(Code::Usage);
                 }
@@ -134,7 +135,7 @@ async fn show(
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     let Some(detail) = history.run(id).await? else {
-        eprintln!("error[E_NOT_FOUND]: no run with a request id or run id starting `{id}`");
+        crate::fail!(NotFound, "no run with a request id or run id starting `{id}`");
         eprintln!("  = hint: `jig audit list` shows recent request ids");
         return Ok(Code::Failed);
     };
@@ -241,8 +242,9 @@ fn report(status: &ChainStatus, out: &mut impl Write) -> anyhow::Result<Code> {
         }
         ChainStatus::Broken { at: Some(seq), reason, verified } => {
             writeln!(out, "broken at seq {seq}: {reason}")?;
-            eprintln!(
-                "error[E_INTERNAL]: the audit chain does not verify from seq {seq} on ({verified} packets before it verified)"
+            crate::fail!(
+                Internal,
+                "the audit chain does not verify from seq {seq} on ({verified} packets before it verified)"
             );
             Ok(Code::Failed)
         }
@@ -299,7 +301,7 @@ async fn signed_head(
     Ok(match history.signed_head(&seed, origin).await? {
         Ok(head) => Some(head),
         Err(error) => {
-            eprintln!("error[E_VALIDATION_FAIL]: {}: {error}", key_file.display());
+            crate::fail!(ValidationFail, "{}: {error}", key_file.display());
             None
         }
     })
@@ -314,7 +316,7 @@ fn keygen(file: &std::path::Path, out: &mut impl Write) -> anyhow::Result<Code> 
     let mut key = match options.open(file) {
         Ok(key) => key,
         Err(error) => {
-            eprintln!("error[E_FILE_IO]: {error}");
+            crate::fail!(FileIo, "{error}");
             return Ok(Code::Failed);
         }
     };

@@ -30,7 +30,7 @@ pub async fn run(
         }
     };
     if let Err(message) = settings.check_identity(&engine) {
-        eprintln!("error[E_POLICY]: {message}");
+        crate::fail!(Policy, "{message}");
         return Ok(Code::Usage);
     }
     let app = jig_app::App::new(std::sync::Arc::clone(&engine));

@@ -31,13 +31,14 @@ pub async fn run(
     let forwarders = match engine.forwarders() {
         Ok(forwarders) => forwarders,
         Err(why) => {
-            eprintln!("error[E_VALIDATION_FAIL]: {why}");
+            crate::fail!(ValidationFail, "{why}");
             return Ok(Code::Failed);
         }
     };
     if forwarders.is_empty() {
-        eprintln!(
-            "error[E_NOT_FOUND]: config.audit.forward: the manifest names no receiver to forward the audit to"
+        crate::fail!(
+            NotFound,
+            "config.audit.forward: the manifest names no receiver to forward the audit to"
         );
         return Ok(Code::Failed);
     }

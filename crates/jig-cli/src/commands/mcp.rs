@@ -23,7 +23,7 @@ pub async fn run(
     }
     let Ok(engine) = settings.engine_watched().await else { return Ok(Code::Invalid) };
     if let Err(message) = settings.check_identity(&engine) {
-        eprintln!("error[E_POLICY]: {message}");
+        crate::fail!(Policy, "{message}");
         return Ok(Code::Usage);
     }
     // The registry follows the files; clients hear `notifications/tools/list_changed`.
@@ -33,8 +33,9 @@ pub async fn run(
         return Ok(Code::Ok);
     };
     if !addr.ip().is_loopback() && !args.allow_remote {
-        eprintln!(
-            "error[E_POLICY]: --http {addr}: not a loopback address; add --allow-remote to serve other machines"
+        crate::fail!(
+            Policy,
+            "--http {addr}: not a loopback address; add --allow-remote to serve other machines"
         );
         return Ok(Code::Usage);
     }
@@ -83,7 +84,7 @@ pub async fn discover(settings: &Settings) -> anyhow::Result<Code> {
             Ok(count) => eprintln!("{}: {count} tools", server.name),
             Err(message) => {
                 failed = true;
-                eprintln!("error[E_SHELL]: {}: {message}", server.name);
+                crate::fail!(Shell, "{}: {message}", server.name);
             }
         }
     }

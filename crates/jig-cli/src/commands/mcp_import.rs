@@ -36,13 +36,14 @@ pub async fn run(
     let imported = match read_config(file) {
         Ok(imported) => imported,
         Err(message) => {
-            eprintln!("error[E_VALIDATION_FAIL]: {}: {message}", file.display());
+            crate::fail!(ValidationFail, "{}: {message}", file.display());
             return Ok(Code::Usage);
         }
     };
     let Some(manifest) = jig_load::find_manifest(&settings.project) else {
-        eprintln!(
-            "error[E_FILE_IO]: no jig.yaml in {} or above it: `jig mcp import` writes into a project's manifest",
+        crate::fail!(
+            FileIo,
+            "no jig.yaml in {} or above it: `jig mcp import` writes into a project's manifest",
             settings.project.display()
         );
         return Ok(Code::Usage);
@@ -51,14 +52,15 @@ pub async fn run(
     let mut servers = match existing(&original) {
         Ok(servers) => servers,
         Err(message) => {
-            eprintln!("error[E_VALIDATION_FAIL]: {}: {message}", manifest.display());
+            crate::fail!(ValidationFail, "{}: {message}", manifest.display());
             return Ok(Code::Usage);
         }
     };
     for entry in &imported {
         if servers.contains_key(&entry.name) && !replace {
-            eprintln!(
-                "error[E_CONFLICT]: {}: `mcp_servers` already has `{}`; nothing was written (--replace takes the imported one)",
+            crate::fail!(
+                Conflict,
+                "{}: `mcp_servers` already has `{}`; nothing was written (--replace takes the imported one)",
                 manifest.display(),
                 entry.name
             );
@@ -74,7 +76,7 @@ pub async fn run(
     if let Err(failure) = jig_load::load(&settings.project) {
         crate::files::write_whole(&manifest, &original)?;
         for diagnostic in failure.errors() {
-            eprintln!("error[E_VALIDATION_FAIL]: {}", diagnostic.message);
+            crate::fail!(ValidationFail, "{}", diagnostic.message);
         }
         eprintln!("nothing was written: the project would not load with these servers");
         return Ok(Code::Invalid);

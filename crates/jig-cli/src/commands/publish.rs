@@ -32,8 +32,9 @@ pub async fn write(project: &Path, target: Target<'_>, note: &str) -> anyhow::Re
     if !named && jig_load::trust::leaves_the_project(target) {
         let item = jig_load::trust::Outbound::publish(target);
         if !item.trusted(project) {
-            eprintln!(
-                "error[E_POLICY]: config.audit.publish: {} waits for your consent",
+            crate::fail!(
+                Policy,
+                "config.audit.publish: {} waits for your consent",
                 item.describe()
             );
             eprintln!("  = hint: read it, then `jig trust`; or name the place yourself with --to");
@@ -53,7 +54,7 @@ pub async fn write(project: &Path, target: Target<'_>, note: &str) -> anyhow::Re
     }
     .and_then(|()| crate::files::write_whole(&path, note));
     if let Err(error) = written {
-        eprintln!("error[E_FILE_IO]: {}: {error}", path.display());
+        crate::fail!(FileIo, "{}: {error}", path.display());
         return Ok(false);
     }
     Ok(true)
@@ -66,7 +67,7 @@ fn inside(project: &Path, target: &str, note: &str) -> bool {
     match written {
         Ok(_) => true,
         Err(error) => {
-            eprintln!("error[E_FILE_IO]: config.audit.publish: {error}");
+            crate::fail!(FileIo, "config.audit.publish: {error}");
             false
         }
     }
@@ -83,11 +84,11 @@ async fn put(url: &str, note: &str) -> anyhow::Result<bool> {
     match sent {
         Ok(response) if response.status().is_success() => Ok(true),
         Ok(response) => {
-            eprintln!("error[E_HTTP]: PUT {url}: the server answered {}", response.status());
+            crate::fail!(Http, "PUT {url}: the server answered {}", response.status());
             Ok(false)
         }
         Err(error) => {
-            eprintln!("error[E_HTTP]: PUT {url}: {error}");
+            crate::fail!(Http, "PUT {url}: {error}");
             Ok(false)
         }
     }

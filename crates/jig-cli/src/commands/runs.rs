@@ -56,7 +56,7 @@ pub async fn run(
         }
         RunsCommand::Show { request } => {
             let Some(run) = engine.poll_job(request).await? else {
-                eprintln!("error[E_NOT_FOUND]: no call `{request}`");
+                crate::fail!(NotFound, "no call `{request}`");
                 return Ok(Code::Failed);
             };
             let response = engine.response_of(request).await?;
@@ -73,7 +73,7 @@ pub async fn run(
                     Ok(Code::Ok)
                 }
                 Ok(false) => {
-                    eprintln!("error[E_NOT_FOUND]: `{request}` has no open job");
+                    crate::fail!(NotFound, "`{request}` has no open job");
                     Ok(Code::Failed)
                 }
                 Err(error) => {
@@ -90,7 +90,7 @@ pub async fn run(
                 engine.response_of(request).await?
             };
             let Some(response) = response else {
-                eprintln!("error[E_NOT_FOUND]: no call `{request}`");
+                crate::fail!(NotFound, "no call `{request}`");
                 return Ok(Code::Failed);
             };
             print_json(out, &response)?;

@@ -23,7 +23,7 @@ pub async fn run(
     };
     let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
     if let Err(message) = settings.check_identity(&engine) {
-        eprintln!("error[E_POLICY]: {message}");
+        crate::fail!(Policy, "{message}");
         return Ok(Code::Usage);
     }
     let context = CallContext {
@@ -38,7 +38,7 @@ pub async fn run(
             Ok(Code::Ok)
         }
         Err(error) => {
-            eprintln!("error[E_NOT_FOUND]: {error}");
+            crate::fail!(NotFound, "{error}");
             eprintln!(
                 "  = hint: add --tag or --keyword, or widen --allow; `jig list` shows every tool"
             );

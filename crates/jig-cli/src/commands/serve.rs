@@ -16,8 +16,9 @@ pub async fn run(
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
     if !args.addr.ip().is_loopback() && !args.allow_remote {
-        eprintln!(
-            "error[E_POLICY]: --addr {}: not a loopback address; add --allow-remote to serve other machines",
+        crate::fail!(
+            Policy,
+            "--addr {}: not a loopback address; add --allow-remote to serve other machines",
             args.addr
         );
         return Ok(Code::Usage);
@@ -27,7 +28,7 @@ pub async fn run(
     };
     let Ok(engine) = settings.engine_watched().await else { return Ok(Code::Invalid) };
     if let Err(message) = settings.check_identity(&engine) {
-        eprintln!("error[E_POLICY]: {message}");
+        crate::fail!(Policy, "{message}");
         return Ok(Code::Usage);
     }
     let _resident = super::resident::open(&engine)?;
@@ -41,7 +42,7 @@ pub async fn run(
         match jig_server::auth::PublicName::parse(url) {
             Ok(name) => public.push(name),
             Err(message) => {
-                eprintln!("error[E_VALIDATION_FAIL]: --public-url {message}");
+                crate::fail!(ValidationFail, "--public-url {message}");
                 return Ok(Code::Usage);
             }
         }
@@ -72,7 +73,7 @@ pub fn people(
         Some(file) => match Users::from_file(file) {
             Ok(users) => Some((users, None)),
             Err(error) => {
-                eprintln!("error[E_VALIDATION_FAIL]: {error}");
+                crate::fail!(ValidationFail, "{error}");
                 None
             }
         },

@@ -11,7 +11,7 @@ use crate::output::Settings;
 pub fn run(settings: &Settings, args: &ShowArgs, out: &mut impl Write) -> anyhow::Result<Code> {
     let Ok(snapshot) = settings.load_or_report() else { return Ok(Code::Invalid) };
     let Some(tool) = snapshot.get(&args.tool) else {
-        eprintln!("error[E_NOT_FOUND]: no tool `{}` in this project", args.tool);
+        crate::fail!(NotFound, "no tool `{}` in this project", args.tool);
         let ids: Vec<&str> = snapshot.list().map(|t| t.id.as_str()).collect();
         if let Some(near) = jig_load::did_you_mean(&args.tool, ids) {
             eprintln!("  = hint: did you mean `{near}`?");

@@ -26,7 +26,7 @@ pub fn run(settings: &Settings, args: &TrustArgs, out: &mut impl Write) -> anyho
     let snapshot = match settings.loader(&[]).load() {
         Ok(snapshot) => snapshot,
         Err(failure) => {
-            eprintln!("error[E_VALIDATION_FAIL]: {}", summary_of_failure(&failure));
+            crate::fail!(ValidationFail, "{}", summary_of_failure(&failure));
             eprintln!(
                 "  = hint: `jig validate` lists the problems; consent is given to a project that loads"
             );

@@ -19,9 +19,7 @@ pub async fn run(
         || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
         || name.starts_with('.')
     {
-        eprintln!(
-            "error[E_VALIDATION_FAIL]: `--name {name}`: use letters, digits, `-`, `_` and `.`"
-        );
+        crate::fail!(ValidationFail, "`--name {name}`: use letters, digits, `-`, `_` and `.`");
         return Ok(Code::Usage);
     }
     let Ok(engine) = settings.engine().await else { return Ok(Code::Failed) };
@@ -36,14 +34,15 @@ pub async fn run(
     let Ok(view) = app.run(run).await else { return Ok(Code::Failed) };
     let snapshot = engine.snapshot();
     let Some(entry) = snapshot.runbook(&view.runbook) else {
-        eprintln!("error[E_NOT_FOUND]: runbook `{}` is no longer in the project", view.runbook);
+        crate::fail!(NotFound, "runbook `{}` is no longer in the project", view.runbook);
         return Ok(Code::Failed);
     };
     // Where the loader looks for it, so `jig runbook test` finds it.
     let dir: PathBuf = jig_load::scenarios_beside(&snapshot.root().join(&entry.file)).join(name);
     if dir.exists() {
-        eprintln!(
-            "error[E_CONFLICT]: {} exists; pick another --name (a recorded scenario is never overwritten)",
+        crate::fail!(
+            Conflict,
+            "{} exists; pick another --name (a recorded scenario is never overwritten)",
             dir.display()
         );
         return Ok(Code::Failed);
@@ -62,7 +61,7 @@ pub async fn run(
         .and_then(|()| fs_err::rename(&staging, &dir));
     if let Err(error) = written {
         let _ = fs_err::remove_dir_all(&staging);
-        eprintln!("error[E_FILE_IO]: {error}");
+        crate::fail!(FileIo, "{error}");
         return Ok(Code::Failed);
     }
     let shown = dir.strip_prefix(snapshot.root()).unwrap_or(&dir);

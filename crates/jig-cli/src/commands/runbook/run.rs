@@ -21,7 +21,7 @@ pub async fn start(
     let inputs = match parse_inputs(&args.inputs) {
         Ok(inputs) => inputs,
         Err(message) => {
-            eprintln!("error[E_VALIDATION_FAIL]: {message}");
+            crate::fail!(ValidationFail, "{message}");
             return Ok(Code::Usage);
         }
     };
@@ -34,7 +34,7 @@ pub async fn start(
     };
     let Ok(engine) = settings.engine_with(&extra).await else { return Ok(Code::Failed) };
     if let Err(message) = settings.check_identity(&engine) {
-        eprintln!("error[E_POLICY]: {message}");
+        crate::fail!(Policy, "{message}");
         return Ok(Code::Usage);
     }
     let name = match name {
@@ -45,10 +45,7 @@ pub async fn start(
             match snapshot.runbooks().find(|r| snapshot.root().join(&r.file) == file) {
                 Some(entry) => entry.name.clone(),
                 None => {
-                    eprintln!(
-                        "error[E_NOT_FOUND]: {} is not a runbook of the project",
-                        args.runbook
-                    );
+                    crate::fail!(NotFound, "{} is not a runbook of the project", args.runbook);
                     return Ok(Code::Failed);
                 }
             }
@@ -66,7 +63,7 @@ pub async fn start(
     let evidence = match read_evidence(&args.evidence) {
         Ok(evidence) => evidence,
         Err(message) => {
-            eprintln!("error[E_FILE_IO]: {message}");
+            crate::fail!(FileIo, "{message}");
             return Ok(Code::Usage);
         }
     };
@@ -107,7 +104,7 @@ pub async fn resume(
     let evidence = match read_evidence(&args.evidence) {
         Ok(evidence) => evidence,
         Err(message) => {
-            eprintln!("error[E_FILE_IO]: {message}");
+            crate::fail!(FileIo, "{message}");
             return Ok(Code::Usage);
         }
     };
@@ -153,7 +150,7 @@ pub async fn follow(
     let inputs = match parse_inputs(inputs) {
         Ok(inputs) => inputs,
         Err(message) => {
-            eprintln!("error[E_VALIDATION_FAIL]: {message}");
+            crate::fail!(ValidationFail, "{message}");
             return Ok(Code::Usage);
         }
     };

@@ -54,7 +54,7 @@ pub async fn run(
         .cloned()
         .collect();
     if !paths.is_empty() && wanted.is_empty() {
-        eprintln!("error[E_NOT_FOUND]: none of the files given is a runbook of the project");
+        crate::fail!(NotFound, "none of the files given is a runbook of the project");
         return Ok(Code::Failed);
     }
     let policy = match args.mode {
@@ -63,7 +63,7 @@ pub async fn run(
             match jig_policy::Policy::new(snapshot.policy().cloned().unwrap_or_default()) {
                 Ok(policy) => Some(Arc::new(policy)),
                 Err(error) => {
-                    eprintln!("error[E_VALIDATION_FAIL]: the project's policy: {error}");
+                    crate::fail!(ValidationFail, "the project's policy: {error}");
                     return Ok(Code::Invalid);
                 }
             }
