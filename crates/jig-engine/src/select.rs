@@ -174,41 +174,7 @@ impl Engine {
             return Err(EngineError::NoSelection(format!("nothing matches {}", wanted.describe())));
         }
 
-        let mut chosen = None;
-        for (tool, candidate) in &mut scored {
-            if let Some(allowed) = &intent.allowed_side_effects {
-                let excess: Vec<&str> = tool
-                    .side_effects
-                    .iter()
-                    .filter(|e| **e != SideEffect::None && !allowed.contains(e))
-                    .map(|e| e.as_str())
-                    .collect();
-                if !excess.is_empty() {
-                    candidate.rejected = Some(format!(
-                        "has side effects the intent does not allow: {}",
-                        excess.join(", ")
-                    ));
-                    continue;
-                }
-            }
-            let args = intent.args.clone().unwrap_or_else(|| defaults(&tool.input_schema));
-            let problems = self.validators.check(tool, true, &args);
-            if let Some(first) = problems.first() {
-                let at = if first.pointer.is_empty() {
-                    String::new()
-                } else {
-                    format!(" at {}", first.pointer)
-                };
-                candidate.rejected = Some(format!(
-                    "the arguments do not fit its input schema{at}: {}",
-                    first.message
-                ));
-                continue;
-            }
-            if chosen.is_none() {
-                chosen = Some((Arc::clone(tool), args));
-            }
-        }
+        let chosen = self.first_fit(intent, &mut scored);
         let candidates: Vec<Candidate> = scored.iter().map(|(_, c)| c.clone()).collect();
         let Some((tool, args)) = chosen else {
             let reasons: Vec<String> = candidates
@@ -255,6 +221,51 @@ impl Engine {
             rollback_plan: rollback_plan(&tool),
             confidence,
         })
+    }
+
+    /// The best-scored candidate the intent allows and whose input schema its arguments fit
+    /// (with the arguments it is called with); every candidate passed over says why.
+    fn first_fit(
+        &self,
+        intent: &Intent,
+        scored: &mut [(Arc<ToolDef>, Candidate)],
+    ) -> Option<(Arc<ToolDef>, Value)> {
+        let mut chosen = None;
+        for (tool, candidate) in scored.iter_mut() {
+            if let Some(allowed) = &intent.allowed_side_effects {
+                let excess: Vec<&str> = tool
+                    .side_effects
+                    .iter()
+                    .filter(|e| **e != SideEffect::None && !allowed.contains(e))
+                    .map(|e| e.as_str())
+                    .collect();
+                if !excess.is_empty() {
+                    candidate.rejected = Some(format!(
+                        "has side effects the intent does not allow: {}",
+                        excess.join(", ")
+                    ));
+                    continue;
+                }
+            }
+            let args = intent.args.clone().unwrap_or_else(|| defaults(&tool.input_schema));
+            let problems = self.validators.check(tool, true, &args);
+            if let Some(first) = problems.first() {
+                let at = if first.pointer.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {}", first.pointer)
+                };
+                candidate.rejected = Some(format!(
+                    "the arguments do not fit its input schema{at}: {}",
+                    first.message
+                ));
+                continue;
+            }
+            if chosen.is_none() {
+                chosen = Some((Arc::clone(tool), args));
+            }
+        }
+        chosen
     }
 }
 

@@ -82,32 +82,7 @@ pub async fn run(
             Code::Ok
         }
         AuditCommand::Publish { sign, to } => {
-            let audit = AuditSettings::read(settings);
-            let Some(head) = signed_head(&history, sign, &audit.origin).await? else {
-                return Ok(Code::Failed);
-            };
-            let note = head.checkpoint.unwrap_or_default();
-            let target = match (to.as_deref(), audit.publish.as_deref()) {
-                (Some(named), _) => publish::Target::Named(named),
-                (None, Some(manifest)) => publish::Target::Manifest(manifest),
-                (None, None) => {
-                    crate::fail!(
-                        ValidationFail,
-                        "config.audit.publish: nowhere to publish: the manifest names no file or http(s) URL, and no --to was given"
-                    );
-                    return Ok(Code::Usage);
-                }
-            };
-            let shown = match &target {
-                publish::Target::Named(t) | publish::Target::Manifest(t) => (*t).to_owned(),
-            };
-            let root = jig_load::project_root(&settings.project)
-                .unwrap_or_else(|| settings.project.clone());
-            publish::write(&root, target, &note)
-                .await?
-                .then(|| writeln!(out, "published checkpoint {} to {shown}", head.seq))
-                .transpose()?
-                .map_or(Code::Failed, |()| Code::Ok)
+            publish_head(settings, &history, sign, to.as_deref(), out).await?
         }
         AuditCommand::Keygen { .. } | AuditCommand::Forward { .. } => Code::Usage,
         AuditCommand::Export { after, format } => {
@@ -327,4 +302,41 @@ fn keygen(file: &std::path::Path, out: &mut impl Write) -> anyhow::Result<Code> 
         file.display()
     );
     Ok(Code::Ok)
+}
+
+/// `jig audit publish`: the signed checkpoint of the head written where `--to` or the
+/// manifest's `config.audit.publish` says.
+async fn publish_head(
+    settings: &Settings,
+    history: &History,
+    sign: &std::path::Path,
+    to: Option<&str>,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    let audit = AuditSettings::read(settings);
+    let Some(head) = signed_head(history, sign, &audit.origin).await? else {
+        return Ok(Code::Failed);
+    };
+    let note = head.checkpoint.unwrap_or_default();
+    let target = match (to, audit.publish.as_deref()) {
+        (Some(named), _) => publish::Target::Named(named),
+        (None, Some(manifest)) => publish::Target::Manifest(manifest),
+        (None, None) => {
+            crate::fail!(
+                ValidationFail,
+                "config.audit.publish: nowhere to publish: the manifest names no file or http(s) URL, and no --to was given"
+            );
+            return Ok(Code::Usage);
+        }
+    };
+    let shown = match &target {
+        publish::Target::Named(t) | publish::Target::Manifest(t) => (*t).to_owned(),
+    };
+    let root =
+        jig_load::project_root(&settings.project).unwrap_or_else(|| settings.project.clone());
+    Ok(publish::write(&root, target, &note)
+        .await?
+        .then(|| writeln!(out, "published checkpoint {} to {shown}", head.seq))
+        .transpose()?
+        .map_or(Code::Failed, |()| Code::Ok))
 }

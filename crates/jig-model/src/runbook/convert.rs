@@ -275,17 +275,7 @@ fn kernel_steps(steps: Vec<KernelStep>, base: &str, problems: &mut Vec<ShapeErro
 }
 
 fn kernel_step(step: KernelStep, pointer: String, problems: &mut Vec<ShapeError>) -> Step {
-    let type_name = match step.step_type {
-        KernelStepType::Tool => "tool",
-        KernelStepType::Manual => "manual",
-        KernelStepType::Assert => "assert",
-        KernelStepType::Branch => "branch",
-        KernelStepType::Parallel => "parallel",
-        KernelStepType::End => "end",
-        KernelStepType::Extension => "extension",
-        KernelStepType::Invoke => "invoke",
-        KernelStepType::Repeat => "repeat",
-    };
+    let type_name = type_name(step.step_type);
     // Fields the step's type needs but the step lacks.
     let mut missing: Vec<&str> = Vec::new();
     let kind = match step.step_type {
@@ -317,20 +307,7 @@ fn kernel_step(step: KernelStep, pointer: String, problems: &mut Vec<ShapeError>
             if step.branches.is_empty() {
                 missing.push("branches");
             }
-            let arms = step
-                .branches
-                .into_iter()
-                .enumerate()
-                .map(|(b, arm)| Arm {
-                    condition: arm.condition,
-                    label: arm.label,
-                    steps: kernel_steps(
-                        arm.steps,
-                        &format!("{pointer}/branches/{b}/steps"),
-                        problems,
-                    ),
-                })
-                .collect();
+            let arms = kernel_arms(step.branches, &pointer, problems);
             if step.step_type == KernelStepType::Branch {
                 StepKind::Branch { arms }
             } else {
@@ -373,14 +350,10 @@ fn kernel_step(step: KernelStep, pointer: String, problems: &mut Vec<ShapeError>
             if step.steps.is_empty() {
                 missing.push("steps");
             }
+            let steps = kernel_steps(step.steps, &format!("{pointer}/steps"), problems);
             let repeat = step.repeat;
-            StepKind::Repeat {
-                max: repeat.as_ref().map(|r| r.max),
-                until: repeat.and_then(|r| r.until),
-                over: None,
-                as_var: None,
-                steps: kernel_steps(step.steps, &format!("{pointer}/steps"), problems),
-            }
+            let (max, until) = (repeat.as_ref().map(|r| r.max), repeat.and_then(|r| r.until));
+            StepKind::Repeat { max, until, over: None, as_var: None, steps }
         }
     };
     for field in missing {
@@ -406,4 +379,36 @@ fn kernel_step(step: KernelStep, pointer: String, problems: &mut Vec<ShapeError>
         legacy: None,
         kind,
     }
+}
+
+/// The name of a kernel step's type, as a file writes it.
+fn type_name(step_type: KernelStepType) -> &'static str {
+    match step_type {
+        KernelStepType::Tool => "tool",
+        KernelStepType::Manual => "manual",
+        KernelStepType::Assert => "assert",
+        KernelStepType::Branch => "branch",
+        KernelStepType::Parallel => "parallel",
+        KernelStepType::End => "end",
+        KernelStepType::Extension => "extension",
+        KernelStepType::Invoke => "invoke",
+        KernelStepType::Repeat => "repeat",
+    }
+}
+
+/// A branch's or a parallel step's arms, each with its steps located under the step.
+fn kernel_arms(
+    branches: Vec<super::kernel::KernelBranch>,
+    pointer: &str,
+    problems: &mut Vec<ShapeError>,
+) -> Vec<Arm> {
+    branches
+        .into_iter()
+        .enumerate()
+        .map(|(b, arm)| Arm {
+            condition: arm.condition,
+            label: arm.label,
+            steps: kernel_steps(arm.steps, &format!("{pointer}/branches/{b}/steps"), problems),
+        })
+        .collect()
 }
