@@ -91,6 +91,10 @@ fn main() -> anyhow::Result<()> {
     runtime.block_on(run(&options))
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a benchmark's script, step after step; split when it next changes"
+)]
 async fn run(options: &Options) -> anyhow::Result<()> {
     let mut rows: Vec<(String, Figures)> = Vec::new();
     // Each pipeline's calls per second without, then with, forwarding and tracing.

@@ -114,6 +114,10 @@ fn row(what: &str, jig: Duration, other: Option<(&str, Duration)>, counts: &str)
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a benchmark's script, step after step; split when it next changes"
+)]
 pub async fn all(options: &Options) -> anyhow::Result<()> {
     let work = tempfile::tempdir()?;
     let project = work.path().join("project");

@@ -161,6 +161,10 @@ async fn the_http_kind_templates_the_request_and_needs_the_network_cap() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scenario across three transports, read top to bottom"
+)]
 async fn gert_stdio_jsonrpc_and_mcp_transports() {
     let project = project();
     project.write(

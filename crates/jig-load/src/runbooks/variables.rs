@@ -97,31 +97,40 @@ impl Pass<'_> {
         if let Some(max) = step.next.as_ref().and_then(|n| n.max()) {
             self.value(max, &at("next/max"), &inner, out);
         }
+        self.kind(step, &mut inner, out);
+        self.leaves(step, &mut inner, out);
+        *defined = inner;
+    }
+
+    /// The templates of the step's own kind (its inputs, argv, instructions, assertions, an
+    /// outcome's meta), and the names its arms or loop body define.
+    fn kind(&self, step: &Step, inner: &mut Defined, out: &mut Vec<Diagnostic>) {
+        let at = |field: &str| format!("{}/{field}", step.pointer);
         match &step.kind {
             StepKind::Tool { inputs, inputs_from, .. } => {
                 for (i, name) in inputs_from.iter().enumerate() {
-                    self.name(name, &at(&format!("inputs_from/{i}")), None, &inner, out);
+                    self.name(name, &at(&format!("inputs_from/{i}")), None, inner, out);
                 }
-                self.map(inputs, &at("inputs"), &inner, out);
+                self.map(inputs, &at("inputs"), inner, out);
             }
             StepKind::Cli { argv } => {
                 for (i, arg) in argv.iter().enumerate() {
-                    self.text(arg, &at(&format!("with/argv/{i}")), &inner, out);
+                    self.text(arg, &at(&format!("with/argv/{i}")), inner, out);
                 }
             }
             StepKind::Manual { instructions, .. } => {
                 if let Some(text) = instructions {
-                    self.text(text, &at("instructions"), &inner, out);
+                    self.text(text, &at("instructions"), inner, out);
                 }
             }
             StepKind::Invoke { inputs, .. } | StepKind::Extension { inputs, .. } => {
-                self.map(inputs, &at("inputs"), &inner, out);
+                self.map(inputs, &at("inputs"), inner, out);
             }
             StepKind::Assert { assertions } => {
                 for (i, a) in assertions.iter().enumerate() {
-                    self.value(&a.value, &at(&format!("assert/{i}/value")), &inner, out);
+                    self.value(&a.value, &at(&format!("assert/{i}/value")), inner, out);
                     if let Some(expected) = &a.expected {
-                        self.value(expected, &at(&format!("assert/{i}/expected")), &inner, out);
+                        self.value(expected, &at(&format!("assert/{i}/expected")), inner, out);
                     }
                 }
             }
@@ -134,7 +143,7 @@ impl Pass<'_> {
                             step.pointer,
                             crate::yaml::pointer_push("outcome/meta", name)
                         ),
-                        &inner,
+                        inner,
                         out,
                     );
                 }
@@ -145,14 +154,14 @@ impl Pass<'_> {
                     if let Some(condition) =
                         arm.condition.as_deref().filter(|c| c.trim() != "default")
                     {
-                        self.text(condition, &at(&format!("branches/{i}/condition")), &inner, out);
+                        self.text(condition, &at(&format!("branches/{i}/condition")), inner, out);
                     }
                     let mut arm_defined = inner.clone();
                     self.steps(&arm.steps, &mut arm_defined, out);
                     after.names.extend(arm_defined.names);
                     after.open |= arm_defined.open;
                 }
-                inner = after;
+                *inner = after;
             }
             StepKind::Repeat { until, steps, as_var, .. } => {
                 let mut body = inner.clone();
@@ -166,10 +175,15 @@ impl Pass<'_> {
                 if let Some(as_var) = as_var {
                     body.names.remove(as_var);
                 }
-                inner = body;
+                *inner = body;
             }
         }
-        // What the step leaves defined.
+    }
+
+    /// What the step leaves defined: its id, its outputs (unless scoped or looped), its
+    /// exports — each refused where it clashes with a constant or an input.
+    fn leaves(&self, step: &Step, inner: &mut Defined, out: &mut Vec<Diagnostic>) {
+        let at = |field: &str| format!("{}/{field}", step.pointer);
         if let Some(each) = &step.for_each {
             inner.names.remove(&each.as_var);
         }
@@ -227,7 +241,6 @@ impl Pass<'_> {
             }
             inner.names.insert(name.clone());
         }
-        *defined = inner;
     }
 
     /// Every string of `value` as a template.

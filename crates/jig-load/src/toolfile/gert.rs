@@ -42,43 +42,8 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
     let before = file.diagnostics.len();
     let out = &mut file.diagnostics;
     let file_name = file.stem.rsplit('/').next().unwrap_or(&file.stem);
-    if tool.meta.name != file_name {
-        out.push(
-            located.at(
-                Diagnostic::warning(
-                    codes::TOOL_NAME_MISMATCH,
-                    format!(
-                        "`meta.name` is `{}` but the file is `{}.tool.yaml`",
-                        tool.meta.name, file_name
-                    ),
-                )
-                .with_hint("runbooks refer to tools by file name; keep the two equal"),
-                "/meta/name",
-            ),
-        );
-    }
-    if !tool.meta.platform.is_empty()
-        && !tool.meta.platform.iter().any(|p| p.as_str() == current_os())
-    {
-        let list: Vec<&str> = tool.meta.platform.iter().map(|p| Platform::as_str(*p)).collect();
-        out.push(located.at(
-            Diagnostic::warning(
-                codes::TOOL_PLATFORM,
-                format!("the tool supports {}; this machine is {}", list.join(", "), current_os()),
-            ),
-            "/meta/platform",
-        ));
-    }
+    check_meta(&tool, file_name, located, out);
     let mode = transport_mode(&tool, located, out);
-    if tool.actions.is_empty() {
-        out.push(located.at(
-            Diagnostic::warning(
-                codes::TOOL_EXECUTION,
-                "the tool defines no actions, so nothing can call it",
-            ),
-            "/meta/name",
-        ));
-    }
     let base = tool.contract.clone().unwrap_or_default();
     let mut plans = Vec::new();
     for (name, action) in &tool.actions {
@@ -168,6 +133,47 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
     file.kind = Some(ToolFileKind::Gert(Arc::new(tool)));
 }
 
+/// The tool's `meta` against its file: the name it is called by, the platforms it runs on,
+/// and whether it has anything to call.
+fn check_meta(tool: &GertTool, file_name: &str, located: &Located, out: &mut Vec<Diagnostic>) {
+    if tool.meta.name != file_name {
+        out.push(
+            located.at(
+                Diagnostic::warning(
+                    codes::TOOL_NAME_MISMATCH,
+                    format!(
+                        "`meta.name` is `{}` but the file is `{}.tool.yaml`",
+                        tool.meta.name, file_name
+                    ),
+                )
+                .with_hint("runbooks refer to tools by file name; keep the two equal"),
+                "/meta/name",
+            ),
+        );
+    }
+    if !tool.meta.platform.is_empty()
+        && !tool.meta.platform.iter().any(|p| p.as_str() == current_os())
+    {
+        let list: Vec<&str> = tool.meta.platform.iter().map(|p| Platform::as_str(*p)).collect();
+        out.push(located.at(
+            Diagnostic::warning(
+                codes::TOOL_PLATFORM,
+                format!("the tool supports {}; this machine is {}", list.join(", "), current_os()),
+            ),
+            "/meta/platform",
+        ));
+    }
+    if tool.actions.is_empty() {
+        out.push(located.at(
+            Diagnostic::warning(
+                codes::TOOL_EXECUTION,
+                "the tool defines no actions, so nothing can call it",
+            ),
+            "/meta/name",
+        ));
+    }
+}
+
 fn current_os() -> &'static str {
     match std::env::consts::OS {
         "macos" => "darwin",
@@ -206,6 +212,7 @@ struct ActionPlan {
 }
 
 #[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_lines, reason = "over 100 lines, not split yet (issue #43)")]
 fn check_action(
     tool: &GertTool,
     mode: TransportMode,

@@ -314,19 +314,18 @@ fn kernel_step(step: KernelStep, pointer: String, problems: &mut Vec<ShapeError>
                 StepKind::Parallel { arms }
             }
         }
-        KernelStepType::End => match step.outcome {
-            Some(outcome) => StepKind::End { outcome },
-            None => {
+        KernelStepType::End => {
+            if step.outcome.is_none() {
                 missing.push("outcome");
-                StepKind::End {
-                    outcome: KernelOutcome {
-                        category: OutcomeCategory::Escalated,
-                        code: None,
-                        meta: Map::new(),
-                    },
-                }
             }
-        },
+            // Without one, the run ends escalated: a person looks at what the file meant.
+            let escalated = || KernelOutcome {
+                category: OutcomeCategory::Escalated,
+                code: None,
+                meta: Map::new(),
+            };
+            StepKind::End { outcome: step.outcome.unwrap_or_else(escalated) }
+        }
         KernelStepType::Extension => {
             if step.extension.is_none() {
                 missing.push("extension");
@@ -356,12 +355,10 @@ fn kernel_step(step: KernelStep, pointer: String, problems: &mut Vec<ShapeError>
             StepKind::Repeat { max, until, over: None, as_var: None, steps }
         }
     };
-    for field in missing {
-        problems.push(ShapeError {
-            pointer: pointer.clone(),
-            message: format!("a `{type_name}` step needs `{field}`"),
-        });
-    }
+    let message = |field| format!("a `{type_name}` step needs `{field}`");
+    problems.extend(
+        missing.into_iter().map(|f| ShapeError { pointer: pointer.clone(), message: message(f) }),
+    );
     Step {
         id: step.id,
         pointer,

@@ -225,6 +225,40 @@ impl Servers {
     }
 }
 
+/// Read the server's first lines until one holds `signal` (within `wait`): refused when it
+/// exits first or says nothing in time.
+async fn wait_until_ready(
+    stdout: &mut BufReader<tokio::process::ChildStdout>,
+    signal: &str,
+    wait: Duration,
+    program: &str,
+) -> Result<(), ToolError> {
+    let until = Instant::now() + wait;
+    loop {
+        let remaining = until.saturating_duration_since(Instant::now());
+        let line =
+            tokio::time::timeout(remaining, wire::bounded_line(stdout, wire::MOST_LINE_BYTES))
+                .await;
+        match line {
+            Ok(Ok(Some(line))) if line.contains(signal) => break,
+            Ok(Ok(Some(_))) => {}
+            Err(_) => {
+                return Err(ToolError::new(
+                    ErrorCode::Timeout,
+                    format!("server `{program}` did not say it was ready in time"),
+                ));
+            }
+            Ok(Ok(None) | Err(_)) => {
+                return Err(ToolError::new(
+                    ErrorCode::Shell,
+                    format!("server `{program}` exited before it was ready"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn deadline(invocation: &Invocation<'_>) -> Instant {
     Instant::now() + invocation.timeout
 }
@@ -277,31 +311,7 @@ impl Server {
             .unwrap_or(DEFAULT_STARTUP);
         // A ready signal is read before anything routes the server's lines.
         if let Some(signal) = startup.and_then(|s| s.ready_signal.as_deref()) {
-            let until = Instant::now() + wait;
-            loop {
-                let remaining = until.saturating_duration_since(Instant::now());
-                let line = tokio::time::timeout(
-                    remaining,
-                    wire::bounded_line(&mut stdout, wire::MOST_LINE_BYTES),
-                )
-                .await;
-                match line {
-                    Ok(Ok(Some(line))) if line.contains(signal) => break,
-                    Ok(Ok(Some(_))) => {}
-                    Err(_) => {
-                        return Err(ToolError::new(
-                            ErrorCode::Timeout,
-                            format!("server `{program}` did not say it was ready in time"),
-                        ));
-                    }
-                    Ok(Ok(None) | Err(_)) => {
-                        return Err(ToolError::new(
-                            ErrorCode::Shell,
-                            format!("server `{program}` exited before it was ready"),
-                        ));
-                    }
-                }
-            }
+            wait_until_ready(&mut stdout, signal, wait, program).await?;
         }
         let stdin = Arc::new(tokio::sync::Mutex::new(stdin));
         let routes = Arc::new(wire::Routes::default());

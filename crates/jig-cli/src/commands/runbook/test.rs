@@ -57,18 +57,7 @@ pub async fn run(
         crate::fail!(NotFound, "none of the files given is a runbook of the project");
         return Ok(Code::Failed);
     }
-    let policy = match args.mode {
-        TestMode::Replay => None,
-        TestMode::DryRun => {
-            match jig_policy::Policy::new(snapshot.policy().cloned().unwrap_or_default()) {
-                Ok(policy) => Some(Arc::new(policy)),
-                Err(error) => {
-                    crate::fail!(ValidationFail, "the project's policy: {error}");
-                    return Ok(Code::Invalid);
-                }
-            }
-        }
-    };
+    let Ok(policy) = policy_for(args.mode, &snapshot) else { return Ok(Code::Invalid) };
     let mut results = Vec::new();
     let mut untested = Vec::new();
     'runbooks: for entry in &wanted {
@@ -182,4 +171,24 @@ fn calls(out: &mut impl Write, calls: &[PlannedCall]) -> std::io::Result<()> {
         writeln!(out, "       {verdict} by {}: {}", call.rule, call.reason)?;
     }
     Ok(())
+}
+
+/// The policy a dry run decides its calls with (none for a replay); `Err` when the project's
+/// policy does not compile (said on stderr).
+fn policy_for(
+    mode: TestMode,
+    snapshot: &jig_load::Snapshot,
+) -> std::result::Result<Option<Arc<jig_policy::Policy>>, ()> {
+    match mode {
+        TestMode::Replay => Ok(None),
+        TestMode::DryRun => {
+            match jig_policy::Policy::new(snapshot.policy().cloned().unwrap_or_default()) {
+                Ok(policy) => Ok(Some(Arc::new(policy))),
+                Err(error) => {
+                    crate::fail!(ValidationFail, "the project's policy: {error}");
+                    Err(())
+                }
+            }
+        }
+    }
 }

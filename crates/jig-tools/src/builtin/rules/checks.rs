@@ -89,27 +89,7 @@ pub(super) fn check(
                 );
             }
         }
-        RuleId::CommitConventional => {
-            let message = match context.message {
-                Some(message) => Some(message.to_owned()),
-                None => super::changes::repository(context.call).and_then(|repo| {
-                    repo.head().ok()?.peel_to_commit().ok()?.message().ok().map(str::to_owned)
-                }),
-            };
-            if let Some(message) = message {
-                let first = message.lines().next().unwrap_or_default();
-                if !Regex::new(CONVENTIONAL).map_err(|e| internal(&e))?.is_match(first) {
-                    found(
-                        None,
-                        None,
-                        None,
-                        format!(
-                            "`{first}` is not a Conventional Commit subject (`type(scope): summary`)"
-                        ),
-                    );
-                }
-            }
-        }
+        RuleId::CommitConventional => commit_rule(context, &mut found)?,
         RuleId::BranchNaming => {
             let branch = context.branch.or(context.changes.branch.as_deref());
             if let Some(branch) = branch
@@ -124,38 +104,7 @@ pub(super) fn check(
             }
         }
         RuleId::BuildMustPass | RuleId::LintMustPass | RuleId::FmtMustPass => {
-            if rule.command.is_empty() {
-                found(None, None, None, format!("`{}` has no `command` in the policy", rule.rule));
-            } else {
-                let remaining = context
-                    .call
-                    .deadline
-                    .saturating_duration_since(Instant::now())
-                    .max(Duration::from_millis(1));
-                let ran =
-                    command::run(context.call, &rule.command, None, remaining).map_err(|e| {
-                        ToolError::new(
-                            ErrorCode::Shell,
-                            format!("`{}`: cannot run `{}`: {e}", rule.rule, rule.command[0]),
-                        )
-                    })?;
-                if ran.code != Some(0) {
-                    let stderr = String::from_utf8_lossy(&ran.stderr);
-                    let last: Vec<&str> = stderr.lines().rev().take(5).collect();
-                    let detail: Vec<&str> = last.into_iter().rev().collect();
-                    found(
-                        None,
-                        None,
-                        None,
-                        format!(
-                            "`{}` failed (exit {:?}): {}",
-                            rule.command.join(" "),
-                            ran.code,
-                            detail.join(" | ")
-                        ),
-                    );
-                }
-            }
+            command_rule(context, rule, &mut found)?;
         }
         RuleId::AstParsed => {
             let index = ast::fresh_index(context.call)?;
@@ -172,6 +121,73 @@ pub(super) fn check(
         | RuleId::ShellAllowlist
         | RuleId::PathsSandbox
         | RuleId::GitCleanTree => {}
+    }
+    Ok(())
+}
+
+/// `commit.message.conventional`: the commit's subject (the one given, else HEAD's) in
+/// Conventional Commits' form.
+fn commit_rule(
+    context: &Context<'_>,
+    found: &mut impl FnMut(Option<&str>, Option<usize>, Option<&str>, String),
+) -> Result<(), ToolError> {
+    let message = match context.message {
+        Some(message) => Some(message.to_owned()),
+        None => super::changes::repository(context.call).and_then(|repo| {
+            repo.head().ok()?.peel_to_commit().ok()?.message().ok().map(str::to_owned)
+        }),
+    };
+    if let Some(message) = message {
+        let first = message.lines().next().unwrap_or_default();
+        if !Regex::new(CONVENTIONAL).map_err(|e| internal(&e))?.is_match(first) {
+            found(
+                None,
+                None,
+                None,
+                format!("`{first}` is not a Conventional Commit subject (`type(scope): summary`)"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `build.must.pass`, `lint.must.pass`, `fmt.must.pass`: the rule's command, run within the
+/// call's time, exits 0 (its last lines of stderr say why not).
+fn command_rule(
+    context: &Context<'_>,
+    rule: &ValidatorRule,
+    found: &mut impl FnMut(Option<&str>, Option<usize>, Option<&str>, String),
+) -> Result<(), ToolError> {
+    if rule.command.is_empty() {
+        found(None, None, None, format!("`{}` has no `command` in the policy", rule.rule));
+    } else {
+        let remaining = context
+            .call
+            .deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(1));
+        let ran = command::run(context.call, &rule.command, None, remaining).map_err(|e| {
+            ToolError::new(
+                ErrorCode::Shell,
+                format!("`{}`: cannot run `{}`: {e}", rule.rule, rule.command[0]),
+            )
+        })?;
+        if ran.code != Some(0) {
+            let stderr = String::from_utf8_lossy(&ran.stderr);
+            let last: Vec<&str> = stderr.lines().rev().take(5).collect();
+            let detail: Vec<&str> = last.into_iter().rev().collect();
+            found(
+                None,
+                None,
+                None,
+                format!(
+                    "`{}` failed (exit {:?}): {}",
+                    rule.command.join(" "),
+                    ran.code,
+                    detail.join(" | ")
+                ),
+            );
+        }
     }
     Ok(())
 }
