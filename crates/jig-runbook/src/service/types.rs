@@ -100,7 +100,7 @@ pub enum Action {
     /// Hold the run before its next step that would do something (the whole run's, whatever
     /// step it names); a go-ahead at the step where it holds resumes it.
     Pause,
-    /// Continue an ended run with the runbook its outcome names (recorded by [`super::Runbooks::follow`]).
+    /// Continue an ended run with the runbook its outcome names (recorded by `Runbooks::follow`).
     Follow,
 }
 
