@@ -526,7 +526,8 @@ test("the palette finds by words, not scattered letters; runbooks and runs too; 
   assert.equal(await input.inputValue(), "", "it opens afresh");
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("ArrowDown");
-  // The palette's own options (a view behind it may hold native <option>s that are selected).
+  // The palette's own options: the page may still hold the audit view's selected native
+  // <option>s, which role=option matches too.
   const chosen = page.locator('[role="option"][aria-selected="true"]');
   assert.match(await chosen.innerText(), /^Jobs/);
   assert.equal(await input.getAttribute("aria-activedescendant"), await chosen.getAttribute("id"));
