@@ -165,9 +165,10 @@ impl Remote {
     }
 }
 
-/// The HTTP client every request to a team server goes through: the system's trusted
-/// certificates, no redirects, bounded in time.
+/// The HTTP client every request to a team server goes through: Jig's own (the system's
+/// trusted certificates, no redirects, bounded in time), saying it is the desktop app.
 pub fn client() -> Result<reqwest::Client, String> {
+    // The WebSocket to the same server (`crate::wss`) needs the process's TLS provider too.
     crate::wss::install_crypto();
     jig_outbound::client::http_client_as(
         REQUEST_TIME,

@@ -151,6 +151,14 @@ impl Called {
         }
     }
 
+    /// The approval it waits for, while it waits.
+    pub fn waits_for(&self) -> Option<&ApprovalId> {
+        match self {
+            Self::Waiting { approval, .. } => Some(approval),
+            Self::Answered(_) => None,
+        }
+    }
+
     /// The answer, whichever it is.
     pub fn response(&self) -> &ToolResponse {
         match self {

@@ -16,12 +16,12 @@ impl Engine {
         let holder = Forwarder::holder_name(&crate::new_id());
         let root = self.workspace.root();
         let network = self.policy().config().network.clone();
+        let origin = snapshot.audit_origin();
         let mut out = Vec::new();
         for (i, config) in snapshot.audit_forward().iter().enumerate() {
             if !jig_load::trust::Outbound::forwarder(config).trusted(root) {
                 continue;
             }
-            let origin = snapshot.audit_origin();
             let forwarder =
                 Forwarder::new(self.store.clone(), config, root, origin, &holder, &network)
                     .map_err(|why| {

@@ -221,13 +221,11 @@ impl JigMcp {
         };
         let again = || self.attempt(tool, &args, &actor, context, &listener);
         let mut called = again().await;
-        if let Called::Waiting { approval, .. } = &called {
-            let approval = approval.clone();
+        if let Some(approval) = called.waits_for().cloned() {
             called = self.ask_approval(&approval, &actor, context, called, &again).await;
         }
         // Still waiting: for a person who decides elsewhere, as long as the policy says.
-        if let Called::Waiting { approval, .. } = &called {
-            let approval = approval.clone();
+        if let Some(approval) = called.waits_for().cloned() {
             let within = Duration::from_secs(policy.config().mcp.wait_for_approval_seconds);
             let state = if within.is_zero() {
                 None

@@ -22,10 +22,7 @@ pub fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
 /// [`http_client`] for another of Jig's programs, which says it is `agent` (the desktop app
 /// talking to a team server: `jig-desktop/<version>`).
 pub fn http_client_as(timeout: Duration, agent: &str) -> Result<reqwest::Client, String> {
-    client_builder(timeout, None)?
-        .user_agent(agent)
-        .build()
-        .map_err(|e| format!("cannot set up an HTTP client: {e}"))
+    built(client_builder(timeout, None)?.user_agent(agent))
 }
 
 /// [`http_client`], trusting only the CAs in the PEM file `ca` when one is given (a receiver
@@ -34,7 +31,11 @@ pub fn http_client_trusting(
     timeout: Duration,
     ca: Option<&std::path::Path>,
 ) -> Result<reqwest::Client, String> {
-    client_builder(timeout, ca)?.build().map_err(|e| format!("cannot set up an HTTP client: {e}"))
+    built(client_builder(timeout, ca)?)
+}
+
+fn built(builder: reqwest::ClientBuilder) -> Result<reqwest::Client, String> {
+    builder.build().map_err(|e| format!("cannot set up an HTTP client: {e}"))
 }
 
 /// The builder both clients start from.
