@@ -21,6 +21,9 @@ use tauri::Manager as _;
 
 use crate::project::Desktop;
 
+/// The window every event goes to.
+const WINDOW: &str = "main";
+
 const USAGE: &str = "usage: jig-desktop [PATH]\n\nOpens the Jig project at PATH (a folder with a jig.yaml, or inside one);\nwithout PATH, the example project (copied to ~/.local/share/jig/example).";
 
 /// Whether the page is drawn without GPU compositing (the default; `JIG_DESKTOP_GPU=1` opts out).
@@ -51,7 +54,7 @@ fn software_rendering(app: &tauri::App) {
     if !software() {
         return;
     }
-    let Some(window) = app.get_webview_window(project::WINDOW) else { return };
+    let Some(window) = app.get_webview_window(WINDOW) else { return };
     let applied = window.with_webview(|webview| {
         use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt as _, WebViewExt as _};
         if let Some(settings) = webview.inner().settings() {

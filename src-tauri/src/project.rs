@@ -16,11 +16,9 @@ use serde::Serialize;
 use tauri::{AppHandle, Emitter as _, Manager as _};
 use tokio::sync::RwLock;
 
+use crate::WINDOW;
 use crate::recent;
 use crate::remote::Remote;
-
-/// The window every event goes to.
-pub const WINDOW: &str = "main";
 
 /// The app's state.
 pub struct Desktop {

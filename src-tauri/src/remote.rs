@@ -13,7 +13,7 @@ use tauri::{AppHandle, Emitter as _};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 
-use crate::project::WINDOW;
+use crate::WINDOW;
 
 /// How long one API request may take (a call answers at once and is followed by events).
 const REQUEST_TIME: Duration = Duration::from_secs(120);

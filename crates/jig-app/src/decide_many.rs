@@ -12,7 +12,7 @@ pub const MOST_AT_ONCE: usize = 200;
 
 /// Approve or deny.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Choice {
     /// Run each request.
     Approve,
     /// End each request, with the note as the reason.
@@ -42,19 +42,19 @@ impl App {
         &self,
         actor: &Actor,
         ids: &[String],
-        verdict: Verdict,
+        choice: Choice,
         note: Option<&str>,
     ) -> Result<Vec<Outcome>, AppError> {
-        check(ids, verdict, note)?;
+        check(ids, choice, note)?;
         let note = note.map(str::trim).filter(|n| !n.is_empty());
         let mut outcomes = Vec::with_capacity(ids.len());
         for id in ids {
-            let done = match verdict {
-                Verdict::Approve => self.approve(actor, id, note).await.map(|done| {
+            let done = match choice {
+                Choice::Approve => self.approve(actor, id, note).await.map(|done| {
                     let outcome = if done.granted { "approved" } else { "seconded" };
                     (outcome, done.resumed_as)
                 }),
-                Verdict::Deny => self.deny(actor, id, note).await.map(|_| ("denied", None)),
+                Choice::Deny => self.deny(actor, id, note).await.map(|_| ("denied", None)),
             };
             outcomes.push(match done {
                 Ok((outcome, resumed_as)) => {
@@ -75,7 +75,7 @@ impl App {
     }
 }
 
-fn check(ids: &[String], verdict: Verdict, note: Option<&str>) -> Result<(), AppError> {
+fn check(ids: &[String], choice: Choice, note: Option<&str>) -> Result<(), AppError> {
     if ids.is_empty() {
         return Err(AppError::Invalid("`ids`: name at least one approval".into()));
     }
@@ -89,7 +89,7 @@ fn check(ids: &[String], verdict: Verdict, note: Option<&str>) -> Result<(), App
     if let Some(twice) = ids.iter().find(|id| !seen.insert(id.as_str())) {
         return Err(AppError::Invalid(format!("`ids`: `{twice}` is named twice")));
     }
-    if verdict == Verdict::Deny && note.is_none_or(|n| n.trim().is_empty()) {
+    if choice == Choice::Deny && note.is_none_or(|n| n.trim().is_empty()) {
         return Err(AppError::Invalid(
             "`note`: denying several requests at once needs the reason each asker reads".into(),
         ));
@@ -107,15 +107,15 @@ mod tests {
 
     #[test]
     fn a_list_is_checked_whole() {
-        assert!(check(&[], Verdict::Approve, None).unwrap_err().to_string().contains("`ids`"));
-        let long = check(&ids(MOST_AT_ONCE + 1), Verdict::Approve, None).unwrap_err();
+        assert!(check(&[], Choice::Approve, None).unwrap_err().to_string().contains("`ids`"));
+        let long = check(&ids(MOST_AT_ONCE + 1), Choice::Approve, None).unwrap_err();
         assert!(long.to_string().contains("at most 200"), "{long}");
-        let twice = check(&["x".into(), "y".into(), "x".into()], Verdict::Approve, None);
+        let twice = check(&["x".into(), "y".into(), "x".into()], Choice::Approve, None);
         assert!(twice.unwrap_err().to_string().contains("`x` is named twice"));
-        let bare = check(&ids(2), Verdict::Deny, Some("  ")).unwrap_err();
+        let bare = check(&ids(2), Choice::Deny, Some("  ")).unwrap_err();
         assert!(bare.to_string().contains("`note`"), "{bare}");
         assert_eq!(bare.code(), jig_model::ErrorCode::ValidationFail);
-        check(&ids(MOST_AT_ONCE), Verdict::Deny, Some("not today")).unwrap();
-        check(&ids(1), Verdict::Approve, None).unwrap();
+        check(&ids(MOST_AT_ONCE), Choice::Deny, Some("not today")).unwrap();
+        check(&ids(1), Choice::Approve, None).unwrap();
     }
 }

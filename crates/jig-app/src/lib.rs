@@ -35,7 +35,7 @@ use jig_runbook::Runbooks;
 pub use actor::Actor;
 pub use approvals::{Approved, Denied, Walked};
 pub use calls::{CallSpec, Called};
-pub use decide_many::{MOST_AT_ONCE, Outcome, Verdict};
+pub use decide_many::{Choice, MOST_AT_ONCE, Outcome};
 pub use error::AppError;
 pub use resident::{Level, Resident, Said};
 

@@ -19,7 +19,7 @@
 //! The same key vouches for results: a replay answers only from a result packet this store
 //! tagged when it recorded it, so a result planted in a store handed over is never served.
 
-use jig_model::canonical::canonical_json;
+use jig_model::canonical::{canonical_json, hex, unhex};
 use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
 use sqlx::{AnyPool, Row};
@@ -54,7 +54,7 @@ impl BindingKey {
     /// The keyed hash of `value`'s canonical JSON (RFC 8785), as hex.
     pub fn hash(&self, value: &serde_json::Value) -> String {
         let tag = hmac::sign(&self.0, canonical_json(value).as_bytes());
-        tag.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+        hex(tag.as_ref())
     }
 
     /// Vouch for `packet` if it records how a call ended (a result, a failure, a job handed to
@@ -119,11 +119,7 @@ impl BindingKey {
 
     /// A key from its hex form.
     fn from_hex(hex: &str) -> Result<Self, AuditError> {
-        let bytes: Option<Vec<u8>> = (0..hex.len())
-            .step_by(2)
-            .map(|i| hex.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok()))
-            .collect();
-        match bytes {
+        match unhex(hex) {
             Some(bytes) if bytes.len() == 32 => Ok(Self(hmac::Key::new(hmac::HMAC_SHA256, &bytes))),
             _ => Err(AuditError::Corrupt("the store's binding key is malformed".to_owned())),
         }
@@ -135,7 +131,7 @@ fn fresh_hex() -> Result<String, AuditError> {
     SystemRandom::new()
         .fill(&mut fresh)
         .map_err(|_| AuditError::Commit("no randomness for the store's binding key".to_owned()))?;
-    Ok(fresh.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(hex(&fresh))
 }
 
 /// The key of the SQLite store `file`, kept outside it and its project, made now if this
@@ -160,7 +156,7 @@ pub(crate) fn load_or_create_local(file: &Path) -> Result<BindingKey, AuditError
     let dir = state.join("jig").join("store-keys");
     fs_err::create_dir_all(&dir).map_err(io(&dir))?;
     let digest = ring::digest::digest(&ring::digest::SHA256, real.as_os_str().as_encoded_bytes());
-    let name: String = digest.as_ref()[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let name = hex(&digest.as_ref()[..16]);
     let path = dir.join(name);
     if !path.exists() {
         // Written whole under another name, then linked into place: a process that finds the

@@ -89,7 +89,7 @@ impl Sink {
     /// The blob of what was written, and its reference.
     fn finish(sink: Self) -> Result<(Blob, Value), AuditError> {
         let failed = |e: std::io::Error| AuditError::Commit(format!("storing a result: {e}"));
-        let hash: String = sink.hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let hash = jig_model::canonical::hex(&sink.hasher.finalize());
         let encoder = match sink.encoder {
             Some(encoder) => encoder,
             None => Sink::encoder(&sink.head).map_err(failed)?,

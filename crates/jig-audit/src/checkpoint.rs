@@ -11,10 +11,11 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use jig_model::canonical::{hex, unhex};
 use ring::signature::{ED25519, Ed25519KeyPair, KeyPair, UnparsedPublicKey};
 use sha2::{Digest, Sha256};
 
-use crate::signed_head::{SignatureError, unhex};
+use crate::signed_head::SignatureError;
 
 /// The signature type byte of Ed25519 in signed notes.
 const ED25519_TYPE: u8 = 0x01;
@@ -118,7 +119,7 @@ fn split(note: &str) -> Result<(Checkpoint, String, &str), NoteError> {
         .and_then(|h| STANDARD.decode(h).ok())
         .filter(|h| h.len() == 32)
         .ok_or_else(|| bad("the third line is not a base64 SHA-256 hash"))?;
-    let hash = hash.iter().map(|b| format!("{b:02x}")).collect();
+    let hash = hex(&hash);
     Ok((Checkpoint { origin: origin.to_owned(), size, hash }, text, signatures))
 }
 
@@ -146,11 +147,7 @@ mod tests {
         let hash = key_hash(name, &key);
         let mut typed = vec![ED25519_TYPE];
         typed.extend_from_slice(&key);
-        Ok(format!(
-            "{name}+{}+{}",
-            hash.iter().map(|b| format!("{b:02x}")).collect::<String>(),
-            STANDARD.encode(typed)
-        ))
+        Ok(format!("{name}+{}+{}", hex(&hash), STANDARD.encode(typed)))
     }
 
     fn head() -> Checkpoint {
@@ -186,7 +183,7 @@ mod tests {
         // The vector of Go's golang.org/x/mod/sumdb/note documentation: the verifier key
         // `PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW` names this key.
         let key = STANDARD.decode("ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW").expect("b64");
-        let public: String = key[1..].iter().map(|b| format!("{b:02x}")).collect();
+        let public = hex(&key[1..]);
         assert_eq!(
             verifier_key("PeterNeumann", &public).expect("key"),
             "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"

@@ -28,13 +28,21 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
+use crate::dialect::Dialect;
 use crate::error::AuditError;
 use crate::own::{Cover, Whose};
 use crate::packet::Packet;
-use crate::store::{Dialect, Store};
+use crate::store::Store;
 
-/// The PostgreSQL channel commits notify.
-pub const CHANNEL: &str = "jig_packets";
+/// The PostgreSQL channel commits notify (the writer sends on it).
+pub use crate::writer::CHANNEL;
+
+impl Store {
+    /// A feed of what other processes append from now on.
+    pub async fn feed(&self) -> Result<Feed, AuditError> {
+        Feed::start(self).await
+    }
+}
 
 /// How often a feed reads without being woken.
 pub const POLL: Duration = Duration::from_secs(1);

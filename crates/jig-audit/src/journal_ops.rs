@@ -13,12 +13,12 @@ use std::collections::HashSet;
 use serde_json::Value;
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
-use crate::apply::append;
+use crate::chain::append;
+use crate::dialect::Dialect;
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome};
 use crate::packet::NewPacket;
 use crate::statement::{self, Arg, Statement};
-use crate::store::Dialect;
 use crate::time::now_us;
 
 /// Record `ops` (all `Op::Journal`), in order; one outcome each.
@@ -125,7 +125,7 @@ fn seal(run_id: &str, key: &str, entry: &Value, packet: Option<&NewPacket>) -> N
         data: Value::Object(serde_json::Map::new()),
     });
     if let Value::Object(data) = &mut packet.data {
-        data.insert("journal".to_owned(), crate::runbooks::journal_seal(key, entry));
+        data.insert("journal".to_owned(), journal_seal(key, entry));
     }
     packet
 }
@@ -139,4 +139,13 @@ async fn kept(conn: &mut AnyConnection, run_id: &str, key: &str) -> Result<Value
             .await?;
     serde_json::from_str(&kept)
         .map_err(|e| AuditError::Corrupt(format!("journal entry {key}: {e}")))
+}
+
+/// What a journal row's packet says of it: its key and the SHA-256 of its canonical JSON.
+pub(crate) fn journal_seal(key: &str, entry: &Value) -> Value {
+    let hash = jig_model::canonical::Sha256Hash::of_bytes(
+        jig_model::canonical::canonical_json(entry).as_bytes(),
+    )
+    .to_hex();
+    serde_json::json!({ "key": key, "hash": hash })
 }

@@ -14,7 +14,9 @@ mod apply;
 mod bell;
 mod binding;
 pub mod blob;
+mod chain;
 pub mod checkpoint;
+mod dialect;
 mod error;
 pub mod feed;
 pub mod forward;
@@ -24,6 +26,7 @@ mod ops;
 mod own;
 pub mod owner;
 mod packet;
+mod payload;
 mod people;
 mod query;
 mod reads;
@@ -40,10 +43,12 @@ mod verify;
 mod writer;
 
 pub use binding::BindingKey;
+pub use dialect::Dialect;
 pub use error::AuditError;
 pub use jobs::{JobRecord, JobSummary};
 pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};
 pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
+pub use payload::ApprovalDecided;
 pub use people::{ApiToken, DesktopGrant, SignIn, WebSession};
 pub use query::{MAX_PAGE, RunPage, RunQuery, RunTotal};
 pub use records::{
@@ -52,5 +57,5 @@ pub use records::{
 };
 pub use rollup::Rollup;
 pub use series::{Count, Line, MAX_BUCKETS, Series, SeriesQuery, ToolLine};
-pub use store::{Dialect, Flush, Integrity, Recovery, SYNC_WINDOW, Store};
+pub use store::{Flush, Integrity, Recovery, SYNC_WINDOW, Store};
 pub use verify::Verification;

@@ -87,7 +87,7 @@ impl Store {
             sealed.insert(key.to_owned(), hash.to_owned());
         }
         for (key, entry) in &journal {
-            let seal = journal_seal(key, entry);
+            let seal = crate::journal_ops::journal_seal(key, entry);
             if sealed.get(key).map(String::as_str) != seal["hash"].as_str() {
                 return Err(AuditError::Tampered(format!(
                     "runbook run {run_id}: journal entry `{key}` does not match the packet that recorded it (changed outside Jig); the run will not go on"
@@ -115,15 +115,6 @@ impl Store {
             .await?;
         row.as_ref().map(runbook_run_from_row).transpose()
     }
-}
-
-/// What a journal row's packet says of it: its key and the SHA-256 of its canonical JSON.
-pub(crate) fn journal_seal(key: &str, entry: &Value) -> Value {
-    let hash = jig_model::canonical::Sha256Hash::of_bytes(
-        jig_model::canonical::canonical_json(entry).as_bytes(),
-    )
-    .to_hex();
-    serde_json::json!({ "key": key, "hash": hash })
 }
 
 impl Store {
@@ -154,7 +145,7 @@ impl Store {
             let key: String = row.try_get("key")?;
             let entry: String = row.try_get("entry")?;
             let entry: Value = serde_json::from_str(&entry).unwrap_or(Value::Null);
-            let seal = journal_seal(&key, &entry);
+            let seal = crate::journal_ops::journal_seal(&key, &entry);
             let hash = seal["hash"].as_str().unwrap_or_default().to_owned();
             if !sealed.contains(&(run_id.clone(), key.clone(), hash)) {
                 return Ok(Some(format!(

@@ -6,6 +6,7 @@
 //! The signed message is `jig-audit-head/v1\n<seq>\n<hash>\n`. Keys are 32-byte seeds, stored as
 //! 64 hexadecimal digits; public keys are 64 hexadecimal digits.
 
+use jig_model::canonical::{hex, unhex};
 use ring::rand::{SecureRandom, SystemRandom};
 use ring::signature::{ED25519, Ed25519KeyPair, KeyPair, UnparsedPublicKey};
 use serde::{Deserialize, Serialize};
@@ -58,18 +59,6 @@ pub enum SignatureError {
 
 fn message(seq: i64, hash: &str) -> Vec<u8> {
     format!("jig-audit-head/v1\n{seq}\n{hash}\n").into_bytes()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim();
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
 }
 
 fn key_pair(seed_hex: &str) -> Result<Ed25519KeyPair, SignatureError> {

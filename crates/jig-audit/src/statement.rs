@@ -7,8 +7,8 @@
 use sqlx::any::AnyArguments;
 use sqlx::{AnyConnection, Arguments, AssertSqlSafe, Executor};
 
+use crate::dialect::Dialect;
 use crate::error::AuditError;
-use crate::store::Dialect;
 
 /// One argument.
 #[derive(Debug, Clone)]

@@ -17,6 +17,7 @@ use sqlx::migrate::Migrator;
 use sqlx::{AnyPool, AssertSqlSafe, Executor, Row};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::dialect::Dialect;
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome};
 use crate::owner::{self, Liveness};
@@ -30,15 +31,6 @@ static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("migrations/postgres");
 
 /// How long SQLite waits for another process's write lock before reporting busy.
 const BUSY_TIMEOUT_MS: u64 = 30_000;
-
-/// Which database.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// An SQLite file.
-    Sqlite,
-    /// A PostgreSQL server.
-    Postgres,
-}
 
 /// The audit store.
 #[derive(Debug, Clone)]
@@ -186,11 +178,6 @@ impl Store {
             target: std::sync::Arc::from(target),
             file: db_file,
         })
-    }
-
-    /// A feed of what other processes append from now on ([`crate::feed`]).
-    pub async fn feed(&self) -> Result<crate::feed::Feed, AuditError> {
-        crate::feed::Feed::start(self).await
     }
 
     /// What this process's writer appended and is appending.

@@ -95,12 +95,10 @@ impl Store {
             let state: String = row.try_get("state")?;
             let request_hash: String = row.try_get("request_hash")?;
             let token_hash: Option<String> = row.try_get("token_hash")?;
-            let in_chain = decided.iter().any(|p| {
-                p.data["approval_id"] == id.as_str()
-                    && p.data["verdict"] == "approved"
-                    && token_hash.as_deref().is_some_and(|t| p.data["token_hash"] == t)
-                    && p.data["request_hash"] == request_hash.as_str()
-            });
+            let in_chain = decided
+                .iter()
+                .filter_map(Packet::approval_decided)
+                .any(|d| token_hash.as_deref().is_some_and(|t| d.grants(&id, t, &request_hash)));
             if !in_chain {
                 return Ok(Some(format!(
                     "approval {id} is {state} in the approvals table, but no packet of the chain approved it with that token"

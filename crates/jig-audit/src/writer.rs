@@ -23,15 +23,18 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::apply::{apply_batch, blind, is_optimistic};
 use crate::bell::Bell;
+use crate::dialect::Dialect;
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome};
 use crate::own::Own;
 use crate::statement::{self, Statement};
-use crate::store::Dialect;
 use crate::time::now_us;
 
 /// At most this many callers share a transaction.
 const GROUP_LIMIT: usize = 256;
+
+/// The PostgreSQL channel every commit that appends packets notifies (feeds `LISTEN` on it).
+pub const CHANNEL: &str = "jig_packets";
 
 /// How long a deferred commit may stay unsynced (SQLite): when no synced commit came along to
 /// carry it to disk by then, the writer syncs the write-ahead log itself.
@@ -343,9 +346,7 @@ fn finish(statements: &mut Vec<Statement>, dialect: Dialect, start: i64, head: &
         );
         if dialect == Dialect::Postgres {
             statements.push(
-                Statement::new("SELECT pg_notify(?, ?)")
-                    .arg(crate::feed::CHANNEL)
-                    .arg(head.0.to_string()),
+                Statement::new("SELECT pg_notify(?, ?)").arg(CHANNEL).arg(head.0.to_string()),
             );
         }
     }

@@ -3,8 +3,11 @@
 //! reason, expired, or withdrawn by its caller. Every decision is conditional on the approval
 //! still pending, so two people (or two instances) deciding at once record one decision.
 
-use jig_audit::{ApprovalRecord, ApprovalState, NewPacket, Op, Outcome, PacketKind};
-use serde_json::{Value, json};
+use jig_audit::{
+    ApprovalDecided, ApprovalRecord, ApprovalState, NewPacket, Op, Outcome, PacketKind,
+};
+use jig_model::Verdict;
+use serde_json::Value;
 
 use crate::engine::{Approval, Engine};
 use crate::error::EngineError;
@@ -47,7 +50,7 @@ impl Engine {
         let approval_id = approval.id.clone();
         let approved = self.approve_pending(approval, principal, asserted_by, None).await?;
         if matches!(approved, Approval::Granted(_)) {
-            self.decided(&approval_id, "approved", principal, None);
+            self.decided(&approval_id, Verdict::Approved, principal, None);
         }
         Ok(approved)
     }
@@ -67,8 +70,13 @@ impl Engine {
             && approval.principal.as_deref().map(canonical_principal)
                 == Some(canonical_principal(principal))
         {
-            self.record_decision(&approval, principal, "refused", "self-approval is forbidden")
-                .await?;
+            self.record_decision(
+                &approval,
+                principal,
+                Verdict::Refused,
+                "self-approval is forbidden",
+            )
+            .await?;
             return Err(EngineError::SelfApproval { principal: principal.to_owned() });
         }
         // Several approvals are several people: one counts once, however they are spelt.
@@ -91,59 +99,56 @@ impl Engine {
             * 1_000_000;
         let expires_us = jig_audit::time::now_us().saturating_add(ttl_us);
         let token_hash = sha256_hex(token.as_bytes());
-        let mut packet = decision_packet(
+        let mut decided = decision(
             &approval,
-            principal,
-            "approved",
+            Verdict::Approved,
             &format!("valid until {}", jig_audit::time::rfc3339(expires_us)),
         );
         // The chain holds what the token is bound to, so a forged approvals row (state, token
         // hash) has no packet to match and is refused when the token is used.
-        packet.data["token_hash"] = json!(token_hash);
-        packet.data["request_hash"] = json!(approval.request_hash);
-        if let Some(note) = note {
-            packet.data["note"] = json!(note);
-        }
-        let verdict = Verdict {
+        decided.token_hash = Some(token_hash.clone());
+        decided.request_hash = Some(approval.request_hash.clone());
+        decided.note = note.map(str::to_owned);
+        let decision = Decision {
             token_hash: Some(token_hash),
             expires_us: Some(expires_us),
             approvers,
             reason: note.map(str::to_owned),
         };
-        if !self.record_verdict(&approval.id, principal, asserted_by, verdict, packet).await? {
+        if !self.record_decision_of(&approval, principal, asserted_by, decision, decided).await? {
             return Err(EngineError::AlreadyDecided {
                 id: approval.id,
                 state: ApprovalState::Approved,
             });
         }
-        self.notify(&decided_notice(&approval, "approved", principal, note));
+        self.notify(&decided_notice(&approval, Verdict::Approved, principal, note));
         // Announced by the caller, which knows whether the call runs here now.
         Ok(Approval::Granted(token))
     }
 
-    /// Record `verdict` on pending approval `id` by `principal` (who `asserted_by` named),
-    /// with its `packet`; `false` when it was no longer pending (someone decided first).
-    async fn record_verdict(
+    /// Record `decision` on pending `approval` by `principal` (who `asserted_by` named), with
+    /// the chain's account of it (`decided`); `false` when it was no longer pending (someone
+    /// decided first).
+    async fn record_decision_of(
         &self,
-        id: &str,
+        approval: &ApprovalRecord,
         principal: &str,
         asserted_by: Option<&str>,
-        verdict: Verdict,
-        mut packet: NewPacket,
+        decision: Decision,
+        mut decided: ApprovalDecided,
     ) -> Result<bool, EngineError> {
-        if let Some(asserted_by) = asserted_by {
-            packet.data["asserted_by"] = json!(asserted_by);
-        }
+        decided.asserted_by = asserted_by.map(str::to_owned);
+        let packet = decision_packet(approval, principal, &decided);
         let outcomes = self
             .store
             .apply(vec![Op::DecideApproval {
-                id: id.to_owned(),
-                approve: verdict.token_hash.is_some(),
-                token_hash: verdict.token_hash,
-                expires_us: verdict.expires_us,
+                id: approval.id.clone(),
+                approve: decision.token_hash.is_some(),
+                token_hash: decision.token_hash,
+                expires_us: decision.expires_us,
                 decided_by: Some(principal.to_owned()),
-                approvers: verdict.approvers,
-                reason: verdict.reason,
+                approvers: decision.approvers,
+                reason: decision.reason,
                 packet: Box::new(packet),
             }])
             .await?;
@@ -160,12 +165,11 @@ impl Engine {
     ) -> Result<Approval, EngineError> {
         let required = approval.required.max(1);
         let reason = format!("{} of {required} approvals", approvers.len());
-        let mut packet = decision_packet(&approval, principal, "seconded", &reason);
-        packet.data["approvers"] = json!(approvers);
-        packet.data["required"] = json!(required);
-        if let Some(asserted_by) = asserted_by {
-            packet.data["asserted_by"] = json!(asserted_by);
-        }
+        let mut decided = decision(&approval, Verdict::Seconded, &reason);
+        decided.approvers = Some(approvers.clone());
+        decided.required = Some(required);
+        decided.asserted_by = asserted_by.map(str::to_owned);
+        let packet = decision_packet(&approval, principal, &decided);
         let outcomes = self
             .store
             .apply(vec![Op::SecondApproval {
@@ -179,7 +183,7 @@ impl Engine {
             // Decided, or another person approved at the same moment: read it again.
             return Err(EngineError::ApprovalMoved { id: approval.id });
         }
-        self.decided(&approval.id, "seconded", principal, None);
+        self.decided(&approval.id, Verdict::Seconded, principal, None);
         Ok(Approval::Seconded { approvers, required })
     }
 
@@ -195,26 +199,22 @@ impl Engine {
     ) -> Result<(), EngineError> {
         let approval = self.pending_approval(id).await?;
         let reason = reason.map(str::trim).filter(|r| !r.is_empty());
-        let packet = decision_packet(
-            &approval,
-            principal,
-            "denied",
-            reason.unwrap_or("denied by a reviewer"),
-        );
-        let verdict = Verdict {
+        let decided =
+            decision(&approval, Verdict::Denied, reason.unwrap_or("denied by a reviewer"));
+        let decision = Decision {
             token_hash: None,
             expires_us: None,
             approvers: Vec::new(),
             reason: reason.map(str::to_owned),
         };
-        if !self.record_verdict(&approval.id, principal, asserted_by, verdict, packet).await? {
+        if !self.record_decision_of(&approval, principal, asserted_by, decision, decided).await? {
             return Err(EngineError::AlreadyDecided {
                 id: approval.id,
                 state: ApprovalState::Denied,
             });
         }
-        self.notify(&decided_notice(&approval, "denied", principal, reason));
-        self.decided(&approval.id, "denied", principal, reason);
+        self.notify(&decided_notice(&approval, Verdict::Denied, principal, reason));
+        self.decided(&approval.id, Verdict::Denied, principal, reason);
         Ok(())
     }
 
@@ -228,11 +228,12 @@ impl Engine {
         if approval.state != ApprovalState::Pending {
             return Ok(false);
         }
-        let packet = decision_packet(&approval, principal, "withdrawn", "withdrawn by its caller");
+        let decided = decision(&approval, Verdict::Withdrawn, "withdrawn by its caller");
+        let packet = decision_packet(&approval, principal, &decided);
         let closed = self.close(&approval.id, true, packet).await?;
         if closed {
-            self.notify(&decided_notice(&approval, "withdrawn", principal, None));
-            self.decided(&approval.id, "withdrawn", principal, None);
+            self.notify(&decided_notice(&approval, Verdict::Withdrawn, principal, None));
+            self.decided(&approval.id, Verdict::Withdrawn, principal, None);
         }
         Ok(closed)
     }
@@ -243,10 +244,11 @@ impl Engine {
         let now = jig_audit::time::now_us();
         let mut ended = 0;
         for approval in self.store.approvals_expired(now).await? {
-            let packet = decision_packet(&approval, "jig", "expired", "nobody decided in time");
+            let decided = decision(&approval, Verdict::Expired, "nobody decided in time");
+            let packet = decision_packet(&approval, "jig", &decided);
             if self.close(&approval.id, false, packet).await? {
-                self.notify(&decided_notice(&approval, "expired", "jig", None));
-                self.decided(&approval.id, "expired", "jig", None);
+                self.notify(&decided_notice(&approval, Verdict::Expired, "jig", None));
+                self.decided(&approval.id, Verdict::Expired, "jig", None);
                 ended += 1;
             }
         }
@@ -273,14 +275,14 @@ impl Engine {
     /// Tell everyone that approval `id` was decided (or ended), and drop a request this
     /// process kept for it that will never run. (One that may run now is run by
     /// [`Engine::approve_and_run`], or, decided elsewhere, when this process hears of it.)
-    pub(crate) fn decided(&self, id: &str, verdict: &str, by: &str, reason: Option<&str>) {
+    pub(crate) fn decided(&self, id: &str, verdict: Verdict, by: &str, reason: Option<&str>) {
         self.metrics.decided(id, verdict);
-        if matches!(verdict, "denied" | "expired" | "withdrawn") {
+        if verdict.ends_the_request() {
             self.parked.forget(id);
         }
         self.events.publish(Event::Approval(ApprovalEvent {
             approval_id: id.to_owned(),
-            verdict: verdict.to_owned(),
+            verdict,
             by: by.to_owned(),
             reason: reason.map(str::to_owned),
             resumed_as: None,
@@ -308,11 +310,15 @@ impl Engine {
         &self,
         approval: &ApprovalRecord,
         principal: &str,
-        verdict: &str,
+        verdict: Verdict,
         reason: &str,
     ) -> Result<(), EngineError> {
         self.store
-            .apply(vec![Op::Append(decision_packet(approval, principal, verdict, reason))])
+            .apply(vec![Op::Append(decision_packet(
+                approval,
+                principal,
+                &decision(approval, verdict, reason),
+            ))])
             .await?;
         Ok(())
     }
@@ -320,18 +326,23 @@ impl Engine {
 
 /// A decision to record: approved (with the token's hash and validity, and everyone who
 /// approved) or denied (with why).
-struct Verdict {
+struct Decision {
     token_hash: Option<String>,
     expires_us: Option<i64>,
     approvers: Vec<String>,
     reason: Option<String>,
 }
 
+/// The chain's account of deciding `approval` as `verdict`, for `reason`.
+fn decision(approval: &ApprovalRecord, verdict: Verdict, reason: &str) -> ApprovalDecided {
+    ApprovalDecided::new(&approval.id, verdict, reason, approval.principal.as_deref())
+}
+
+/// The packet recording `decided`, made by `principal`.
 fn decision_packet(
     approval: &ApprovalRecord,
     principal: &str,
-    verdict: &str,
-    reason: &str,
+    decided: &ApprovalDecided,
 ) -> NewPacket {
     NewPacket {
         kind: PacketKind::ApprovalDecided,
@@ -342,21 +353,21 @@ fn decision_packet(
         run_id: None,
         tool: Some(approval.tool.clone()),
         args_hash: None,
-        data: json!({ "approval_id": approval.id, "verdict": verdict, "reason": reason, "requested_by": approval.principal }),
+        data: decided.to_data(),
     }
 }
 
 /// The notice of `approval` ended as `verdict` by `by` (recorded by this process).
 fn decided_notice(
     approval: &ApprovalRecord,
-    verdict: &str,
+    verdict: Verdict,
     by: &str,
     reason: Option<&str>,
 ) -> crate::notify::Notice {
     crate::notify::Notice::ApprovalDecided {
         approval_id: approval.id.clone(),
         tool: approval.tool.clone(),
-        verdict: verdict.to_owned(),
+        verdict,
         by: by.to_owned(),
         reason: reason.map(str::to_owned),
     }

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use jig_model::Verdict;
 use jig_model::envelope::ToolRequest;
 
 use crate::events::{ApprovalEvent, Event};
@@ -116,10 +117,10 @@ impl Engine {
         let approved = self.approve_pending(approval, principal, asserted_by, note).await?;
         let resumed = match &approved {
             Approval::Granted(_) => {
-                let resumed = self.on_approval_decided(&approval_id, "approved", principal);
+                let resumed = self.on_approval_decided(&approval_id, Verdict::Approved, principal);
                 // Not kept here: the news alone (the process holding it runs it).
                 if resumed.is_none() {
-                    self.decided(&approval_id, "approved", principal, None);
+                    self.decided(&approval_id, Verdict::Approved, principal, None);
                 }
                 resumed
             }
@@ -134,12 +135,12 @@ impl Engine {
     pub(crate) fn on_approval_decided(
         self: &Arc<Self>,
         id: &str,
-        verdict: &str,
+        verdict: Verdict,
         by: &str,
     ) -> Option<String> {
         self.metrics.decided(id, verdict);
         match verdict {
-            "approved" => {
+            Verdict::Approved => {
                 let (mut request, mut context) = self.parked.take(id)?;
                 request.request_id = new_id();
                 context.approval_token = None;
@@ -151,7 +152,7 @@ impl Engine {
                 // call's response must not arrive before the news of the request it answers.
                 self.events.publish(Event::Approval(ApprovalEvent {
                     approval_id: id.to_owned(),
-                    verdict: "approved".to_owned(),
+                    verdict: Verdict::Approved,
                     by: by.to_owned(),
                     reason: None,
                     resumed_as: Some(resumed.clone()),
@@ -159,11 +160,11 @@ impl Engine {
                 self.spawn_call(request, context, None);
                 Some(resumed)
             }
-            "denied" | "expired" | "withdrawn" => {
+            Verdict::Denied | Verdict::Expired | Verdict::Withdrawn => {
                 self.parked.take(id);
                 None
             }
-            _ => None,
+            Verdict::Seconded | Verdict::Refused => None,
         }
     }
 }

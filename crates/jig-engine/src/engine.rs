@@ -213,11 +213,7 @@ impl Engine {
         };
         let mut loader = Loader::with_options(&options.project, load_options.clone());
         let snapshot = loader.load()?;
-        let watching = if options.watch {
-            Some(crate::reload::start_watching(loader, &snapshot)?)
-        } else {
-            None
-        };
+        let watching = if options.watch { Some(start_watching(loader, &snapshot)?) } else { None };
         let policy = Arc::new(Policy::new(policy_of(&snapshot))?);
         let root = snapshot.root().to_path_buf();
         check_state_dir(&root)?;
@@ -458,4 +454,16 @@ fn spawn_heartbeats(engine: std::sync::Weak<Engine>, every: Duration) {
             }
         }
     });
+}
+
+/// Begin watching the project `loader` just loaded (`snapshot`).
+pub(crate) fn start_watching(
+    loader: Loader,
+    snapshot: &Snapshot,
+) -> Result<jig_load::watch::Watching, EngineError> {
+    // Discovery from any process lands here; it is watched once it exists.
+    if !snapshot.mcp_servers().is_empty() {
+        let _ = fs_err::create_dir_all(snapshot.root().join(jig_load::upstream::CACHE_DIR));
+    }
+    Ok(jig_load::watch::start(loader, jig_load::watch::DEFAULT_DEBOUNCE)?)
 }

@@ -69,9 +69,9 @@ pub struct ApprovalAsk {
 pub struct ApprovalEvent {
     /// The approval.
     pub approval_id: String,
-    /// `approved`, `denied`, `seconded` (one approval of several, the call still waits),
-    /// `expired` or `withdrawn`.
-    pub verdict: String,
+    /// How it came out (`seconded`: one approval of several, the call still waits;
+    /// `refused`: someone who may not decide it tried to).
+    pub verdict: jig_model::Verdict,
     /// Who decided.
     pub by: String,
     /// Why, when a denial gave a reason.

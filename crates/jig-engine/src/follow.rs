@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use jig_audit::{Packet, PacketKind};
 use jig_model::envelope::EventMessage;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::Engine;
 use crate::events::{ApprovalAsk, ApprovalEvent, Event, RunbookEvent};
@@ -98,7 +98,9 @@ impl Engine {
             Some(PacketKind::CallSubmitted) => Some("queued"),
             Some(PacketKind::CallState) => data["state"].as_str(),
             Some(PacketKind::ApprovalDecided) => {
-                self.heard_decision(data, &principal);
+                if let Some(decided) = packet.approval_decided() {
+                    self.heard_decision(&decided, &principal);
+                }
                 None
             }
             // Asked of whichever process runs it: this one stops it if it does (who may ask
@@ -131,18 +133,13 @@ impl Engine {
 
     /// An approval decided elsewhere: tell this process's subscribers, and run or drop a
     /// request this process kept for it.
-    fn heard_decision(self: &Arc<Self>, data: &Value, by: &str) {
-        let (Some(id), Some(verdict)) = (data["approval_id"].as_str(), data["verdict"].as_str())
-        else {
-            return;
-        };
+    fn heard_decision(self: &Arc<Self>, decided: &jig_audit::ApprovalDecided, by: &str) {
+        let (id, verdict) = (decided.approval_id.as_str(), decided.verdict);
         self.events.publish(Event::Approval(ApprovalEvent {
             approval_id: id.to_owned(),
-            verdict: verdict.to_owned(),
+            verdict,
             by: by.to_owned(),
-            reason: (verdict == "denied")
-                .then(|| data["reason"].as_str().map(str::to_owned))
-                .flatten(),
+            reason: (verdict == jig_model::Verdict::Denied).then(|| decided.reason.clone()),
             resumed_as: None,
         }));
         self.on_approval_decided(id, verdict, by);

@@ -124,10 +124,10 @@ impl Metrics {
     /// Approval `id` was decided as `verdict`: a call of this process that waited on it waits
     /// no more, and one a person denied is a denied call. Idempotent: a decision made here is
     /// also heard back.
-    pub fn decided(&self, id: &str, verdict: &str) {
+    pub fn decided(&self, id: &str, verdict: jig_model::Verdict) {
         if let Ok(mut inner) = self.inner.lock()
             && inner.waiting.remove(id)
-            && verdict == "denied"
+            && verdict == jig_model::Verdict::Denied
         {
             inner.denied += 1;
         }

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use jig_load::watch::{DEFAULT_DEBOUNCE, WatchHandle, WatchUpdate, Watching};
-use jig_load::{Loader, Snapshot};
+use jig_load::Loader;
+use jig_load::watch::{WatchHandle, WatchUpdate};
 
 use crate::engine::Engine;
 use crate::error::EngineError;
@@ -24,7 +24,7 @@ impl Engine {
                 let (project, options) = &self.source;
                 let mut loader = Loader::with_options(project, options.clone());
                 let snapshot = loader.load()?;
-                let watching = start_watching(loader, &snapshot)?;
+                let watching = crate::engine::start_watching(loader, &snapshot)?;
                 self.swap(snapshot)?;
                 watching
             }
@@ -94,13 +94,4 @@ impl Engine {
         );
         problems
     }
-}
-
-/// Begin watching the project `loader` just loaded (`snapshot`).
-pub(crate) fn start_watching(loader: Loader, snapshot: &Snapshot) -> Result<Watching, EngineError> {
-    // Discovery from any process lands here; it is watched once it exists.
-    if !snapshot.mcp_servers().is_empty() {
-        let _ = fs_err::create_dir_all(snapshot.root().join(jig_load::upstream::CACHE_DIR));
-    }
-    Ok(jig_load::watch::start(loader, DEFAULT_DEBOUNCE)?)
 }

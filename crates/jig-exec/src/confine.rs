@@ -142,7 +142,7 @@ fn probe() -> Result<String, String> {
         tmp: Some(scratch.clone()),
         ..Confinement::default()
     };
-    let Some(program) = crate::process::find_program("true") else {
+    let Some(program) = crate::program::find_program("true") else {
         return Err("`true` is not on PATH".to_owned());
     };
     let (mut command, launch) = confinement

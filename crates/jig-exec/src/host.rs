@@ -133,7 +133,7 @@ fn search_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(name))
-        .find(|candidate| crate::process::is_executable(candidate))
+        .find(|candidate| crate::program::is_executable(candidate))
 }
 
 #[cfg(test)]

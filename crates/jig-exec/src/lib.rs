@@ -18,6 +18,7 @@ mod executor;
 mod grants;
 pub mod host;
 pub mod process;
+mod program;
 mod registry;
 pub mod rundir;
 pub mod template;

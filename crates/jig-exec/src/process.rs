@@ -3,7 +3,7 @@
 //! capped while it streams.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -13,6 +13,9 @@ use tokio::process::Command;
 
 use crate::confine::Confinement;
 use crate::executor::{Cancel, Events, ToolError};
+
+/// Re-exported where callers outside the crate have always found it.
+pub use crate::program::find_program;
 
 /// Default cap on each output stream (seed 002 §9: 5 MiB).
 pub const MAX_CAPTURE: usize = 5 * 1024 * 1024;
@@ -195,22 +198,4 @@ pub fn kill_group(pid: u32) {
     if let Some(group) = rustix::process::Pid::from_raw(i32::try_from(pid).unwrap_or(0)) {
         let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
-}
-
-/// `program` itself when it names a path, else the first match in the absolute directories of
-/// Jig's own PATH (never the tool's: its environment exists only inside the sandbox).
-pub fn find_program(program: &str) -> Option<PathBuf> {
-    if program.contains('/') {
-        return Some(PathBuf::from(program));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-}
-
-pub(crate) fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use crate::located::Suggest;
 use crate::package::{self, Layout, Package, PackageRole, display_path};
 use crate::refs::SchemaFiles;
-use crate::resolve::Index;
+use crate::runbooks::Index;
 use crate::runbooks::{check, file as runbook_file};
 use crate::snapshot::{LoadFailure, PackageSummary, RunbookEntry, ScenarioEntry, Snapshot};
 use crate::toolfile::{self, ToolContext, ToolFile};

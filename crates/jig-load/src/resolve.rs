@@ -12,17 +12,23 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::package::{Package, normalize_stem};
-use crate::runbooks::file::RunbookFile;
 use crate::toolfile::ToolFile;
 
-/// Every package's tools and runbooks, by their names.
-pub(crate) struct Index<'a> {
+/// A file the index finds by its path. Runbook files implement it; resolution needs nothing else
+/// of them, so it does not depend on the runbook module that uses it.
+pub(crate) trait AtPath {
+    /// Where the file is, as the loader normalised it.
+    fn path(&self) -> &std::path::Path;
+}
+
+/// Every package's tools and runbooks (of type `R`), by their names.
+pub(crate) struct Index<'a, R> {
     /// The packages, as in the layout.
     pub packages: &'a [Package],
     /// Per package: tool-file name → file.
     pub tools: &'a [BTreeMap<String, Arc<ToolFile>>],
     /// Per package: runbook name → file.
-    pub runbooks: Vec<BTreeMap<String, Arc<RunbookFile>>>,
+    pub runbooks: Vec<BTreeMap<String, Arc<R>>>,
 }
 
 /// Why a reference did not resolve.
@@ -43,7 +49,7 @@ impl ResolveError {
     }
 }
 
-impl Index<'_> {
+impl<R: AtPath> Index<'_, R> {
     /// Resolve a tool reference made from package `from`.
     pub fn tool(
         &self,
@@ -108,7 +114,7 @@ impl Index<'_> {
         self.runbooks.iter().enumerate().find_map(|(p, runbooks)| {
             runbooks
                 .iter()
-                .find(|(_, file)| wanted.contains(&file.path))
+                .find(|(_, file)| wanted.iter().any(|w| w == file.path()))
                 .map(|(name, _)| (p, name.as_str()))
         })
     }

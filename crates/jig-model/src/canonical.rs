@@ -163,14 +163,30 @@ impl Sha256Hash {
 
     /// Lowercase hex.
     pub fn to_hex(&self) -> String {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut out = String::with_capacity(64);
-        for byte in self.0 {
-            out.push(HEX[usize::from(byte >> 4)] as char);
-            out.push(HEX[usize::from(byte & 0x0f)] as char);
-        }
-        out
+        hex(&self.0)
     }
+}
+
+/// Lowercase hex of any bytes: digests, MACs, keys. The one encoder, so every hash Jig writes
+/// (a run id, a token's digest, a checkpoint's root) reads the same way.
+pub fn hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        out.push(HEX[usize::from(byte >> 4)] as char);
+        out.push(HEX[usize::from(byte & 0x0f)] as char);
+    }
+    out
+}
+
+/// The bytes of lowercase or uppercase hex, surrounding whitespace ignored; `None` for anything
+/// else (an odd length, a non-hex digit).
+pub fn unhex(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim();
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
 }
 
 impl std::fmt::Display for Sha256Hash {

@@ -25,6 +25,7 @@ pub mod runbook;
 pub mod scenario;
 pub mod tool_def;
 pub mod toolpack;
+pub mod verdict;
 
 pub use canonical::Sha256Hash;
 pub use diagnostic::{Diagnostic, Severity};
@@ -32,3 +33,4 @@ pub use error_code::ErrorCode;
 pub use ids::ApprovalId;
 pub use tool_def::ToolDef;
 pub use toolpack::{EffectTag, Risk, SideEffect};
+pub use verdict::Verdict;

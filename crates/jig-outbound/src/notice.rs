@@ -57,8 +57,8 @@ pub enum Notice {
         approval_id: String,
         /// The tool asked for.
         tool: String,
-        /// `approved`, `denied`, `withdrawn` or `expired`.
-        verdict: String,
+        /// How it ended.
+        verdict: jig_model::Verdict,
         /// Who decided.
         by: String,
         /// Why, when a denial gave a reason.
@@ -197,7 +197,7 @@ async fn deliver(
 /// HMAC-SHA256 of `body` under `secret`, hex.
 fn sign(secret: &str, body: &[u8]) -> String {
     let key = hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes());
-    hmac::sign(&key, body).as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    jig_model::canonical::hex(hmac::sign(&key, body).as_ref())
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 //! add to what the project's policy asks: the engine still applies the policy to every call, so
 //! the stricter of the two always holds.
 
+use jig_model::runbook::Step;
 use jig_model::runbook::kernel::{GovernanceAction, GovernanceRule};
+use jig_model::runbook::legacy::ApprovalRequirement;
 
 use jig_policy::governance::glob_match;
 
@@ -73,4 +75,31 @@ fn matches(rule: &GovernanceRule, tool: Option<&str>, contract: &Contract) -> bo
         .as_ref()
         .is_none_or(|wanted| wanted.iter().any(|t| contract.writes.contains(t)));
     risk_ok && effects_ok && tools_ok && contract_ok && writes_ok
+}
+
+/// The step's `approvals` raise the runbook governance's verdict: a person (or `min` people)
+/// must say go, unless governance refuses the step anyway.
+pub(crate) fn raise(verdict: Verdict, step: &Step, id: &str) -> Verdict {
+    let Some(wanted) = step.legacy.as_ref().and_then(|d| d.approvals.as_ref()) else {
+        return verdict;
+    };
+    let min = wanted.min.unwrap_or(0);
+    if min == 0 || verdict.action == GovernanceAction::Deny {
+        return verdict;
+    }
+    let approvers = if verdict.action == GovernanceAction::RequireApproval {
+        verdict.approvers.max(min)
+    } else {
+        min
+    };
+    Verdict { action: GovernanceAction::RequireApproval, rule: rule_name(id, wanted), approvers }
+}
+
+fn rule_name(id: &str, wanted: &ApprovalRequirement) -> String {
+    let roles = if wanted.roles.is_empty() {
+        String::new()
+    } else {
+        format!(", roles {}", wanted.roles.join(", "))
+    };
+    format!("step `{id}` approvals (min {}{roles})", wanted.min.unwrap_or(1))
 }

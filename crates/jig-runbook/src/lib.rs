@@ -45,6 +45,5 @@ use sha2::{Digest, Sha256};
 
 /// SHA-256 of a value's JSON, hex: how traces name a state without copying it.
 pub(crate) fn hash_of(value: &serde_json::Value) -> String {
-    let digest = Sha256::digest(value.to_string().as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    jig_model::canonical::hex(&Sha256::digest(value.to_string().as_bytes()))
 }

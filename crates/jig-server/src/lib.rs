@@ -9,14 +9,16 @@
 pub mod auth;
 pub mod error;
 mod extract;
+mod html;
+mod identity;
 pub mod local;
 pub mod mcp;
 mod pages;
 pub mod people;
+mod provider;
 pub mod routes;
 pub mod serve;
 mod signin;
-pub use signin::escape as escape_html;
 mod sso;
 mod state;
 
@@ -26,6 +28,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+pub use html::escape as escape_html;
 pub use state::AppState;
 
 use routes::{
@@ -99,12 +102,17 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     api().split_for_parts().1
 }
 
+/// The pages: signing in (a token's exchange, the provider's sign-in) and the built UI.
+fn pages() -> Router<AppState> {
+    signin::router().merge(sso::router()).merge(pages::router())
+}
+
 /// The whole application: the API behind its token, and the pages.
 pub fn router(state: AppState) -> Router {
     let (api, _) = api().split_for_parts();
     let api = api.layer(from_fn_with_state(state.access.clone(), auth::require_person));
     Router::new()
         .merge(api)
-        .merge(pages::router().layer(from_fn_with_state(state.access.clone(), auth::check_host)))
+        .merge(pages().layer(from_fn_with_state(state.access.clone(), auth::check_host)))
         .with_state(state)
 }

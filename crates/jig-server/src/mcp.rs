@@ -111,9 +111,7 @@ async fn hold(
 /// token that opened it.
 async fn acting(State(sessions): State<Sessions>, mut request: Request, next: Next) -> Response {
     let token = auth::token_of(request.headers())
-        .map(|t| {
-            Sha256::digest(t.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>()
-        })
+        .map(|t| jig_model::canonical::hex(&Sha256::digest(t.as_bytes())))
         .unwrap_or_default();
     let session = request.headers().get(SESSION).and_then(|v| v.to_str().ok()).map(str::to_owned);
     if let Some(id) = &session {

@@ -1,5 +1,5 @@
-//! The pages: the built UI (`ui/dist`, embedded in the binary); `/?token=` and `/signin` trade
-//! a token for a cookie (`crate::signin`).
+//! The built UI (`ui/dist`, embedded in the binary). `/` is [`crate::signin`]'s (a `?token=`
+//! becomes a cookie first), and it serves [`index_html`] from here.
 //!
 //! Every page carries a strict Content-Security-Policy: scripts and styles only from this
 //! server, no inline script, no framing, connections only back to it. Hashed assets are cached
@@ -9,7 +9,7 @@ use axum::Router;
 use axum::extract::Path;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 use rust_embed::RustEmbed;
 
 use crate::state::AppState;
@@ -25,17 +25,10 @@ pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' '
     img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; \
     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/// The built UI's files; `/` itself is the sign-in exchange's ([`crate::signin`]), which serves
+/// [`index_html`] when there is nothing to exchange.
 pub(crate) fn router() -> Router<AppState> {
-    Router::new()
-        .route("/", get(crate::signin::index))
-        .route("/signin", post(crate::signin::confirmed))
-        .route("/auth/status", get(crate::sso::status))
-        .route("/auth/login", get(crate::sso::login))
-        .route("/auth/callback", get(crate::sso::callback))
-        .route("/auth/logout", post(crate::sso::logout))
-        .route("/auth/desktop", get(crate::sso::desktop_start).post(crate::sso::desktop_decide))
-        .route("/auth/desktop/token", post(crate::sso::desktop_token))
-        .route("/{*path}", get(asset))
+    Router::new().route("/{*path}", get(asset))
 }
 
 /// The UI's page.

@@ -16,7 +16,7 @@ use jig_model::manifest::{RoleMapping, RoleName};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::auth::{Person, Role, Users};
+use crate::identity::{Person, Role, Users};
 
 /// The cookie of a signed-in browser.
 pub const SESSION_COOKIE: &str = "jig_session";
@@ -56,7 +56,7 @@ impl People {
 
     /// The person of the session cookie in `headers`, if it is live and its claims give a role.
     pub async fn by_session(&self, headers: &HeaderMap) -> Option<Person> {
-        let cookie = crate::auth::cookie_value(headers, SESSION_COOKIE)?;
+        let cookie = crate::identity::cookie_value(headers, SESSION_COOKIE)?;
         let now = jig_audit::time::now_us();
         let session = self.engine.people().web_session(&hash(&cookie), now).await.ok()??;
         let role = role_of(&self.mapping()?, &session.claims)?;
@@ -89,7 +89,7 @@ impl People {
 
 /// SHA-256 of a cookie or token, as hex: what the store keeps.
 pub fn hash(secret: &str) -> String {
-    Sha256::digest(secret.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    jig_model::canonical::hex(&Sha256::digest(secret.as_bytes()))
 }
 
 /// The highest role whose values `claims[mapping.claim]` holds (a list or one string), else

@@ -14,7 +14,7 @@ pub struct AppState {
     /// The application layer over it (everything a person does).
     pub app: jig_app::App,
     /// The sign-in provider's metadata, as last discovered.
-    pub sso: Arc<crate::sso::Discovery>,
+    pub sso: Arc<crate::provider::Discovery>,
     /// Tokens, people, and allowed hosts.
     pub access: Access,
     /// The project's name, for the UI's title.

@@ -8,6 +8,7 @@ mod builtin;
 pub mod cli;
 pub mod http;
 pub mod http_client;
+mod redact;
 pub mod script;
 pub mod tool_v0;
 pub mod upstream;

@@ -828,10 +828,10 @@ export interface components {
             /** @description The approval. */
             approval_id: string;
             /**
-             * @description `approved`, `denied`, `seconded` (one approval of several, the call still waits),
-             *     `expired` or `withdrawn`.
+             * @description How it came out (`seconded`: one approval of several, the call still waits;
+             *     `refused`: someone who may not decide it tried to).
              */
-            verdict: string;
+            verdict: components["schemas"]["ApprovalVerdict"];
             /** @description Who decided. */
             by: string;
             /** @description Why, when a denial gave a reason. */
@@ -901,6 +901,11 @@ export interface components {
          * @enum {string}
          */
         ApprovalState: "pending" | "approved" | "denied" | "consumed" | "expired" | "withdrawn";
+        /**
+         * @description What became of an approval when someone (or the clock) decided it.
+         * @enum {string}
+         */
+        ApprovalVerdict: "approved" | "seconded" | "denied" | "expired" | "withdrawn" | "refused";
         /** @description What an approver adds. */
         ApproveRequest: {
             /** @description A comment for who asked, kept in the chain. */

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::append;
+use crate::chain::append;
 use crate::ops::{Op, Outcome};
 use crate::packet::NewPacket;
 use crate::records::RunRecord;

@@ -5,14 +5,15 @@
 use serde_json::Value;
 use sqlx::{AnyConnection, Row};
 
-use super::{append, append_if};
+use super::append_if;
+use crate::chain::append;
+use crate::dialect::Dialect;
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome, RunUpdate, TokenRefusal};
 use crate::packet::NewPacket;
 use crate::records::{ApprovalState, RunState};
 use crate::rows::{approval_from_row, key_from_row};
 use crate::statement;
-use crate::store::Dialect;
 use crate::time::now_us;
 
 /// An operation that reads before it writes.
@@ -360,12 +361,8 @@ async fn decided_in_chain(
             .await?;
     for row in &rows {
         let packet = crate::rows::packet_from_row(row)?;
-        let data = &packet.data;
         if packet.expected_hash() == packet.hash
-            && data["approval_id"] == id
-            && data["verdict"] == "approved"
-            && data["token_hash"] == token_hash
-            && data["request_hash"] == request_hash
+            && packet.approval_decided().is_some_and(|d| d.grants(id, token_hash, request_hash))
         {
             return Ok(true);
         }

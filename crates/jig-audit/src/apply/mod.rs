@@ -14,11 +14,11 @@ mod interactive;
 
 use sqlx::AnyConnection;
 
+use crate::dialect::Dialect;
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome};
-use crate::packet::{Body, NewPacket};
-use crate::statement::{self, Arg, Statement};
-use crate::store::Dialect;
+use crate::packet::NewPacket;
+use crate::statement;
 use crate::time::now_us;
 
 pub(crate) use blind::blind;
@@ -79,55 +79,6 @@ pub(crate) async fn apply_batch(
     Ok(outcomes)
 }
 
-/// Packets in one INSERT, each chained to the one before.
-pub(crate) fn append(
-    packets: &[&NewPacket],
-    head: &mut (i64, String),
-    now: i64,
-) -> (Statement, Vec<Outcome>) {
-    let mut statement = Statement::new(
-        "INSERT INTO packets (seq, kind, ts_us, session_id, thread_id, principal, request_id, run_id, tool, \
-         args_hash, payload, prev_hash, hash) VALUES ",
-    );
-    let mut outcomes = Vec::with_capacity(packets.len());
-    for (i, packet) in packets.iter().enumerate() {
-        let seq = head.0 + 1;
-        let hash = Body {
-            kind: packet.kind.as_str(),
-            ts_us: now,
-            session_id: packet.session_id.as_deref(),
-            thread_id: packet.thread_id.as_deref(),
-            principal: packet.principal.as_deref(),
-            request_id: packet.request_id.as_deref(),
-            run_id: packet.run_id.as_deref(),
-            tool: packet.tool.as_deref(),
-            args_hash: packet.args_hash.as_deref(),
-            data: &packet.data,
-        }
-        .hash(seq, &head.1);
-        let row: [Arg; 13] = [
-            seq.into(),
-            packet.kind.as_str().into(),
-            now.into(),
-            packet.session_id.as_deref().into(),
-            packet.thread_id.as_deref().into(),
-            packet.principal.as_deref().into(),
-            packet.request_id.as_deref().into(),
-            packet.run_id.as_deref().into(),
-            packet.tool.as_deref().into(),
-            packet.args_hash.as_deref().into(),
-            jig_model::canonical::canonical_json(&packet.data).into(),
-            (&head.1).into(),
-            (&hash).into(),
-        ];
-        let separator = if i == 0 { "" } else { ", " };
-        statement.push(&format!("{separator}(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), row);
-        *head = (seq, hash.clone());
-        outcomes.push(Outcome::Appended { seq, hash });
-    }
-    (statement, outcomes)
-}
-
 /// Append `packet` when a conditional change happened (a change that lost its race leaves
 /// nothing in the chain).
 pub(super) async fn append_if(
@@ -139,7 +90,7 @@ pub(super) async fn append_if(
     now: i64,
 ) -> Result<(), AuditError> {
     if happened {
-        let (statement, _) = append(&[packet], head, now);
+        let (statement, _) = crate::chain::append(&[packet], head, now);
         statement::run(conn, dialect, &[statement]).await?;
     }
     Ok(())

@@ -17,10 +17,10 @@ pub async fn run(
     match command {
         ApprovalsCommand::List { json, all } => list(settings, *json, *all, out).await,
         ApprovalsCommand::Approve { ids, comment } if ids.len() > 1 => {
-            many(settings, ids, jig_app::Verdict::Approve, comment.as_deref(), out).await
+            many(settings, ids, jig_app::Choice::Approve, comment.as_deref(), out).await
         }
         ApprovalsCommand::Deny { ids, reason } if ids.len() > 1 => {
-            many(settings, ids, jig_app::Verdict::Deny, reason.as_deref(), out).await
+            many(settings, ids, jig_app::Choice::Deny, reason.as_deref(), out).await
         }
         ApprovalsCommand::Approve { ids, comment } => {
             let id = &ids[0];
@@ -100,7 +100,7 @@ async fn deciding_app(settings: &Settings) -> Result<jig_app::App, Code> {
 async fn many(
     settings: &Settings,
     ids: &[String],
-    verdict: jig_app::Verdict,
+    choice: jig_app::Choice,
     note: Option<&str>,
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
@@ -108,7 +108,7 @@ async fn many(
         Ok(app) => app,
         Err(code) => return Ok(code),
     };
-    let outcomes = match app.decide_many(&settings.actor(), ids, verdict, note).await {
+    let outcomes = match app.decide_many(&settings.actor(), ids, choice, note).await {
         Ok(outcomes) => outcomes,
         Err(error) => {
             eprintln!("error[{}]: {error}", error.code());
@@ -134,7 +134,7 @@ async fn many(
         "{} of {} {} as {}",
         outcomes.len() - failed,
         outcomes.len(),
-        if verdict == jig_app::Verdict::Deny { "denied" } else { "approved" },
+        if choice == jig_app::Choice::Deny { "denied" } else { "approved" },
         settings.principal
     );
     Ok(if failed == 0 { Code::Ok } else { Code::Failed })

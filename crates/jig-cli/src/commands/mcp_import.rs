@@ -95,7 +95,7 @@ pub async fn run(
         if imported.len() == 1 { "it" } else { "them" },
         if imported.len() == 1 { "its" } else { "their" },
     );
-    if super::mcp::discover(settings).await? != Code::Ok {
+    if super::mcp_discover::run(settings).await? != Code::Ok {
         eprintln!(
             "the servers are in the manifest; one that could not be asked may need `grants` (its `paths`, the `programs` it is installed in: docs/mcp.md), then `jig mcp discover`"
         );

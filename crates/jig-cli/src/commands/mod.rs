@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod forward;
 pub mod list;
 pub mod mcp;
+pub mod mcp_discover;
 pub mod mcp_import;
 pub mod publish;
 pub mod resident;

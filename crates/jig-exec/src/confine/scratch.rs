@@ -17,7 +17,7 @@ pub fn prepare(
     env: &mut std::collections::BTreeMap<String, String>,
 ) -> Result<(Scratch, Confinement), ToolError> {
     let scratch = Scratch::new(invocation.workspace.root(), invocation.events.request_id())?;
-    let resolved = crate::process::find_program(program).unwrap_or_else(|| PathBuf::from(program));
+    let resolved = crate::program::find_program(program).unwrap_or_else(|| PathBuf::from(program));
     let confinement = Confinement::for_tool(invocation, &resolved, run_dir, scratch.path())?;
     private_home(env, &scratch);
     Ok((scratch, confinement))

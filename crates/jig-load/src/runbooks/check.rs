@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::file::RunbookFile;
 use super::variables::Outputs;
 use crate::located::{Located, Suggest, did_you_mean};
-use crate::resolve::{Index, ResolveError};
+use crate::resolve::ResolveError;
+use crate::runbooks::Index;
 use crate::toolfile::{ToolFile, ToolFileKind};
 use crate::vfs::normalize;
 

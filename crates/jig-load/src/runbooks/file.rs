@@ -31,6 +31,12 @@ pub(crate) struct RunbookFile {
     pub scenarios: Vec<ScenarioFiles>,
 }
 
+impl crate::resolve::AtPath for RunbookFile {
+    fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
 /// One scenario directory: `scenario.yaml` and/or `test.yaml`.
 #[derive(Debug, Clone)]
 pub(crate) struct ScenarioFiles {

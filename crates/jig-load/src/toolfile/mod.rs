@@ -168,3 +168,14 @@ fn resolve_schema(
     }
     Ok(value)
 }
+
+/// The diagnostic for a tool environment's loader variable `name`.
+fn loader_variable(name: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::TOOL_ENV,
+        format!(
+            "`{name}` controls the program loader; a tool's environment may not set or pass it"
+        ),
+    )
+    .with_hint("ship what the tool needs inside its own program, or install it on the system")
+}

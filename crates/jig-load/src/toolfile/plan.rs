@@ -363,7 +363,7 @@ fn check_env(located: &Located, env: &BTreeMap<String, String>, out: &mut Vec<Di
                 &pointer,
             ));
         } else if jig_model::toolpack::loader_variable(name) {
-            out.push(located.at(super::toolpack::loader_variable(name), &pointer));
+            out.push(located.at(super::loader_variable(name), &pointer));
         }
     }
 }

@@ -327,20 +327,9 @@ fn check_env(located: &Located, pack: &Toolpack, out: &mut Vec<Diagnostic>) {
         env.passthrough.iter().enumerate().map(|(i, name)| (name, format!("/env/passthrough/{i}")));
     for (name, pointer) in set.chain(passed) {
         if jig_model::toolpack::loader_variable(name) {
-            out.push(located.at(loader_variable(name), &pointer));
+            out.push(located.at(super::loader_variable(name), &pointer));
         }
     }
-}
-
-/// The diagnostic for a tool environment's loader variable `name`.
-pub(super) fn loader_variable(name: &str) -> Diagnostic {
-    Diagnostic::error(
-        codes::TOOL_ENV,
-        format!(
-            "`{name}` controls the program loader; a tool's environment may not set or pass it"
-        ),
-    )
-    .with_hint("ship what the tool needs inside its own program, or install it on the system")
 }
 
 fn check_caps(located: &Located, pack: &Toolpack, out: &mut Vec<Diagnostic>) {

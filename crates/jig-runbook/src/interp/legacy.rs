@@ -8,14 +8,12 @@
 //! a call of its own (`shell_exec`, through the engine: policy, approvals and the audit apply),
 //! journaled under the step's key with `#precondition`, so a walk never runs it twice.
 
-use jig_model::runbook::kernel::GovernanceAction;
-use jig_model::runbook::legacy::{ApprovalRequirement, LegacyAssertion, Precondition};
+use jig_model::runbook::legacy::{LegacyAssertion, Precondition};
 use jig_model::runbook::{LegacyDetails, Step};
 use serde_json::{Map, Value};
 
 use super::plan::Plan;
 use super::{Flow, Interpreter, stop};
-use crate::governance::Verdict;
 use crate::host::ToolAnswer;
 use crate::journal::{Entry, Failure, StepStatus, keys};
 use crate::outcome::{Need, RunStatus};
@@ -121,33 +119,6 @@ impl Interpreter<'_> {
         }
         Ok(())
     }
-}
-
-/// The step's `approvals` raise the runbook governance's verdict: a person (or `min` people)
-/// must say go, unless governance refuses the step anyway.
-pub(super) fn raise(verdict: Verdict, step: &Step, id: &str) -> Verdict {
-    let Some(wanted) = step.legacy.as_ref().and_then(|d| d.approvals.as_ref()) else {
-        return verdict;
-    };
-    let min = wanted.min.unwrap_or(0);
-    if min == 0 || verdict.action == GovernanceAction::Deny {
-        return verdict;
-    }
-    let approvers = if verdict.action == GovernanceAction::RequireApproval {
-        verdict.approvers.max(min)
-    } else {
-        min
-    };
-    Verdict { action: GovernanceAction::RequireApproval, rule: rule_name(id, wanted), approvers }
-}
-
-fn rule_name(id: &str, wanted: &ApprovalRequirement) -> String {
-    let roles = if wanted.roles.is_empty() {
-        String::new()
-    } else {
-        format!(", roles {}", wanted.roles.join(", "))
-    };
-    format!("step `{id}` approvals (min {}{roles})", wanted.min.unwrap_or(1))
 }
 
 /// A step's result after its captures and assertions (a successful result only: a failed

@@ -210,7 +210,7 @@ impl Interpreter<'_> {
                 Some(RunbookGovernance::Rules(g)) => g.rules.as_slice(),
                 _ => &[],
             };
-            super::legacy::raise(decide(rules, tool.as_deref(), c), step, id)
+            crate::governance::raise(decide(rules, tool.as_deref(), c), step, id)
         });
         if let (Some(c), Some(v)) = (&contract, &verdict) {
             let data = json!({ "step_id": id, "resolved_contract": c });

@@ -87,7 +87,7 @@ fn attachment(name: &str, given: &Value) -> Result<(Value, Blob), ServiceError> 
             MAX_ATTACHMENT_BYTES
         )));
     }
-    let sha256: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    let sha256 = jig_model::canonical::hex(&Sha256::digest(&bytes));
     let (blob, reference) = Blob::of(&Value::String(encoded.to_owned()))
         .map_err(|e| ServiceError::Invalid(format!("evidence `{name}`: {e}")))?;
     let mut kept =

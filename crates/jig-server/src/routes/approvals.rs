@@ -158,8 +158,8 @@ pub async fn decide(
     Body(body): Body<DecideRequest>,
 ) -> Result<Json<Vec<DecideOutcome>>, ApiError> {
     let verdict = match body.verdict {
-        DecideVerdict::Approve => jig_app::Verdict::Approve,
-        DecideVerdict::Deny => jig_app::Verdict::Deny,
+        DecideVerdict::Approve => jig_app::Choice::Approve,
+        DecideVerdict::Deny => jig_app::Choice::Deny,
     };
     let outcomes =
         state.app.decide_many(&actor(&person), &body.ids, verdict, body.note.as_deref()).await?;

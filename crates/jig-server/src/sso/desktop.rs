@@ -30,8 +30,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
+use crate::html::escape;
 use crate::people::{SESSION_COOKIE, hash, role_of};
-use crate::signin::escape;
 use crate::state::AppState;
 use jig_model::ErrorCode;
 
@@ -128,7 +128,7 @@ pub(crate) async fn start(
         field("code_challenge_method", "S256"),
         person = escape(&person),
     );
-    crate::signin::page_with_forms(StatusCode::OK, "Sign in the desktop app?", &body, FORM_TARGETS)
+    crate::html::page_with_forms(StatusCode::OK, "Sign in the desktop app?", &body, FORM_TARGETS)
 }
 
 /// `POST /auth/desktop`: the person allowed the app (a one-time code to its loopback address)

@@ -16,13 +16,8 @@
 //!   the cookie; only a form of this server's own pages may post it.
 
 mod desktop;
-mod http;
 
-pub(crate) use desktop::{
-    decide as desktop_decide, start as desktop_start, token as desktop_token,
-};
-
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Form;
 use axum::extract::{Query, State};
@@ -30,19 +25,29 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use jig_audit::{SignIn, WebSession};
 use jig_model::manifest::{NameClaim, OidcConfig};
-use openidconnect::core::{
-    CoreAuthenticationFlow, CoreClient, CoreJwsSigningAlgorithm, CoreProviderMetadata,
-};
+use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreJwsSigningAlgorithm};
 use openidconnect::{
-    AuthorizationCode, ClientId, ClientSecret, CsrfToken, IssuerUrl, Nonce, PkceCodeChallenge,
+    AuthorizationCode, ClientId, ClientSecret, CsrfToken, Nonce, PkceCodeChallenge,
     PkceCodeVerifier, RedirectUrl, Scope, TokenResponse,
 };
 use serde::Deserialize;
 use serde_json::Value;
-use tokio::sync::Mutex;
 
 use crate::people::{SESSION_COOKIE, hash, role_of};
+use crate::provider::{describe, http};
 use crate::state::AppState;
+
+/// The sign-in routes (`/auth/…`).
+pub(crate) fn router() -> axum::Router<AppState> {
+    use axum::routing::{get, post};
+    axum::Router::new()
+        .route("/auth/status", get(status))
+        .route("/auth/login", get(login))
+        .route("/auth/callback", get(callback))
+        .route("/auth/logout", post(logout))
+        .route("/auth/desktop", get(desktop::start).post(desktop::decide))
+        .route("/auth/desktop/token", post(desktop::token))
+}
 
 /// The cookie binding a sign-in under way to the browser that started it.
 const SIGN_IN_COOKIE: &str = "jig_signin";
@@ -52,9 +57,6 @@ const SIGN_IN_TIME: Duration = Duration::from_secs(600);
 
 /// How many sign-ins may be under way at once (anyone may start one).
 const MOST_SIGN_INS: i64 = 10_000;
-
-/// How long a provider's discovery document (and its keys) are reused.
-const DISCOVERY_TTL: Duration = Duration::from_secs(300);
 
 /// The signatures an ID token may carry.
 const ASYMMETRIC: [CoreJwsSigningAlgorithm; 10] = [
@@ -72,37 +74,6 @@ const ASYMMETRIC: [CoreJwsSigningAlgorithm; 10] = [
 
 /// The default session, in hours.
 const SESSION_HOURS: u32 = 8;
-
-/// The provider's metadata, fetched on first use and again after [`DISCOVERY_TTL`] (keys
-/// rotate).
-#[derive(Default)]
-pub struct Discovery(Mutex<Option<(String, Instant, CoreProviderMetadata)>>);
-
-impl std::fmt::Debug for Discovery {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Discovery")
-    }
-}
-
-impl Discovery {
-    async fn metadata(&self, issuer: &str) -> Result<CoreProviderMetadata, String> {
-        let mut cached = self.0.lock().await;
-        if let Some((known, at, metadata)) = cached.as_ref()
-            && known == issuer
-            && at.elapsed() < DISCOVERY_TTL
-        {
-            return Ok(metadata.clone());
-        }
-        let url =
-            IssuerUrl::new(issuer.to_owned()).map_err(|e| format!("issuer `{issuer}`: {e}"))?;
-        let client = http::client()?;
-        let metadata = CoreProviderMetadata::discover_async(url, &http::send(&client))
-            .await
-            .map_err(|e| format!("discovering `{issuer}`: {}", describe(&e)))?;
-        *cached = Some((issuer.to_owned(), Instant::now(), metadata.clone()));
-        Ok(metadata)
-    }
-}
 
 /// The query of `/auth/login`.
 #[derive(Debug, Deserialize)]
@@ -493,16 +464,6 @@ fn payload(jwt: &str) -> Option<Value> {
     serde_json::from_slice(&bytes).ok()
 }
 
-fn describe(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    text
-}
-
 fn set_cookie(response: &mut Response, cookie: &str) {
     if let Ok(value) = HeaderValue::from_str(cookie) {
         response.headers_mut().append(header::SET_COOKIE, value);
@@ -518,12 +479,12 @@ fn not_configured() -> Response {
 }
 
 fn page(status: StatusCode, title: &str, detail: &str) -> Response {
-    crate::signin::page(
+    crate::html::page(
         status,
         title,
         &format!(
             "<p>{}</p><p><a href=\"/\">Back to the workbench</a></p>",
-            crate::signin::escape(detail)
+            crate::html::escape(detail)
         ),
     )
 }

@@ -16,6 +16,7 @@ mod grep;
 mod list;
 mod locks;
 mod proc;
+mod repo;
 mod rules;
 mod shell;
 mod walk;

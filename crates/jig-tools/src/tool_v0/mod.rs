@@ -16,7 +16,6 @@ use async_trait::async_trait;
 use jig_model::ErrorCode;
 use jig_model::gert_tool::TransportMode;
 use jig_model::tool_def::{GertExecution, ToolExecution};
-use regex::Regex;
 use serde_json::Value;
 
 use jig_exec::{Execution, Executor, Invocation, ToolError};
@@ -114,37 +113,6 @@ pub(crate) fn argv(gert: &GertExecution, args: &Value) -> Result<Vec<String>, To
         ));
     }
     Ok(argv)
-}
-
-/// Applied to every text output: governance `redact` rules.
-pub(crate) fn redact(gert: &GertExecution, value: &mut Value) -> Result<(), ToolError> {
-    if gert.redact.is_empty() {
-        return Ok(());
-    }
-    let rules: Vec<(Regex, &str)> = gert
-        .redact
-        .iter()
-        .map(|r| {
-            Regex::new(&r.pattern).map(|re| (re, r.replace.as_str())).map_err(|e| {
-                ToolError::new(ErrorCode::Internal, format!("redact pattern `{}`: {e}", r.pattern))
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    walk(value, &rules);
-    Ok(())
-}
-
-fn walk(value: &mut Value, rules: &[(Regex, &str)]) {
-    match value {
-        Value::String(text) => {
-            for (pattern, replace) in rules {
-                *text = pattern.replace_all(text, *replace).into_owned();
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| walk(v, rules)),
-        Value::Object(map) => map.values_mut().for_each(|v| walk(v, rules)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]

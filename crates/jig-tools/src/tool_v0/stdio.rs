@@ -4,7 +4,8 @@ use jig_model::ErrorCode;
 use jig_model::tool_def::GertExecution;
 use serde_json::json;
 
-use super::{argv, extract, redact};
+use super::{argv, extract};
+use crate::redact::redact;
 use jig_exec::process;
 use jig_exec::rundir::RunDir;
 use jig_exec::{Invocation, Output, ToolError};

@@ -20,7 +20,7 @@ pub(super) use remote::{pull, push};
 pub(super) use stage::{add, commit};
 pub(super) use status::{diff, status};
 
-use git2::{Repository, RepositoryOpenFlags, Status, StatusOptions};
+use git2::{Repository, Status, StatusOptions};
 use jig_model::ErrorCode;
 use serde_json::json;
 
@@ -33,29 +33,7 @@ const CLEAN_TREE: &str = "sec.git.clean_tree";
 /// Jig's state directory, invisible to the git tools.
 const JIG_DIR: &str = ".jig/";
 
-/// The repository whose working tree is the workspace root.
-pub(super) fn open(call: &Call) -> Result<Repository, ToolError> {
-    let root = call.workspace.root();
-    let repo = Repository::open_ext(
-        root,
-        RepositoryOpenFlags::NO_SEARCH,
-        std::iter::empty::<&std::ffi::OsStr>(),
-    )
-    .map_err(|e| {
-        ToolError::new(
-            ErrorCode::Git,
-            format!(
-                "the workspace `{}` is not the top of a git repository: {}",
-                root.display(),
-                e.message()
-            ),
-        )
-    })?;
-    if repo.is_bare() {
-        return Err(ToolError::new(ErrorCode::Git, "the workspace is a bare repository"));
-    }
-    Ok(repo)
-}
+use super::repo::open;
 
 fn git_error(what: &str, error: &git2::Error) -> ToolError {
     ToolError::new(ErrorCode::Git, format!("{what}: {}", error.message()))

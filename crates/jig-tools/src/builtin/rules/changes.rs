@@ -29,7 +29,7 @@ pub(super) struct Changes {
 
 /// The repository of the workspace, if it is one.
 pub(super) fn repository(call: &Call) -> Option<Repository> {
-    crate::builtin::git::open(call).ok()
+    crate::builtin::repo::open(call).ok()
 }
 
 /// Changes in `repo`: staged ones only, or everything since HEAD including untracked files.

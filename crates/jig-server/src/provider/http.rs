@@ -13,7 +13,7 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_ANSWER: usize = 1 << 20;
 
 /// A client for the provider.
-pub(super) fn client() -> Result<reqwest::Client, String> {
+pub(crate) fn client() -> Result<reqwest::Client, String> {
     jig_engine::http_client(TIMEOUT)
 }
 
@@ -21,7 +21,7 @@ pub(super) fn client() -> Result<reqwest::Client, String> {
 type Answer = std::pin::Pin<Box<dyn Future<Output = Result<HttpResponse, Failed>> + Send>>;
 
 /// What the OpenID library calls to make one request.
-pub(super) fn send(client: &reqwest::Client) -> impl Fn(HttpRequest) -> Answer {
+pub(crate) fn send(client: &reqwest::Client) -> impl Fn(HttpRequest) -> Answer {
     let client = client.clone();
     move |request: HttpRequest| {
         let client = client.clone();
@@ -53,7 +53,7 @@ pub(super) fn send(client: &reqwest::Client) -> impl Fn(HttpRequest) -> Answer {
 
 /// A request to the provider that failed.
 #[derive(Debug)]
-pub(super) struct Failed(String);
+pub(crate) struct Failed(String);
 
 impl std::fmt::Display for Failed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

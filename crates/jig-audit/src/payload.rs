@@ -1,0 +1,112 @@
+//! The payloads of the packets Jig reads back, as types: what the writer puts in a packet and
+//! what a reader finds there are one definition, not a `json!` on one side and `data["…"]` on
+//! the other. A packet's hash covers its canonical JSON, so a field added here must be optional
+//! (older packets lack it) and skipped when empty (the bytes of a packet written today are
+//! what they were).
+
+use jig_model::Verdict;
+use serde::{Deserialize, Serialize};
+
+use crate::packet::{Packet, PacketKind};
+
+/// `approval.decided`: someone (or the clock) decided an approval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalDecided {
+    /// The approval.
+    pub approval_id: String,
+    /// How it came out.
+    pub verdict: Verdict,
+    /// Why: a denial's reason, an approval's validity, "nobody decided in time".
+    #[serde(default)]
+    pub reason: String,
+    /// Who asked for the call (`null` when nobody was named).
+    #[serde(default)]
+    pub requested_by: Option<String>,
+    /// Who named the decider when the name was not known (`--as`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asserted_by: Option<String>,
+    /// An approval's note to who asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The SHA-256 of the one-time token an approval granted (the chain binds the token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_hash: Option<String>,
+    /// The request an approval is bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_hash: Option<String>,
+    /// Everyone who has approved so far (a seconded approval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approvers: Option<Vec<String>>,
+    /// How many approvals the rule asks for (a seconded approval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<u32>,
+}
+
+impl ApprovalDecided {
+    /// A decision of `verdict` on `approval_id`, asked by `requested_by`, for `reason`.
+    pub fn new(
+        approval_id: &str,
+        verdict: Verdict,
+        reason: &str,
+        requested_by: Option<&str>,
+    ) -> Self {
+        Self {
+            approval_id: approval_id.to_owned(),
+            verdict,
+            reason: reason.to_owned(),
+            requested_by: requested_by.map(str::to_owned),
+            asserted_by: None,
+            note: None,
+            token_hash: None,
+            request_hash: None,
+            approvers: None,
+            required: None,
+        }
+    }
+
+    /// As a packet's data.
+    pub fn to_data(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+
+    /// Whether this grants `token_hash` for `request_hash` on `approval_id`: what the chain
+    /// must say before an approvals row's token is believed.
+    pub fn grants(&self, approval_id: &str, token_hash: &str, request_hash: &str) -> bool {
+        self.approval_id == approval_id
+            && self.verdict == Verdict::Approved
+            && self.token_hash.as_deref() == Some(token_hash)
+            && self.request_hash.as_deref() == Some(request_hash)
+    }
+}
+
+impl Packet {
+    /// This packet's decision, when it is an `approval.decided` packet that reads as one.
+    pub fn approval_decided(&self) -> Option<ApprovalDecided> {
+        (self.kind == PacketKind::ApprovalDecided.as_str())
+            .then(|| serde_json::from_value(self.data.clone()).ok())
+            .flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_decision_writes_the_fields_it_always_wrote_and_no_empty_ones() {
+        let denied = ApprovalDecided::new("a1", Verdict::Denied, "no", None);
+        assert_eq!(
+            denied.to_data(),
+            json!({ "approval_id": "a1", "verdict": "denied", "reason": "no", "requested_by": null })
+        );
+        let mut approved = ApprovalDecided::new("a1", Verdict::Approved, "ok", Some("alice"));
+        approved.token_hash = Some("t".to_owned());
+        approved.request_hash = Some("r".to_owned());
+        assert!(approved.grants("a1", "t", "r"));
+        assert!(!approved.grants("a1", "t", "other") && !denied.grants("a1", "t", "r"));
+        let back: ApprovalDecided = serde_json::from_value(approved.to_data()).unwrap();
+        assert_eq!(back, approved);
+    }
+}
