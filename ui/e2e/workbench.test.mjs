@@ -121,6 +121,10 @@ test("the JSON editor completes from the tool's schema and marks a wrong value w
   await page.keyboard.type('{"serv');
   const list = page.getByRole("listbox").filter({ hasText: '"services"' });
   await list.waitFor();
+  // CodeMirror takes no Enter for a completion list in its first 75 ms (`interactionDelay`:
+  // a list that opens under someone typing is not accepted by accident). A test that presses
+  // Enter the moment the list shows gets a new line instead, on a machine fast enough.
+  await page.waitForTimeout(150);
   await page.keyboard.press("Enter");
   await page.keyboard.type('[{"environment": ');
   // Asked for once the editor holds what was typed. On a busy machine (a release build beside
