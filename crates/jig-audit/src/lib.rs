@@ -48,7 +48,7 @@ pub use error::AuditError;
 pub use jobs::{JobRecord, JobSummary};
 pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};
 pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
-pub use payload::ApprovalDecided;
+pub use payload::{ApprovalDecided, CallPendingApproval};
 pub use people::{ApiToken, DesktopGrant, SignIn, WebSession};
 pub use query::{MAX_PAGE, RunPage, RunQuery, RunTotal};
 pub use records::{

@@ -79,10 +79,39 @@ impl ApprovalDecided {
     }
 }
 
+/// `tool.call.pending_approval`: a call waits for approval `approval_id`, by `rule`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallPendingApproval {
+    /// The approval it waits for.
+    pub approval_id: String,
+    /// The rule that asks.
+    #[serde(default)]
+    pub rule: String,
+    /// Why the rule asks.
+    #[serde(default)]
+    pub reason: String,
+}
+
+impl CallPendingApproval {
+    /// As a packet's data.
+    pub fn to_data(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
 impl Packet {
     /// This packet's decision, when it is an `approval.decided` packet that reads as one.
     pub fn approval_decided(&self) -> Option<ApprovalDecided> {
-        (self.kind == PacketKind::ApprovalDecided.as_str())
+        self.payload(PacketKind::ApprovalDecided)
+    }
+
+    /// What this call waits for, when it is a `tool.call.pending_approval` packet.
+    pub fn pending_approval(&self) -> Option<CallPendingApproval> {
+        self.payload(PacketKind::CallPendingApproval)
+    }
+
+    fn payload<T: serde::de::DeserializeOwned>(&self, kind: PacketKind) -> Option<T> {
+        (self.kind == kind.as_str())
             .then(|| serde_json::from_value(self.data.clone()).ok())
             .flatten()
     }
@@ -108,5 +137,18 @@ mod tests {
         assert!(!approved.grants("a1", "t", "other") && !denied.grants("a1", "t", "r"));
         let back: ApprovalDecided = serde_json::from_value(approved.to_data()).unwrap();
         assert_eq!(back, approved);
+    }
+
+    #[test]
+    fn a_waiting_call_names_its_approval_rule_and_reason() {
+        let waits = CallPendingApproval {
+            approval_id: "a1".to_owned(),
+            rule: "rules[0]".to_owned(),
+            reason: "writes".to_owned(),
+        };
+        assert_eq!(
+            waits.to_data(),
+            json!({ "approval_id": "a1", "rule": "rules[0]", "reason": "writes" })
+        );
     }
 }

@@ -83,12 +83,12 @@ impl Engine {
         let state = match PacketKind::parse(&packet.kind) {
             Some(PacketKind::CallRequest) => Some("created"),
             Some(PacketKind::CallPendingApproval) => {
-                if let Some(id) = data["approval_id"].as_str() {
+                if let Some(waits) = packet.pending_approval() {
                     self.events.publish(Event::ApprovalAsked(ApprovalAsk {
-                        approval_id: id.to_owned(),
+                        approval_id: waits.approval_id,
                         tool: packet.tool.clone().unwrap_or_default(),
                         asked_by: principal.clone(),
-                        rule: data["rule"].as_str().unwrap_or_default().to_owned(),
+                        rule: waits.rule,
                     }));
                 }
                 Some("pending_approval")

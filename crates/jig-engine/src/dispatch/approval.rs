@@ -145,10 +145,12 @@ impl Call<'_> {
     /// Answer that this call waits for approval `id` (asked for now, or earlier for exactly
     /// this request).
     async fn wait_for(&mut self, tool: &ToolDef, decision: &Decision, id: String) -> ToolResponse {
-        self.record(
-            PacketKind::CallPendingApproval,
-            json!({ "approval_id": id, "rule": decision.rule, "reason": decision.reason }),
-        );
+        let waits = jig_audit::CallPendingApproval {
+            approval_id: id.clone(),
+            rule: decision.rule.clone(),
+            reason: decision.reason.clone(),
+        };
+        self.record(PacketKind::CallPendingApproval, waits.to_data());
         self.ops.push(Op::SetRun(RunUpdate {
             request_id: self.request.request_id.clone(),
             state: Some(RunState::PendingApproval),
