@@ -143,9 +143,6 @@ async fn kept(conn: &mut AnyConnection, run_id: &str, key: &str) -> Result<Value
 
 /// What a journal row's packet says of it: its key and the SHA-256 of its canonical JSON.
 pub(crate) fn journal_seal(key: &str, entry: &Value) -> Value {
-    let hash = jig_model::canonical::Sha256Hash::of_bytes(
-        jig_model::canonical::canonical_json(entry).as_bytes(),
-    )
-    .to_hex();
+    let hash = jig_model::Sha256Hash::of_json(entry).to_hex();
     serde_json::json!({ "key": key, "hash": hash })
 }

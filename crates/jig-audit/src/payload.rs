@@ -111,9 +111,8 @@ impl Packet {
     }
 
     fn payload<T: serde::de::DeserializeOwned>(&self, kind: PacketKind) -> Option<T> {
-        (self.kind == kind.as_str())
-            .then(|| serde_json::from_value(self.data.clone()).ok())
-            .flatten()
+        // Read in place: the follower asks this of every packet another process appends.
+        (self.kind == kind.as_str()).then(|| T::deserialize(&self.data).ok()).flatten()
     }
 }
 

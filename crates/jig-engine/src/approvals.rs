@@ -106,15 +106,11 @@ impl Engine {
         );
         // The chain holds what the token is bound to, so a forged approvals row (state, token
         // hash) has no packet to match and is refused when the token is used.
-        decided.token_hash = Some(token_hash.clone());
+        decided.token_hash = Some(token_hash);
         decided.request_hash = Some(approval.request_hash.clone());
         decided.note = note.map(str::to_owned);
-        let decision = Decision {
-            token_hash: Some(token_hash),
-            expires_us: Some(expires_us),
-            approvers,
-            reason: note.map(str::to_owned),
-        };
+        let decision =
+            Decision { expires_us: Some(expires_us), approvers, reason: note.map(str::to_owned) };
         if !self.record_decision_of(&approval, principal, asserted_by, decision, decided).await? {
             return Err(EngineError::AlreadyDecided {
                 id: approval.id,
@@ -143,8 +139,9 @@ impl Engine {
             .store
             .apply(vec![Op::DecideApproval {
                 id: approval.id.clone(),
-                approve: decision.token_hash.is_some(),
-                token_hash: decision.token_hash,
+                // Only an approval grants a token; the packet and the row name the same one.
+                approve: decided.token_hash.is_some(),
+                token_hash: decided.token_hash,
                 expires_us: decision.expires_us,
                 decided_by: Some(principal.to_owned()),
                 approvers: decision.approvers,
@@ -201,12 +198,8 @@ impl Engine {
         let reason = reason.map(str::trim).filter(|r| !r.is_empty());
         let decided =
             decision(&approval, Verdict::Denied, reason.unwrap_or("denied by a reviewer"));
-        let decision = Decision {
-            token_hash: None,
-            expires_us: None,
-            approvers: Vec::new(),
-            reason: reason.map(str::to_owned),
-        };
+        let decision =
+            Decision { expires_us: None, approvers: Vec::new(), reason: reason.map(str::to_owned) };
         if !self.record_decision_of(&approval, principal, asserted_by, decision, decided).await? {
             return Err(EngineError::AlreadyDecided {
                 id: approval.id,
@@ -324,10 +317,9 @@ impl Engine {
     }
 }
 
-/// A decision to record: approved (with the token's hash and validity, and everyone who
-/// approved) or denied (with why).
+/// What the approvals row takes of a decision beside the chain's account of it: an approval's
+/// validity and everyone who approved, a denial's reason as given (none when none was).
 struct Decision {
-    token_hash: Option<String>,
     expires_us: Option<i64>,
     approvers: Vec<String>,
     reason: Option<String>,

@@ -41,9 +41,7 @@ pub use service::{
 };
 pub use trace::{Actor, TraceEvent, TraceKind};
 
-use sha2::{Digest, Sha256};
-
 /// SHA-256 of a value's JSON, hex: how traces name a state without copying it.
 pub(crate) fn hash_of(value: &serde_json::Value) -> String {
-    jig_model::canonical::hex(&Sha256::digest(value.to_string().as_bytes()))
+    jig_model::Sha256Hash::of_bytes(value.to_string().as_bytes()).to_hex()
 }

@@ -7,7 +7,6 @@ use std::path::Path;
 
 use axum::http::{HeaderMap, header};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::error::ApiError;
@@ -154,8 +153,9 @@ impl Users {
     }
 }
 
-fn hash(token: &str) -> String {
-    jig_model::canonical::hex(&Sha256::digest(token.as_bytes()))
+/// SHA-256 of a token or cookie, as hex: what is kept of it (a `--users` file's, the store's).
+pub fn hash(secret: &str) -> String {
+    jig_model::Sha256Hash::of_bytes(secret.as_bytes()).to_hex()
 }
 
 /// A new random token (244 bits).

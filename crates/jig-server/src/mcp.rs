@@ -15,7 +15,6 @@ use axum::http::{Method, StatusCode};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use jig_mcp::{Acting, HttpOptions};
-use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::{self, Person, Role};
@@ -110,9 +109,8 @@ async fn hold(
 /// The authenticated person, as the MCP server knows who acts — inside a session only the
 /// token that opened it.
 async fn acting(State(sessions): State<Sessions>, mut request: Request, next: Next) -> Response {
-    let token = auth::token_of(request.headers())
-        .map(|t| jig_model::canonical::hex(&Sha256::digest(t.as_bytes())))
-        .unwrap_or_default();
+    let token =
+        auth::token_of(request.headers()).map(|t| crate::identity::hash(&t)).unwrap_or_default();
     let session = request.headers().get(SESSION).and_then(|v| v.to_str().ok()).map(str::to_owned);
     if let Some(id) = &session {
         match sessions.owner(id) {

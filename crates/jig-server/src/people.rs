@@ -14,7 +14,6 @@ use axum::http::HeaderMap;
 use jig_engine::Engine;
 use jig_model::manifest::{RoleMapping, RoleName};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::identity::{Person, Role, Users};
 
@@ -87,10 +86,7 @@ impl People {
     }
 }
 
-/// SHA-256 of a cookie or token, as hex: what the store keeps.
-pub fn hash(secret: &str) -> String {
-    jig_model::canonical::hex(&Sha256::digest(secret.as_bytes()))
-}
+pub use crate::identity::hash;
 
 /// The highest role whose values `claims[mapping.claim]` holds (a list or one string), else
 /// the mapping's default.

@@ -7,7 +7,6 @@ use jig_audit::blob::Blob;
 use jig_engine::WalkRecord;
 use jig_model::runbook::legacy::{EvidenceKind, EvidenceRequirement};
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::{Runbooks, ServiceError};
 
@@ -87,7 +86,7 @@ fn attachment(name: &str, given: &Value) -> Result<(Value, Blob), ServiceError> 
             MAX_ATTACHMENT_BYTES
         )));
     }
-    let sha256 = jig_model::canonical::hex(&Sha256::digest(&bytes));
+    let sha256 = jig_model::Sha256Hash::of_bytes(&bytes).to_hex();
     let (blob, reference) = Blob::of(&Value::String(encoded.to_owned()))
         .map_err(|e| ServiceError::Invalid(format!("evidence `{name}`: {e}")))?;
     let mut kept =
