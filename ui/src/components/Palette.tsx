@@ -23,6 +23,17 @@ import { rankEntries, type Entry } from "./paletteEntries";
 const RECENT = 15;
 
 /**
+ * Moves focus out of the dialog. A dialog opened while nothing on the page had focus has
+ * nothing to give it back to, and leaves it on its hidden input until its `close` event, a
+ * task later: a `g` typed in between went into the input and `g a` went nowhere. So focus
+ * leaves before the dialog closes, on every way out.
+ */
+function letGo(dialog: HTMLDialogElement | null): void {
+  const focused = document.activeElement;
+  if (focused instanceof HTMLElement && dialog?.contains(focused)) focused.blur();
+}
+
+/**
  * Ctrl/⌘+K (or `?`): go anywhere, open any tool or runbook, a recent run or call, change the
  * theme; every entry shows its key. Typed words match names and descriptions by words, never
  * by scattered letters (lib/match.ts).
@@ -56,6 +67,7 @@ export function Palette({
       el.showModal();
       input.current?.focus();
     } else if (!open && el.open) {
+      letGo(el);
       el.close();
     }
   }, [open]);
@@ -69,10 +81,15 @@ export function Palette({
       document.getElementById(`${id}-${current.key}`)?.scrollIntoView({ block: "nearest" });
   }, [current, id]);
 
+  const close = () => {
+    letGo(dialog.current);
+    dialog.current?.close();
+  };
+
   const choose = (entry: Entry) => {
     // Closed first (which gives focus back to the page at once; its `close` event resets the
     // palette), so the entry can move focus itself (`/` search).
-    dialog.current?.close();
+    close();
     entry.onSelect();
   };
 
@@ -101,18 +118,19 @@ export function Palette({
       ref={dialog}
       className="palette"
       aria-label="Command palette"
+      // Escape: `cancel` comes before the dialog closes, at once.
+      onCancel={() => {
+        letGo(dialog.current);
+      }}
       onClose={() => {
-        // A dialog opened while nothing on the page had focus has nothing to give it back
-        // to, and leaves it on its hidden input: the page's keys (`g a`) then went nowhere.
-        const focused = document.activeElement;
-        if (focused instanceof HTMLElement && dialog.current?.contains(focused)) focused.blur();
+        letGo(dialog.current);
         setSearch("");
         setActive(0);
         onOpenChange(false);
       }}
       // A click on the backdrop lands on the dialog itself: it closes, as Escape does.
       onClick={(e) => {
-        if (e.target === e.currentTarget) dialog.current?.close();
+        if (e.target === e.currentTarget) close();
       }}
     >
       <input

@@ -17,6 +17,9 @@ export const chords: Record<string, string> = {
 function typing(event: KeyboardEvent): boolean {
   const target = event.target as HTMLElement | null;
   if (!target) return false;
+  // A field in a closed dialog is not where anyone types: focus can stay on it for a moment
+  // after the dialog closed.
+  if (target.closest("dialog:not([open])")) return false;
   return (
     target.isContentEditable ||
     target.tagName === "INPUT" ||
