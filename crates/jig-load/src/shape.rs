@@ -78,7 +78,8 @@ pub(crate) fn own<T: DeserializeOwned>(
     })
 }
 
-#[allow(clippy::too_many_lines, reason = "over 100 lines, not split yet (issue #43)")]
+/// One schema error as the diagnostics a person reads: the field by its name, what was expected
+/// and what was found, and a hint where one helps.
 fn translate(
     error: &ValidationError<'_>,
     schema: &Value,
@@ -88,26 +89,14 @@ fn translate(
 ) {
     let pointer = error.instance_path().as_str().to_owned();
     let field = field_name(&pointer, format);
-    match error.kind() {
+    let diagnostic = match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let allowed = allowed_properties(schema, error.schema_path().as_str());
             for name in unexpected {
-                let at = pointer_push(&pointer, name);
-                let mut diagnostic = Diagnostic::error(
-                    codes::FIELD_UNKNOWN,
-                    format!("unknown field `{name}`{}", context_suffix(&pointer, format)),
-                );
-                diagnostic = match did_you_mean(name, allowed.iter().map(String::as_str)) {
-                    Some(suggestion) => {
-                        diagnostic.with_hint(format!("did you mean `{suggestion}`?"))
-                    }
-                    None if !allowed.is_empty() => {
-                        diagnostic.with_hint(format!("expected one of: {}", allowed.join(", ")))
-                    }
-                    None => diagnostic,
-                };
-                out.push(file.at_key(diagnostic, &at));
+                let diagnostic = unknown_field(name, &allowed, &pointer, format);
+                out.push(file.at_key(diagnostic, &pointer_push(&pointer, name)));
             }
+            return;
         }
         ValidationErrorKind::Required { property } => {
             let name = property.as_str().unwrap_or_default();
@@ -116,6 +105,18 @@ fn translate(
                 format!("missing required field `{name}`{}", context_suffix(&pointer, format)),
             );
             out.push(file.at_key(diagnostic, &pointer));
+            return;
+        }
+        ValidationErrorKind::PropertyNames { error: inner } => {
+            // The offending name is the inner error's instance.
+            let name = inner.instance().as_str().unwrap_or_default().to_owned();
+            let diagnostic = property_name(inner, &name, &field);
+            out.push(file.at_key(diagnostic, &pointer_push(&pointer, &name)));
+            return;
+        }
+        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
+            translate_alternatives(error, context, schema, file, format, out);
+            return;
         }
         ValidationErrorKind::Type { kind } => {
             let expected = match kind {
@@ -124,18 +125,15 @@ fn translate(
                     set.iter().map(|t| article(&t.to_string())).collect::<Vec<_>>().join(" or ")
                 }
             };
-            let diagnostic = Diagnostic::error(
+            Diagnostic::error(
                 codes::FIELD_TYPE,
                 format!("{field} must be {expected}, not {}", describe_value(error.instance())),
-            );
-            out.push(file.at(diagnostic, &pointer));
+            )
         }
-        ValidationErrorKind::Enum { options } => {
-            out.push(file.at(enum_diagnostic(&field, error.instance(), options), &pointer));
-        }
+        ValidationErrorKind::Enum { options } => enum_diagnostic(&field, error.instance(), options),
         ValidationErrorKind::Constant { expected_value } => {
             let options = Value::Array(vec![(**expected_value).clone()]);
-            out.push(file.at(enum_diagnostic(&field, error.instance(), &options), &pointer));
+            enum_diagnostic(&field, error.instance(), &options)
         }
         ValidationErrorKind::Pattern { pattern } => {
             let (code, hint) = pattern_help(pattern);
@@ -146,73 +144,68 @@ fn translate(
                     describe_value(error.instance())
                 ),
             );
-            out.push(file.at(with_optional_hint(diagnostic, hint), &pointer));
+            with_optional_hint(diagnostic, hint)
         }
-        ValidationErrorKind::PropertyNames { error: inner } => {
-            // The offending name is the inner error's instance.
-            let name = inner.instance().as_str().unwrap_or_default().to_owned();
-            let mut diagnostic = Diagnostic::error(
-                codes::FIELD_PATTERN,
-                format!("`{name}` is not an allowed name in {field}"),
-            );
-            if let ValidationErrorKind::Pattern { pattern } = inner.kind() {
-                let (_, hint) = pattern_help(pattern);
-                diagnostic = with_optional_hint(
-                    diagnostic,
-                    hint.or(Some(format!("names must match `{pattern}`"))),
-                );
-            }
-            out.push(file.at_key(diagnostic, &pointer_push(&pointer, &name)));
+        _ => out_of_range(error, &field).unwrap_or_else(|| {
+            Diagnostic::error(codes::FIELD_INVALID, format!("{field}: {error}"))
+        }),
+    };
+    out.push(file.at(diagnostic, &pointer));
+}
+
+/// An unknown field, with the name it most likely meant or the names the place allows.
+fn unknown_field(name: &str, allowed: &[String], pointer: &str, format: FileFormat) -> Diagnostic {
+    let diagnostic = Diagnostic::error(
+        codes::FIELD_UNKNOWN,
+        format!("unknown field `{name}`{}", context_suffix(pointer, format)),
+    );
+    match did_you_mean(name, allowed.iter().map(String::as_str)) {
+        Some(suggestion) => diagnostic.with_hint(format!("did you mean `{suggestion}`?")),
+        None if !allowed.is_empty() => {
+            diagnostic.with_hint(format!("expected one of: {}", allowed.join(", ")))
         }
-        ValidationErrorKind::Minimum { limit }
-        | ValidationErrorKind::ExclusiveMinimum { limit } => {
-            let bound = if matches!(error.kind(), ValidationErrorKind::Minimum { .. }) {
-                "at least"
-            } else {
-                "more than"
-            };
-            let diagnostic = Diagnostic::error(
-                codes::FIELD_RANGE,
-                format!(
-                    "{field} must be {bound} {limit}, not {}",
-                    describe_value(error.instance())
-                ),
-            );
-            out.push(file.at(diagnostic, &pointer));
+        None => diagnostic,
+    }
+}
+
+/// A key of a map that its `propertyNames` do not allow.
+fn property_name(inner: &ValidationError<'_>, name: &str, field: &str) -> Diagnostic {
+    let diagnostic = Diagnostic::error(
+        codes::FIELD_PATTERN,
+        format!("`{name}` is not an allowed name in {field}"),
+    );
+    match inner.kind() {
+        ValidationErrorKind::Pattern { pattern } => {
+            let (_, hint) = pattern_help(pattern);
+            with_optional_hint(diagnostic, hint.or(Some(format!("names must match `{pattern}`"))))
+        }
+        _ => diagnostic,
+    }
+}
+
+/// A number, list or text outside its bounds; `None` for any other error.
+fn out_of_range(error: &ValidationError<'_>, field: &str) -> Option<Diagnostic> {
+    let found = describe_value(error.instance());
+    let message = match error.kind() {
+        ValidationErrorKind::Minimum { limit } => {
+            format!("{field} must be at least {limit}, not {found}")
+        }
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            format!("{field} must be more than {limit}, not {found}")
         }
         ValidationErrorKind::Maximum { limit }
         | ValidationErrorKind::ExclusiveMaximum { limit } => {
-            let diagnostic = Diagnostic::error(
-                codes::FIELD_RANGE,
-                format!(
-                    "{field} must be at most {limit}, not {}",
-                    describe_value(error.instance())
-                ),
-            );
-            out.push(file.at(diagnostic, &pointer));
+            format!("{field} must be at most {limit}, not {found}")
         }
         ValidationErrorKind::MinItems { limit } => {
-            let diagnostic = Diagnostic::error(
-                codes::FIELD_RANGE,
-                format!("{field} needs at least {limit} item(s)"),
-            );
-            out.push(file.at(diagnostic, &pointer));
+            format!("{field} needs at least {limit} item(s)")
         }
         ValidationErrorKind::MinLength { limit } => {
-            let diagnostic = Diagnostic::error(
-                codes::FIELD_RANGE,
-                format!("{field} must have at least {limit} character(s)"),
-            );
-            out.push(file.at(diagnostic, &pointer));
+            format!("{field} must have at least {limit} character(s)")
         }
-        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
-            translate_alternatives(error, context, schema, file, format, out);
-        }
-        _ => {
-            let diagnostic = Diagnostic::error(codes::FIELD_INVALID, format!("{field}: {error}"));
-            out.push(file.at(diagnostic, &pointer));
-        }
-    }
+        _ => return None,
+    };
+    Some(Diagnostic::error(codes::FIELD_RANGE, message))
 }
 
 /// A `oneOf`/`anyOf` failed. For a union tagged by a `kind` (or `type`) field, report the

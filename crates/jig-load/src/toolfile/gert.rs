@@ -48,7 +48,8 @@ pub(super) fn load(ctx: &ToolContext<'_>, located: &Located, file: &mut ToolFile
     let mut plans = Vec::new();
     for (name, action) in &tool.actions {
         let pointer = pointer_push("/actions", name);
-        if let Some(plan) = check_action(&tool, mode, &base, name, action, located, &pointer, out) {
+        let at = Place { located, pointer: &pointer };
+        if let Some(plan) = check_action(&tool, mode, &base, name, action, at, out) {
             plans.push((name, action, plan));
         }
     }
@@ -211,18 +212,17 @@ struct ActionPlan {
     input_schema: Value,
 }
 
-#[allow(clippy::too_many_arguments)]
-#[allow(clippy::too_many_lines, reason = "over 100 lines, not split yet (issue #43)")]
+/// One action: its name, transport, contract, inputs and extracts; its plan when all hold.
 fn check_action(
     tool: &GertTool,
     mode: TransportMode,
     base: &Contract,
     name: &str,
     action: &Action,
-    located: &Located,
-    pointer: &str,
+    at: Place,
     out: &mut Vec<Diagnostic>,
 ) -> Option<ActionPlan> {
+    let Place { located, pointer } = at;
     let start = out.len();
     if !action_name_pattern().is_match(name) {
         out.push(located.at_key(
@@ -233,6 +233,38 @@ fn check_action(
             pointer,
         ));
     }
+    check_transport(tool, mode, name, action, at, out);
+    let contract = match &action.contract {
+        Some(tightening) => {
+            tighten(base, tightening, located, &pointer_push(pointer, "contract"), out)
+        }
+        None => base.clone(),
+    };
+    let mut inputs = Inputs::declared(&contract, action);
+    check_argv(name, action, &mut inputs, at, out);
+    check_extract(&contract, action, at, out);
+    if out[start..].iter().any(Diagnostic::is_error) {
+        return None;
+    }
+    Some(ActionPlan { contract, input_schema: inputs.schema() })
+}
+
+/// Where in which file an action is: what its diagnostics point at.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    located: &'a Located,
+    pointer: &'a str,
+}
+
+/// An action has what its transport needs to run: a program, a method, an MCP tool.
+fn check_transport(
+    tool: &GertTool,
+    mode: TransportMode,
+    name: &str,
+    action: &Action,
+    Place { located, pointer }: Place,
+    out: &mut Vec<Diagnostic>,
+) {
     match mode {
         TransportMode::Stdio => {
             let has_program = tool.meta.binary.is_some()
@@ -278,39 +310,67 @@ fn check_action(
         )),
         _ => {}
     }
-    let contract = match &action.contract {
-        Some(tightening) => {
-            tighten(base, tightening, located, &pointer_push(pointer, "contract"), out)
-        }
-        None => base.clone(),
-    };
+}
 
-    // Declared inputs: contract inputs, then schema-generation args.
-    let mut inputs: BTreeMap<String, Value> = BTreeMap::new();
-    let mut required: BTreeSet<String> = BTreeSet::new();
-    for (input, field) in &contract.inputs {
-        inputs.insert(input.clone(), field_schema(field));
-        if field.required && field.default.is_none() {
-            required.insert(input.clone());
+/// An action's inputs: its contract's, then the schema-generation `args`.
+struct Inputs {
+    properties: BTreeMap<String, Value>,
+    required: BTreeSet<String>,
+}
+
+impl Inputs {
+    fn declared(contract: &Contract, action: &Action) -> Self {
+        let mut inputs: BTreeMap<String, Value> = BTreeMap::new();
+        let mut required: BTreeSet<String> = BTreeSet::new();
+        for (input, field) in &contract.inputs {
+            inputs.insert(input.clone(), field_schema(field));
+            if field.required && field.default.is_none() {
+                required.insert(input.clone());
+            }
         }
+        for (arg, spec) in &action.args {
+            let mut schema = Map::new();
+            schema.insert("type".into(), json!(spec.arg_type.json_schema_type()));
+            if let Some(description) = &spec.description {
+                schema.insert("description".into(), json!(description));
+            }
+            if let Some(allowed) = &spec.allowed {
+                schema.insert("enum".into(), json!(allowed));
+            }
+            if let Some(default) = &spec.default {
+                schema.insert("default".into(), json!(default));
+            }
+            inputs.insert(arg.clone(), Value::Object(schema));
+            if spec.required && spec.default.is_none() {
+                required.insert(arg.clone());
+            }
+        }
+        Self { properties: inputs, required }
     }
-    for (arg, spec) in &action.args {
+
+    /// The JSON Schema of the action's arguments: exactly these, no others.
+    fn schema(self) -> Value {
         let mut schema = Map::new();
-        schema.insert("type".into(), json!(spec.arg_type.json_schema_type()));
-        if let Some(description) = &spec.description {
-            schema.insert("description".into(), json!(description));
+        schema.insert("type".into(), json!("object"));
+        schema.insert("properties".into(), Value::Object(self.properties.into_iter().collect()));
+        if !self.required.is_empty() {
+            schema.insert("required".into(), json!(self.required));
         }
-        if let Some(allowed) = &spec.allowed {
-            schema.insert("enum".into(), json!(allowed));
-        }
-        if let Some(default) = &spec.default {
-            schema.insert("default".into(), json!(default));
-        }
-        inputs.insert(arg.clone(), Value::Object(schema));
-        if spec.required && spec.default.is_none() {
-            required.insert(arg.clone());
-        }
+        schema.insert("additionalProperties".into(), json!(false));
+        Value::Object(schema)
     }
+}
+
+/// The `argv` templates parse and use declared inputs. An action without `args` declares
+/// none, and what its `argv` uses becomes a required text input, as in gert.
+fn check_argv(
+    name: &str,
+    action: &Action,
+    declared: &mut Inputs,
+    Place { located, pointer }: Place,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Inputs { properties: inputs, required } = declared;
     let strict = !action.args.is_empty();
     for (i, arg) in action.argv.iter().enumerate() {
         let at = format!("{pointer}/argv/{i}");
@@ -349,6 +409,15 @@ fn check_action(
             }
         }
     }
+}
+
+/// `extract` produces declared outputs, with patterns that compile.
+fn check_extract(
+    contract: &Contract,
+    action: &Action,
+    Place { located, pointer }: Place,
+    out: &mut Vec<Diagnostic>,
+) {
     let declared_outputs: BTreeSet<&str> = contract.outputs.keys().map(String::as_str).collect();
     for (output, rule) in &action.extract {
         let at = format!("{pointer}/extract/{output}");
@@ -374,17 +443,6 @@ fn check_action(
             ));
         }
     }
-    if out[start..].iter().any(Diagnostic::is_error) {
-        return None;
-    }
-    let mut schema = Map::new();
-    schema.insert("type".into(), json!("object"));
-    schema.insert("properties".into(), Value::Object(inputs.into_iter().collect()));
-    if !required.is_empty() {
-        schema.insert("required".into(), json!(required));
-    }
-    schema.insert("additionalProperties".into(), json!(false));
-    Some(ActionPlan { contract, input_schema: Value::Object(schema) })
 }
 
 fn action_name_pattern() -> &'static Regex {

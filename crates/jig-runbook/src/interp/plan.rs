@@ -28,6 +28,9 @@ pub(crate) enum Action {
     Extension(String),
 }
 
+/// What a step's kind makes it do: the contract it runs under, the tool it calls, its action.
+type Planned = (Option<Contract>, Option<String>, Action);
+
 /// A step ready to run.
 pub(crate) struct Plan {
     /// What a reviewer sees while it waits (its `need` is filled in by whoever waits).
@@ -93,7 +96,6 @@ fn tightened(
 impl Interpreter<'_> {
     /// Work out what `step` will do at `key`. `Err` is a step that cannot even be planned: the
     /// failure to record.
-    #[allow(clippy::too_many_lines, reason = "over 100 lines, not split yet (issue #43)")]
     pub(super) async fn plan(
         &self,
         step: &Step,
@@ -101,7 +103,34 @@ impl Interpreter<'_> {
         key: &str,
         state: &State,
     ) -> Result<Plan, (StepStatus, Failure)> {
-        let vars = match &step.visibility {
+        let vars = self.visible(step, id, key, state).await;
+        let mut view = waiting_view(step, id, key, Need::Paused);
+        let (contract, tool, mut action) = self.action(step, id, key, &vars, &mut view)?;
+        let verdict = self.govern(step, id, key, contract.as_ref(), tool.as_deref()).await;
+        if let (Action::Tool(call), Some(v)) = (&mut action, &verdict)
+            && v.action == GovernanceAction::RequireApproval
+        {
+            call.approval_required_by = Some(v.rule.clone());
+            call.approvers_required = v.approvers;
+        }
+        if let Action::Tool(call) = &mut action {
+            call.timeout_ms = timeout_ms(step)?;
+            view.inputs = Some(call.inputs.clone());
+        }
+        view.tool = tool;
+        view.contract = contract;
+        Ok(Plan { view, verdict, action })
+    }
+
+    /// The variables the step may see: all of them, or its `visibility`'s view (traced).
+    async fn visible<'s>(
+        &self,
+        step: &Step,
+        id: &str,
+        key: &str,
+        state: &'s State,
+    ) -> Cow<'s, Value> {
+        match &step.visibility {
             Some(visibility) => {
                 let seen = visibility::view(state.vars(), visibility);
                 let data = json!({ "step_id": id, "allow": visibility.allow, "deny": visibility.deny, "filtered_view_hash": crate::hash_of(&seen) });
@@ -119,11 +148,21 @@ impl Interpreter<'_> {
             // Borrowed: a run's variables grow with every step, and copying them per step made
             // long runs quadratic.
             None => Cow::Borrowed(state.vars()),
-        };
+        }
+    }
+
+    /// What the step's kind makes it do, with the contract it runs under and the tool it calls.
+    fn action(
+        &self,
+        step: &Step,
+        id: &str,
+        key: &str,
+        vars: &Value,
+        view: &mut Waiting,
+    ) -> Result<Planned, (StepStatus, Failure)> {
         let template_error =
             |e: render::RenderError| (StepStatus::Error, Failure::new("template", e.to_string()));
-        let mut view = waiting_view(step, id, key, Need::Paused);
-        let (contract, tool, action) = match &step.kind {
+        let planned = match &step.kind {
             StepKind::Tool { tool, action, inputs, inputs_from, contract: tightening } => {
                 let info = self
                     .run()
@@ -131,7 +170,7 @@ impl Interpreter<'_> {
                     .tool(tool, action.as_deref())
                     .map_err(|e| (StepStatus::Error, Failure::new("tool_not_found", e)))?;
                 let contract = tightened(&info.contract, tightening.as_ref())?;
-                let mut inputs = spread(inputs_from, inputs, &vars).map_err(template_error)?;
+                let mut inputs = spread(inputs_from, inputs, vars).map_err(template_error)?;
                 if let Some(accepts) = &info.accepts {
                     inputs.retain(|name, _| accepts.contains(name));
                 }
@@ -139,7 +178,7 @@ impl Interpreter<'_> {
                 (Some(contract), Some(info.id), Action::Tool(Box::new(call)))
             }
             StepKind::Cli { argv } => {
-                let rendered = render::argv("argv", argv, &vars).map_err(template_error)?;
+                let rendered = render::argv("argv", argv, vars).map_err(template_error)?;
                 let info = self
                     .run()
                     .host
@@ -155,7 +194,7 @@ impl Interpreter<'_> {
             StepKind::Manual { instructions, required_evidence, choices, contract: declared } => {
                 if let Some(text) = instructions {
                     view.instructions =
-                        Some(render::text("instructions", text, &vars).map_err(template_error)?);
+                        Some(render::text("instructions", text, vars).map_err(template_error)?);
                 }
                 let contract = declared
                     .as_ref()
@@ -182,8 +221,7 @@ impl Interpreter<'_> {
                             (StepStatus::Error, Failure::new("tool_not_found", message))
                         })?;
                         let contract = tightened(&info.contract, declared.as_ref())?;
-                        let inputs =
-                            render::map("inputs", inputs, &vars).map_err(template_error)?;
+                        let inputs = render::map("inputs", inputs, vars).map_err(template_error)?;
                         let call = self.call(id, key, &runner, None, &info.id, inputs);
                         (Some(contract), Some(info.id), Action::Tool(Box::new(call)))
                     }
@@ -205,14 +243,26 @@ impl Interpreter<'_> {
                 ));
             }
         };
-        let verdict = contract.as_ref().map(|c| {
+        Ok(planned)
+    }
+
+    /// The runbook's governance on the step's contract (traced with the contract it judged).
+    async fn govern(
+        &self,
+        step: &Step,
+        id: &str,
+        key: &str,
+        contract: Option<&Contract>,
+        tool: Option<&str>,
+    ) -> Option<Verdict> {
+        let verdict = contract.map(|c| {
             let rules = match &self.run().runbook.governance {
                 Some(RunbookGovernance::Rules(g)) => g.rules.as_slice(),
                 _ => &[],
             };
-            crate::governance::raise(decide(rules, tool.as_deref(), c), step, id)
+            crate::governance::raise(decide(rules, tool, c), step, id)
         });
-        if let (Some(c), Some(v)) = (&contract, &verdict) {
+        if let (Some(c), Some(v)) = (contract, &verdict) {
             let data = json!({ "step_id": id, "resolved_contract": c });
             let _ = self
                 .trace(
@@ -234,20 +284,7 @@ impl Interpreter<'_> {
                 )
                 .await;
         }
-        let mut action = action;
-        if let (Action::Tool(call), Some(v)) = (&mut action, &verdict)
-            && v.action == GovernanceAction::RequireApproval
-        {
-            call.approval_required_by = Some(v.rule.clone());
-            call.approvers_required = v.approvers;
-        }
-        if let Action::Tool(call) = &mut action {
-            call.timeout_ms = timeout_ms(step)?;
-            view.inputs = Some(call.inputs.clone());
-        }
-        view.tool = tool;
-        view.contract = contract;
-        Ok(Plan { view, verdict, action })
+        verdict
     }
 
     /// The call a tool step makes: its approval token and the go-ahead's author from this walk.
