@@ -9,6 +9,7 @@
 pub mod auth;
 pub mod error;
 mod extract;
+mod free_form;
 mod html;
 mod identity;
 pub mod local;
@@ -99,7 +100,7 @@ fn api() -> OpenApiRouter<AppState> {
 
 /// The OpenAPI 3.1 document of the API.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    api().split_for_parts().1
+    free_form::mark(api().split_for_parts().1)
 }
 
 /// The pages: signing in (a token's exchange, the provider's sign-in) and the built UI.

@@ -370,13 +370,6 @@ export function useRunbookTrace(id: string) {
   });
 }
 
-/** What starting a run takes. */
-export interface StartRun {
-  runbook: string;
-  inputs: Record<string, unknown>;
-  stepwise: boolean;
-}
-
 /** What a mutation that answers with a run does with it: the run's cache, and the list. */
 function useRunChanged() {
   const queries = useQueryClient();
@@ -390,12 +383,8 @@ export function useStartRunbook() {
   const api = useApi();
   const runChanged = useRunChanged();
   return useMutation({
-    mutationFn: async (start: StartRun): Promise<RunView> =>
-      unwrap(
-        await api.POST("/api/runbook-runs", {
-          body: start as unknown as { runbook: string; inputs: Record<string, never> },
-        }),
-      ),
+    mutationFn: async (start: Schemas["StartRun"]): Promise<RunView> =>
+      unwrap(await api.POST("/api/runbook-runs", { body: start })),
     onSuccess: runChanged,
   });
 }
@@ -432,7 +421,7 @@ export function useFollowRun(id: string) {
       unwrap(
         await api.POST("/api/runbook-runs/{id}/follow", {
           params: { path: { id } },
-          body: { inputs: inputs as Record<string, never> },
+          body: { inputs },
         }),
       ),
     onSuccess: runChanged,

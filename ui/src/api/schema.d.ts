@@ -749,7 +749,9 @@ export interface components {
             action: "skip";
         } | {
             /** @description Evidence name → value. */
-            values: Record<string, never>;
+            values: {
+                [key: string]: unknown;
+            };
             /** @enum {string} */
             action: "evidence";
         } | {
@@ -935,7 +937,9 @@ export interface components {
             /** @description The tool. */
             tool: string;
             /** @description Its arguments. */
-            args?: Record<string, never>;
+            args?: {
+                [key: string]: unknown;
+            };
             /** @description The session (default `web`). */
             session?: string | null;
             /** @description The thread (idempotency keys are per thread). */
@@ -1167,7 +1171,9 @@ export interface components {
         /** @description Inputs over those an outcome gives its next runbook. */
         FollowRun: {
             /** @description Inputs of the next runbook, over those the outcome rendered. */
-            inputs?: Record<string, never>;
+            inputs?: {
+                [key: string]: unknown;
+            };
         };
         /** @description One receiver of the project's audit. */
         ForwardedTo: {
@@ -1454,7 +1460,9 @@ export interface components {
             /** @description Domain-specific meaning. */
             code?: string | null;
             /** @description Details, rendered. */
-            meta?: Record<string, never>;
+            meta?: {
+                [key: string]: unknown;
+            };
             /** @description The `end` step (instance key). */
             step: string;
         };
@@ -1510,7 +1518,9 @@ export interface components {
             /** @description `policy_hash`: recorded with every run, part of its run id. */
             hash: string;
             /** @description The policy as compiled from the manifest, defaults filled in. */
-            config: Record<string, never>;
+            config: {
+                [key: string]: unknown;
+            };
         };
         /** @description One preset. */
         Preset: {
@@ -1521,14 +1531,18 @@ export interface components {
             /** @description What it is for, for people. */
             description?: string | null;
             /** @description The arguments. */
-            args: Record<string, never>;
+            args: {
+                [key: string]: unknown;
+            };
         };
         /** @description A preset to save. */
         PresetBody: {
             /** @description What it is for. */
             description?: string | null;
             /** @description The arguments (a JSON object; they may be partial). */
-            args: Record<string, never>;
+            args: {
+                [key: string]: unknown;
+            };
         };
         /** @description The presets of a tool, and the files that could not be read as presets. */
         Presets: {
@@ -1559,7 +1573,9 @@ export interface components {
         /** @description The arguments of a call to preview. */
         PreviewRequest: {
             /** @description The arguments. */
-            args: Record<string, never>;
+            args: {
+                [key: string]: unknown;
+            };
             /** @description The session the call would be in (budgets are per session). */
             session?: string | null;
         };
@@ -1581,7 +1597,9 @@ export interface components {
             /** @description Step ids executed (not skipped by `when`), in order. */
             visited: string[];
             /** @description The variables at the end: inputs, constants and outputs. */
-            variables: Record<string, never>;
+            variables: {
+                [key: string]: unknown;
+            };
         };
         /** @description What live reload did with a change of the project's files. */
         RegistryEvent: {
@@ -1776,7 +1794,9 @@ export interface components {
              */
             updated_us: number;
             /** @description Where it stands: the outcome, the failure, or the steps it waits at. */
-            summary: Record<string, never>;
+            summary: {
+                [key: string]: unknown;
+            };
         };
         /** @description A runbook of the project, as listed. */
         RunbookSummary: {
@@ -1789,7 +1809,9 @@ export interface components {
             /** @description Its file, relative to the project root. */
             file: string;
             /** @description Its inputs: name → declaration. */
-            inputs: Record<string, never>;
+            inputs: {
+                [key: string]: unknown;
+            };
             /** @description How many steps, counting those inside branches and loops. */
             steps: number;
             /** @description Its recorded scenarios. */
@@ -1870,7 +1892,9 @@ export interface components {
             /** @description The runbook's name. */
             runbook: string;
             /** @description Its inputs (checked against the runbook's declarations before anything is recorded). */
-            inputs?: Record<string, never>;
+            inputs?: {
+                [key: string]: unknown;
+            };
             /** @description Wait for a go-ahead before every step (the default: a reviewer steps through). */
             stepwise?: boolean;
         };
@@ -1902,11 +1926,17 @@ export interface components {
             /** @description Where it is defined (`file:line`, relative to the project). */
             source: string;
             /** @description The resolved, self-contained input schema. */
-            input_schema: Record<string, never>;
+            input_schema: {
+                [key: string]: unknown;
+            };
             /** @description The resolved output schema. */
-            output_schema: Record<string, never>;
+            output_schema: {
+                [key: string]: unknown;
+            };
             /** @description The definition as loaded (execution, caps, limits, templating, outputs). */
-            definition: Record<string, never>;
+            definition: {
+                [key: string]: unknown;
+            };
         };
         /** @description One tool's line and its totals over the window. */
         ToolLine: {
@@ -2030,7 +2060,9 @@ export interface components {
             /** @description The registry tool (tool steps). */
             tool?: string | null;
             /** @description The inputs as they will be sent, rendered (tool steps). */
-            inputs?: Record<string, never> | null;
+            inputs?: {
+                [key: string]: unknown;
+            } | null;
             contract?: components["schemas"]["Contract"] | null;
         };
         /** @description One thing the manifest names that waits for consent. */

@@ -123,7 +123,6 @@ export function Palette({
         letGo(dialog.current);
       }}
       onClose={() => {
-        letGo(dialog.current);
         setSearch("");
         setActive(0);
         onOpenChange(false);

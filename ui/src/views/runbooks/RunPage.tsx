@@ -194,7 +194,7 @@ interface Attached {
 function Attachments({ run }: { run: RunView }) {
   const { platform } = useBackend();
   const [error, setError] = useState<string | null>(null);
-  const variables = run.progress.variables as Record<string, unknown>;
+  const variables = run.progress.variables;
   const attached = Object.entries(variables).filter(
     (entry): entry is [string, Attached] =>
       typeof entry[1] === "object" &&
@@ -329,7 +329,7 @@ function RunAgain({ run }: { run: RunView }) {
   const summary = runbooks.data?.find((r) => r.name === run.runbook);
   if (!ended || !summary) return null;
   const declared = Object.keys(summary.inputs);
-  const variables = run.progress.variables as Record<string, unknown>;
+  const variables = run.progress.variables;
   const given = Object.fromEntries(
     declared.filter((name) => name in variables).map((name) => [name, variables[name]]),
   );

@@ -126,7 +126,7 @@ function Need({
             required={need.required}
             disabled={!runner || busy}
             onSubmit={(values) => {
-              send({ action: "evidence", values: values as Record<string, never> });
+              send({ action: "evidence", values });
             }}
           />
           {roleNote}

@@ -34,7 +34,7 @@ export function Presets({
       unwrap(
         await api.PUT("/api/tools/{id}/presets/{name}", {
           params: { path: { id: tool, name } },
-          body: { args: args as Record<string, never> },
+          body: { args },
         }),
       ),
     onSuccess: (preset) => {

@@ -31,7 +31,7 @@ export function PreviewBox({
       void api
         .POST("/api/tools/{id}/preview", {
           params: { path: { id: tool } },
-          body: { args: JSON.parse(body) as Record<string, never> },
+          body: { args: JSON.parse(body) as Record<string, unknown> },
         })
         .then((answer) => {
           if (!current) return;

@@ -84,13 +84,11 @@ export function useCall() {
   });
 
   const start = useCallback(
-    async (tool: string, args: unknown) => {
+    async (tool: string, args: Record<string, unknown>) => {
       setView({ ...idle, phase: "starting" });
       early.current = [];
       try {
-        const started = unwrap(
-          await api.POST("/api/calls", { body: { tool, args: args as Record<string, never> } }),
-        );
+        const started = unwrap(await api.POST("/api/calls", { body: { tool, args } }));
         const missed = early.current;
         setView((current) =>
           current.phase === "starting"
