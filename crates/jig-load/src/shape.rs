@@ -185,17 +185,17 @@ fn property_name(inner: &ValidationError<'_>, name: &str, field: &str) -> Diagno
 
 /// A number, list or text outside its bounds; `None` for any other error.
 fn out_of_range(error: &ValidationError<'_>, field: &str) -> Option<Diagnostic> {
-    let found = describe_value(error.instance());
+    let found = || describe_value(error.instance());
     let message = match error.kind() {
         ValidationErrorKind::Minimum { limit } => {
-            format!("{field} must be at least {limit}, not {found}")
+            format!("{field} must be at least {limit}, not {}", found())
         }
         ValidationErrorKind::ExclusiveMinimum { limit } => {
-            format!("{field} must be more than {limit}, not {found}")
+            format!("{field} must be more than {limit}, not {}", found())
         }
         ValidationErrorKind::Maximum { limit }
         | ValidationErrorKind::ExclusiveMaximum { limit } => {
-            format!("{field} must be at most {limit}, not {found}")
+            format!("{field} must be at most {limit}, not {}", found())
         }
         ValidationErrorKind::MinItems { limit } => {
             format!("{field} needs at least {limit} item(s)")
