@@ -46,14 +46,14 @@ pub use binding::BindingKey;
 pub use dialect::Dialect;
 pub use error::AuditError;
 pub use jobs::{JobRecord, JobSummary};
-pub use ops::{Op, Outcome, RunUpdate, TokenRefusal};
+pub use ops::{Op, Outcome, PeopleOp, PeopleOutcome, RunUpdate, TokenRefusal};
 pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
-pub use payload::{ApprovalDecided, CallPendingApproval};
-pub use people::{ApiToken, DesktopGrant, SignIn, WebSession};
+pub use payload::{ApprovalDecided, CallPendingApproval, TokenChanged};
+
 pub use query::{MAX_PAGE, RunPage, RunQuery, RunTotal};
 pub use records::{
-    ApprovalRecord, ApprovalState, KeyRecord, KeyState, ReplayIdentity, RunRecord, RunState,
-    RunbookRunRecord, SessionUsage,
+    ApiToken, ApprovalRecord, ApprovalState, DesktopGrant, KeyRecord, KeyState, ReplayIdentity,
+    RunRecord, RunState, RunbookRunRecord, SessionUsage, SignIn, WebSession,
 };
 pub use rollup::Rollup;
 pub use series::{Count, Line, MAX_BUCKETS, Series, SeriesQuery, ToolLine};

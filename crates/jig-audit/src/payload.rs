@@ -4,7 +4,7 @@
 //! (older packets lack it) and skipped when empty (the bytes of a packet written today are
 //! what they were).
 
-use jig_model::Verdict;
+use jig_model::{ApprovalId, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::packet::{Packet, PacketKind};
@@ -13,7 +13,7 @@ use crate::packet::{Packet, PacketKind};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalDecided {
     /// The approval.
-    pub approval_id: String,
+    pub approval_id: ApprovalId,
     /// How it came out.
     pub verdict: Verdict,
     /// Why: a denial's reason, an approval's validity, "nobody decided in time".
@@ -45,13 +45,13 @@ pub struct ApprovalDecided {
 impl ApprovalDecided {
     /// A decision of `verdict` on `approval_id`, asked by `requested_by`, for `reason`.
     pub fn new(
-        approval_id: &str,
+        approval_id: &ApprovalId,
         verdict: Verdict,
         reason: &str,
         requested_by: Option<&str>,
     ) -> Self {
         Self {
-            approval_id: approval_id.to_owned(),
+            approval_id: approval_id.clone(),
             verdict,
             reason: reason.to_owned(),
             requested_by: requested_by.map(str::to_owned),
@@ -83,7 +83,7 @@ impl ApprovalDecided {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallPendingApproval {
     /// The approval it waits for.
-    pub approval_id: String,
+    pub approval_id: ApprovalId,
     /// The rule that asks.
     #[serde(default)]
     pub rule: String,
@@ -99,7 +99,41 @@ impl CallPendingApproval {
     }
 }
 
+/// `token.minted` and `token.revoked`: a personal token made or revoked — never the token or
+/// its hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenChanged {
+    /// The token's id.
+    pub token_id: String,
+    /// What its owner calls it.
+    pub name: String,
+    /// Whose it is.
+    pub owner: String,
+    /// What it may do.
+    pub role: String,
+    /// When it ends (µs; `null`: never).
+    pub expires_us: Option<i64>,
+    /// Who revoked it (a revocation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// Why, when a refused sign-in revoked it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl TokenChanged {
+    /// As a packet's data.
+    pub fn to_data(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
 impl Packet {
+    /// This packet's token change, when it is a `token.minted` or `token.revoked` packet.
+    pub fn token_changed(&self) -> Option<TokenChanged> {
+        self.payload(PacketKind::TokenMinted).or_else(|| self.payload(PacketKind::TokenRevoked))
+    }
+
     /// This packet's decision, when it is an `approval.decided` packet that reads as one.
     pub fn approval_decided(&self) -> Option<ApprovalDecided> {
         self.payload(PacketKind::ApprovalDecided)
@@ -124,12 +158,13 @@ mod tests {
 
     #[test]
     fn a_decision_writes_the_fields_it_always_wrote_and_no_empty_ones() {
-        let denied = ApprovalDecided::new("a1", Verdict::Denied, "no", None);
+        let a1 = ApprovalId::new("a1");
+        let denied = ApprovalDecided::new(&a1, Verdict::Denied, "no", None);
         assert_eq!(
             denied.to_data(),
             json!({ "approval_id": "a1", "verdict": "denied", "reason": "no", "requested_by": null })
         );
-        let mut approved = ApprovalDecided::new("a1", Verdict::Approved, "ok", Some("alice"));
+        let mut approved = ApprovalDecided::new(&a1, Verdict::Approved, "ok", Some("alice"));
         approved.token_hash = Some("t".to_owned());
         approved.request_hash = Some("r".to_owned());
         assert!(approved.grants("a1", "t", "r"));
@@ -139,9 +174,30 @@ mod tests {
     }
 
     #[test]
+    fn a_token_change_writes_what_it_always_wrote() {
+        let mut change = TokenChanged {
+            token_id: "t1".into(),
+            name: "laptop".into(),
+            owner: "ada".into(),
+            role: "runner".into(),
+            expires_us: None,
+            by: None,
+            reason: None,
+        };
+        let minted = json!({ "token_id": "t1", "name": "laptop", "owner": "ada", "role": "runner", "expires_us": null });
+        assert_eq!(change.to_data(), minted);
+        change.by = Some("bob".into());
+        change.reason = Some("no group".into());
+        let mut revoked = minted;
+        revoked["by"] = json!("bob");
+        revoked["reason"] = json!("no group");
+        assert_eq!(change.to_data(), revoked);
+    }
+
+    #[test]
     fn a_waiting_call_names_its_approval_rule_and_reason() {
         let waits = CallPendingApproval {
-            approval_id: "a1".to_owned(),
+            approval_id: ApprovalId::new("a1"),
             rule: "rules[0]".to_owned(),
             reason: "writes".to_owned(),
         };

@@ -6,7 +6,10 @@ use sqlx::any::AnyRow;
 
 use crate::error::AuditError;
 use crate::packet::Packet;
-use crate::records::{ApprovalRecord, ApprovalState, KeyRecord, KeyState, RunRecord, RunState};
+use crate::records::{
+    ApiToken, ApprovalRecord, ApprovalState, DesktopGrant, KeyRecord, KeyState, RunRecord,
+    RunState, SignIn, WebSession,
+};
 
 pub(crate) fn json_column(row: &AnyRow, column: &str) -> Result<Option<Value>, AuditError> {
     let text: Option<String> = row.try_get(column)?;
@@ -80,7 +83,7 @@ pub(crate) fn key_from_row(row: &AnyRow) -> Result<KeyRecord, AuditError> {
 pub(crate) fn approval_from_row(row: &AnyRow) -> Result<ApprovalRecord, AuditError> {
     let state: String = row.try_get("state")?;
     Ok(ApprovalRecord {
-        id: row.try_get("id")?,
+        id: jig_model::ApprovalId::new(row.try_get::<String, _>("id")?),
         request_hash: row.try_get("request_hash")?,
         tool: row.try_get("tool")?,
         session_id: row.try_get("session_id")?,
@@ -104,5 +107,54 @@ pub(crate) fn approval_from_row(row: &AnyRow) -> Result<ApprovalRecord, AuditErr
         clear_request: json_column(row, "clear_request")?,
         request_id: row.try_get("request_id")?,
         note: row.try_get("note")?,
+    })
+}
+
+pub(crate) fn sign_in_from_row(row: &AnyRow) -> Result<SignIn, AuditError> {
+    Ok(SignIn {
+        state: row.try_get("state")?,
+        browser: row.try_get("browser")?,
+        verifier: row.try_get("verifier")?,
+        nonce: row.try_get("nonce")?,
+        return_to: row.try_get("return_to")?,
+        created_us: row.try_get("created_us")?,
+    })
+}
+
+pub(crate) fn grant_from_row(row: &AnyRow) -> Result<DesktopGrant, AuditError> {
+    Ok(DesktopGrant {
+        code_hash: row.try_get("code_hash")?,
+        session_hash: row.try_get("session_hash")?,
+        challenge: row.try_get("challenge")?,
+        redirect_uri: row.try_get("redirect_uri")?,
+        created_us: row.try_get("created_us")?,
+    })
+}
+
+pub(crate) fn session_from_row(row: &AnyRow) -> Result<WebSession, AuditError> {
+    Ok(WebSession {
+        id_hash: row.try_get("id_hash")?,
+        principal: row.try_get("principal")?,
+        subject: row.try_get("subject")?,
+        issuer: row.try_get("issuer")?,
+        claims: json_column(row, "claims")?.unwrap_or(serde_json::Value::Null),
+        created_us: row.try_get("created_us")?,
+        expires_us: row.try_get("expires_us")?,
+        revoked_us: row.try_get("revoked_us")?,
+    })
+}
+
+pub(crate) fn token_from_row(row: &AnyRow) -> Result<ApiToken, AuditError> {
+    Ok(ApiToken {
+        id: row.try_get("id")?,
+        owner: row.try_get("owner")?,
+        name: row.try_get("name")?,
+        role: row.try_get("role")?,
+        token_hash: row.try_get("token_hash")?,
+        created_us: row.try_get("created_us")?,
+        last_used_us: row.try_get("last_used_us")?,
+        expires_us: row.try_get("expires_us")?,
+        revoked_us: row.try_get("revoked_us")?,
+        revoked_by: row.try_get("revoked_by")?,
     })
 }

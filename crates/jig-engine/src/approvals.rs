@@ -6,7 +6,7 @@
 use jig_audit::{
     ApprovalDecided, ApprovalRecord, ApprovalState, NewPacket, Op, Outcome, PacketKind,
 };
-use jig_model::Verdict;
+use jig_model::{ApprovalId, Verdict};
 use serde_json::Value;
 
 use crate::engine::{Approval, Engine};
@@ -138,7 +138,7 @@ impl Engine {
         let outcomes = self
             .store
             .apply(vec![Op::DecideApproval {
-                id: approval.id.clone(),
+                id: approval.id.to_string(),
                 // Only an approval grants a token; the packet and the row name the same one.
                 approve: decided.token_hash.is_some(),
                 token_hash: decided.token_hash,
@@ -170,7 +170,7 @@ impl Engine {
         let outcomes = self
             .store
             .apply(vec![Op::SecondApproval {
-                id: approval.id.clone(),
+                id: approval.id.to_string(),
                 before: approval.approvers.clone(),
                 after: approvers.clone(),
                 packet: Box::new(packet),
@@ -250,14 +250,14 @@ impl Engine {
 
     async fn close(
         &self,
-        id: &str,
+        id: &ApprovalId,
         withdrawn: bool,
         packet: NewPacket,
     ) -> Result<bool, EngineError> {
         let outcomes = self
             .store
             .apply(vec![Op::CloseApproval {
-                id: id.to_owned(),
+                id: id.to_string(),
                 withdrawn,
                 packet: Box::new(packet),
             }])
@@ -268,13 +268,19 @@ impl Engine {
     /// Tell everyone that approval `id` was decided (or ended), and drop a request this
     /// process kept for it that will never run. (One that may run now is run by
     /// [`Engine::approve_and_run`], or, decided elsewhere, when this process hears of it.)
-    pub(crate) fn decided(&self, id: &str, verdict: Verdict, by: &str, reason: Option<&str>) {
+    pub(crate) fn decided(
+        &self,
+        id: &ApprovalId,
+        verdict: Verdict,
+        by: &str,
+        reason: Option<&str>,
+    ) {
         self.metrics.decided(id, verdict);
         if verdict.ends_the_request() {
             self.parked.forget(id);
         }
         self.events.publish(Event::Approval(ApprovalEvent {
-            approval_id: id.to_owned(),
+            approval_id: id.clone(),
             verdict,
             by: by.to_owned(),
             reason: reason.map(str::to_owned),
@@ -282,9 +288,17 @@ impl Engine {
         }));
     }
 
-    pub(crate) async fn pending_approval(&self, id: &str) -> Result<ApprovalRecord, EngineError> {
-        let approval =
-            self.store.approval(id).await?.ok_or_else(|| EngineError::NoApproval(id.to_owned()))?;
+    /// The pending approval a person named: `reference` is what they typed (its id, or a
+    /// prefix that names one approval), so it is text until the store resolves it.
+    pub(crate) async fn pending_approval(
+        &self,
+        reference: &str,
+    ) -> Result<ApprovalRecord, EngineError> {
+        let approval = self
+            .store
+            .approval(reference)
+            .await?
+            .ok_or_else(|| EngineError::NoApproval(reference.to_owned()))?;
         if approval.state != ApprovalState::Pending {
             return Err(EngineError::AlreadyDecided { id: approval.id, state: approval.state });
         }
@@ -357,7 +371,7 @@ fn decided_notice(
     reason: Option<&str>,
 ) -> crate::notify::Notice {
     crate::notify::Notice::ApprovalDecided {
-        approval_id: approval.id.clone(),
+        approval_id: approval.id.to_string(),
         tool: approval.tool.clone(),
         verdict,
         by: by.to_owned(),

@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use jig_model::Verdict;
 use jig_model::envelope::ToolRequest;
+use jig_model::{ApprovalId, Verdict};
 
 use crate::events::{ApprovalEvent, Event};
 use crate::identity::new_id;
@@ -22,20 +22,20 @@ use crate::{Approval, CallContext, Engine, EngineError};
 
 /// Requests waiting for approval, by approval id.
 #[derive(Debug, Default)]
-pub(crate) struct Parked(Mutex<HashMap<String, (ToolRequest, CallContext)>>);
+pub(crate) struct Parked(Mutex<HashMap<ApprovalId, (ToolRequest, CallContext)>>);
 
 impl Parked {
-    fn park(&self, approval_id: String, request: ToolRequest, context: CallContext) {
+    fn park(&self, approval_id: ApprovalId, request: ToolRequest, context: CallContext) {
         if let Ok(mut map) = self.0.lock() {
             map.insert(approval_id, (request, context));
         }
     }
 
-    fn take(&self, approval_id: &str) -> Option<(ToolRequest, CallContext)> {
+    fn take(&self, approval_id: &ApprovalId) -> Option<(ToolRequest, CallContext)> {
         self.0.lock().ok()?.remove(approval_id)
     }
 
-    pub(crate) fn forget(&self, approval_id: &str) {
+    pub(crate) fn forget(&self, approval_id: &ApprovalId) {
         self.take(approval_id);
     }
 }
@@ -93,8 +93,8 @@ impl Engine {
             };
             let principal = context.principal.clone();
             let response = engine.dispatch(request.clone(), context.clone()).await;
-            if let Some(approval_id) = response.pending_approval() {
-                engine.parked.park(approval_id.to_owned(), request, context);
+            if let Some(approval_id) = response.waits_for() {
+                engine.parked.park(approval_id, request, context);
             }
             engine.events.publish_to(&principal, Event::Response(Box::new(response)));
         });
@@ -134,7 +134,7 @@ impl Engine {
     /// Returns the request that now runs the call, when it runs here.
     pub(crate) fn on_approval_decided(
         self: &Arc<Self>,
-        id: &str,
+        id: &ApprovalId,
         verdict: Verdict,
         by: &str,
     ) -> Option<String> {
@@ -145,13 +145,13 @@ impl Engine {
                 request.request_id = new_id();
                 context.approval_token = None;
                 context.retry_approved = true;
-                context.resumes_approval = Some(id.to_owned());
+                context.resumes_approval = Some(id.to_string());
                 context.cancel = jig_exec::Cancel::new();
                 let resumed = request.request_id.clone();
                 // Tell subscribers which request now carries the call before it starts: a quick
                 // call's response must not arrive before the news of the request it answers.
                 self.events.publish(Event::Approval(ApprovalEvent {
-                    approval_id: id.to_owned(),
+                    approval_id: id.clone(),
                     verdict: Verdict::Approved,
                     by: by.to_owned(),
                     reason: None,

@@ -31,7 +31,7 @@ pub enum EngineError {
     #[error("approval `{id}` is already {state}")]
     AlreadyDecided {
         /// The approval.
-        id: String,
+        id: jig_model::ApprovalId,
         /// Its state.
         state: jig_audit::ApprovalState,
     },
@@ -39,7 +39,7 @@ pub enum EngineError {
     #[error("`{principal}` has already approved `{id}`: it needs someone else's approval too")]
     ApprovedAlready {
         /// The approval.
-        id: String,
+        id: jig_model::ApprovalId,
         /// Who tried again.
         principal: String,
     },
@@ -48,7 +48,7 @@ pub enum EngineError {
     #[error("approval `{id}` changed at the same moment: read it again and retry")]
     ApprovalMoved {
         /// The approval.
-        id: String,
+        id: jig_model::ApprovalId,
     },
     /// The policy forbids approving one's own request.
     #[error(
@@ -199,7 +199,7 @@ mod tests {
             (EngineError::NoApproval("a1".into()), ErrorCode::NotFound),
             (
                 EngineError::AlreadyDecided {
-                    id: "a1".into(),
+                    id: jig_model::ApprovalId::new("a1"),
                     state: jig_audit::ApprovalState::Denied,
                 },
                 ErrorCode::Conflict,

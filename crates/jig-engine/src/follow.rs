@@ -134,9 +134,9 @@ impl Engine {
     /// An approval decided elsewhere: tell this process's subscribers, and run or drop a
     /// request this process kept for it.
     fn heard_decision(self: &Arc<Self>, decided: &jig_audit::ApprovalDecided, by: &str) {
-        let (id, verdict) = (decided.approval_id.as_str(), decided.verdict);
+        let (id, verdict) = (&decided.approval_id, decided.verdict);
         self.events.publish(Event::Approval(ApprovalEvent {
-            approval_id: id.to_owned(),
+            approval_id: id.clone(),
             verdict,
             by: by.to_owned(),
             reason: (verdict == jig_model::Verdict::Denied).then(|| decided.reason.clone()),

@@ -1,6 +1,7 @@
 //! Seed 003's metrics as a snapshot: latencies, error rate, registry size, counts, bytes and
 //! files touched.
 
+use jig_model::ApprovalId;
 use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -32,7 +33,7 @@ struct Inner {
     waited_approval: u64,
     /// The approvals calls made here wait on now: a decision (here or heard from another
     /// process) takes its call out, and a denial counts it denied.
-    waiting: std::collections::HashSet<String>,
+    waiting: std::collections::HashSet<ApprovalId>,
     bytes_in: u64,
     bytes_out: u64,
     files_touched: u64,
@@ -113,18 +114,18 @@ impl Metrics {
     }
 
     /// A call made here waits on approval `id` (a repeat of the same call adds nothing).
-    pub fn waiting(&self, id: &str) {
+    pub fn waiting(&self, id: ApprovalId) {
         if let Ok(mut inner) = self.inner.lock()
             && inner.waiting.len() < RECENT_CALLS
         {
-            inner.waiting.insert(id.to_owned());
+            inner.waiting.insert(id);
         }
     }
 
     /// Approval `id` was decided as `verdict`: a call of this process that waited on it waits
     /// no more, and one a person denied is a denied call. Idempotent: a decision made here is
     /// also heard back.
-    pub fn decided(&self, id: &str, verdict: jig_model::Verdict) {
+    pub fn decided(&self, id: &ApprovalId, verdict: jig_model::Verdict) {
         if let Ok(mut inner) = self.inner.lock()
             && inner.waiting.remove(id)
             && verdict == jig_model::Verdict::Denied

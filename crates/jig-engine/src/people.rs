@@ -1,7 +1,6 @@
 //! People's state beside the audit: sign-ins under way, browser sessions and the desktop app's
-//! grants. The store keeps the tables; surfaces reach them only through [`People`], so the
-//! engine stays their one owner (tokens, whose changes are recorded in the chain, are in
-//! `tokens.rs`).
+//! grants. The store keeps the tables and changes them through its writer; surfaces reach them
+//! only through [`People`] (tokens, whose changes are recorded in the chain, in `tokens.rs`).
 
 use jig_audit::{AuditError, DesktopGrant, SignIn, Store, WebSession};
 

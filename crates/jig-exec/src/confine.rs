@@ -292,7 +292,7 @@ impl Confinement {
         let scratch = Scratch::new(workspace.root(), &label)?;
         let confinement =
             Self::workspace_writer(workspace, policy, program, scratch.path(), network);
-        let mut env = crate::process::inherited(passthrough);
+        let mut env = host::inherited(passthrough);
         private_home(&mut env, &scratch);
         Ok((scratch, confinement, env))
     }

@@ -24,6 +24,15 @@ use jig_model::ErrorCode;
 
 use crate::executor::ToolError;
 
+/// The variables `names` from Jig's own environment (those that are set): what a tool's
+/// otherwise empty environment inherits.
+pub fn inherited(names: &[&str]) -> BTreeMap<String, String> {
+    names
+        .iter()
+        .filter_map(|name| std::env::var(name).ok().map(|value| ((*name).to_owned(), value)))
+        .collect()
+}
+
 /// A program of Jig's own, by absolute path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostProgram {

@@ -14,6 +14,10 @@ use tokio::process::Command;
 use crate::confine::Confinement;
 use crate::executor::{Cancel, Events, ToolError};
 
+/// What a tool's otherwise empty environment inherits (it reads Jig's own, so it lives with
+/// the rest of what is Jig's: `crate::host`).
+pub use crate::host::inherited;
+
 /// Re-exported where callers outside the crate have always found it.
 pub use crate::program::find_program;
 
@@ -181,15 +185,6 @@ async fn capture(
         }
     }
     (String::from_utf8_lossy(&kept).into_owned(), truncated)
-}
-
-/// The variables `names` from Jig's own environment (those that are set): what a tool's
-/// otherwise empty environment inherits.
-pub fn inherited(names: &[&str]) -> BTreeMap<String, String> {
-    names
-        .iter()
-        .filter_map(|name| std::env::var(name).ok().map(|value| ((*name).to_owned(), value)))
-        .collect()
 }
 
 /// Kill the process group led by `pid` (a child started with `process_group(0)`), so whatever

@@ -72,7 +72,7 @@ pub async fn ask(
         .map(|note| note.chars().take(NOTE_CHARS).collect::<String>());
     match (answer.action, decision) {
         (ElicitationAction::Accept, Some("approve")) => {
-            match app.approve(person, &approval.id, note.as_deref()).await {
+            match app.approve(person, approval.id.as_str(), note.as_deref()).await {
                 Ok(done) if done.granted => Answer::Approved,
                 Ok(done) => Answer::Undecided(format!(
                     "approved by {} of the {} people this call needs; it runs once the others approve (`jig approvals list`, the workbench), when it is called again",
@@ -84,7 +84,7 @@ pub async fn ask(
         }
         (ElicitationAction::Accept, _) | (ElicitationAction::Decline, _) => {
             let reason = note.as_deref().unwrap_or("declined at the MCP client");
-            match app.deny(person, &approval.id, Some(reason)).await {
+            match app.deny(person, approval.id.as_str(), Some(reason)).await {
                 Ok(_) => Answer::Denied,
                 Err(error) => Answer::Undecided(error.to_string()),
             }

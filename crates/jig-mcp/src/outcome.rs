@@ -71,23 +71,13 @@ fn failure(response: &ToolResponse) -> Value {
 /// 1f3…`, then call again with the same arguments)`.
 fn line(error: &ResponseError) -> String {
     let mut line = format!("{}: {}", error.code.as_str(), error.message);
-    if let Some(id) = approval_id(error) {
+    if let Some(id) = error.approval_id() {
         line.push_str(&format!(
             " (approval {id}: a person approves it in the workbench or with \
              `jig approvals approve {id}`; then call again with the same arguments)"
         ));
     }
     line
-}
-
-/// The approval a failed call waits for, if it waits for one.
-pub fn approval_id(error: &ResponseError) -> Option<&str> {
-    error.details.as_ref()?.get("approval_id")?.as_str()
-}
-
-/// The approval `response` waits for.
-pub fn pending_approval(response: &ToolResponse) -> Option<&str> {
-    response.pending_approval()
 }
 
 fn text(data: &Value) -> String {

@@ -57,7 +57,12 @@ impl Subscriptions {
             Some(Event::Approval(decision)) if self.watches_runs() => {
                 // Only its request id is read: nobody's request is shown in clear.
                 let reader = jig_engine::Reader { person: String::new(), may_approve: false };
-                engine.history().approval(&decision.approval_id, &reader).await.ok().flatten()
+                engine
+                    .history()
+                    .approval(decision.approval_id.as_str(), &reader)
+                    .await
+                    .ok()
+                    .flatten()
             }
             _ => None,
         };

@@ -50,7 +50,7 @@ pub async fn decided(
                 () = stop.cancelled() => return None,
                 () = &mut tick => break false,
                 event = events.recv() => match event {
-                    Ok(Event::Approval(decision)) if decision.approval_id == id.as_str() => break true,
+                    Ok(Event::Approval(decision)) if decision.approval_id == *id => break true,
                     Ok(_) => {}
                     // Missed some: read the store.
                     Err(RecvError::Lagged(_)) => break true,

@@ -54,6 +54,15 @@ pub struct ResponseError {
     pub details: Option<Value>,
 }
 
+impl ResponseError {
+    /// The approval a refused call waits for (`details.approval_id`, where the engine writes
+    /// it), if this error says it waits.
+    pub fn approval_id(&self) -> Option<crate::ApprovalId> {
+        let id = self.details.as_ref()?.get("approval_id")?.as_str()?;
+        Some(crate::ApprovalId::new(id))
+    }
+}
+
 /// The outcome of one tool call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -108,17 +117,12 @@ impl ToolResponse {
     }
 
     /// The approval this response says the call waits for (`E_POLICY` with
-    /// `details.approval_id`), if it does.
-    pub fn pending_approval(&self) -> Option<&str> {
+    /// `details.approval_id`), if it does: what a surface acts on when a call waits.
+    pub fn waits_for(&self) -> Option<crate::ApprovalId> {
         if self.ok {
             return None;
         }
-        self.errors.iter().find_map(|error| error.details.as_ref()?.get("approval_id")?.as_str())
-    }
-
-    /// The same, typed: what a surface acts on when a call waits.
-    pub fn waits_for(&self) -> Option<crate::ApprovalId> {
-        self.pending_approval().map(crate::ApprovalId::new)
+        self.errors.iter().find_map(ResponseError::approval_id)
     }
 }
 
@@ -140,7 +144,7 @@ pub struct SubmittedJob {
 /// Progress of a running task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = CallProgress))]
 pub struct Progress {
     /// Percent complete, 0–100, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]

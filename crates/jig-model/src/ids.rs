@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 /// An approval: one person's (or several people's) decision on exactly one request.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApprovalId(String);
 
 impl ApprovalId {
@@ -20,11 +21,53 @@ impl ApprovalId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The id as people see it in a list: its first eight characters, a prefix that names it
+    /// wherever an approval is looked up.
+    pub fn short(&self) -> &str {
+        self.0.get(..8).unwrap_or(&self.0)
+    }
+
+    /// The id's text, owned.
+    pub fn into_string(self) -> String {
+        self.0
+    }
 }
 
 impl fmt::Display for ApprovalId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for ApprovalId {
+    fn from(id: &str) -> Self {
+        Self::new(id)
+    }
+}
+
+impl From<String> for ApprovalId {
+    fn from(id: String) -> Self {
+        Self(id)
+    }
+}
+
+impl PartialEq<str> for ApprovalId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for ApprovalId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+/// So that maps keyed by the id are looked up by its text.
+impl std::borrow::Borrow<str> for ApprovalId {
+    fn borrow(&self) -> &str {
+        &self.0
     }
 }
 

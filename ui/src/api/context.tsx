@@ -11,7 +11,7 @@ import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from "@tan
 import type { Platform } from "../platform";
 import { apiClient, type Api } from "./client";
 import { sessionQuery, signedOut } from "./session";
-import { EventHub } from "./events";
+import { EventHub, streamEvent, type StreamEvent, type StreamResumed } from "./events";
 
 interface Backend {
   platform: Platform;
@@ -66,7 +66,9 @@ function EventBridge({ backend }: { backend: Backend }) {
     if (!known) return undefined;
     let dropped = false;
     return backend.platform.subscribe(
-      (event) => {
+      (received) => {
+        const event = streamEvent(received);
+        if (!event) return;
         backend.events.dispatch(event);
         for (const key of staleAfter(event)) void queries.invalidateQueries({ queryKey: [key] });
       },
@@ -86,9 +88,8 @@ function EventBridge({ backend }: { backend: Backend }) {
 }
 
 /** Which cached queries an event makes stale. */
-function staleAfter(event: unknown): string[] {
-  const name = (event as { event?: unknown }).event;
-  switch (name) {
+function staleAfter(event: StreamEvent): string[] {
+  switch (event.event) {
     case "RegistryReloaded":
       return ["tools", "tool", "session", "problems", "policy"];
     case "RegistryRejected":
@@ -112,9 +113,12 @@ function staleAfter(event: unknown): string[] {
         "runbook-runs",
         "runbook-run",
       ];
-    default:
-      if ((event as { type?: unknown }).type === "ToolResponse")
-        return ["runs", "approvals", "jobs"];
+    case "ToolResponse":
+      return ["runs", "approvals", "jobs"];
+    case "TaskProgress":
+    case "OutputChunk":
+    case "Heartbeat":
+    case "StreamResumed":
       return [];
   }
 }
@@ -137,12 +141,11 @@ export function useConnected(): boolean {
   return connected;
 }
 
-/** Dispatched by the UI itself (never by the server) when the event stream comes back after
- * a drop: what happened meanwhile must be read, not heard. */
-export const STREAM_RESUMED = "StreamResumed";
+/** The name of the event the UI dispatches itself when the stream is back (`StreamResumed`). */
+export const STREAM_RESUMED: StreamResumed["event"] = "StreamResumed";
 
 /** Call `listener` with every event while the component is mounted. */
-export function useEvents(listener: (event: unknown) => void): void {
+export function useEvents(listener: (event: StreamEvent) => void): void {
   const { events } = useBackend();
   const latest = useRef(listener);
   useEffect(() => {

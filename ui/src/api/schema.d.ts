@@ -817,18 +817,23 @@ export interface components {
          */
         ApprovalAsk: {
             /** @description The approval. */
-            approval_id: string;
+            approval_id: components["schemas"]["ApprovalId"];
             /** @description The tool. */
             tool: string;
             /** @description Who asked. */
             asked_by: string;
             /** @description The rule that asks. */
             rule: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "ApprovalRequested";
         };
         /** @description An approval was decided. */
         ApprovalEvent: {
             /** @description The approval. */
-            approval_id: string;
+            approval_id: components["schemas"]["ApprovalId"];
             /**
              * @description How it came out (`seconded`: one approval of several, the call still waits;
              *     `refused`: someone who may not decide it tried to).
@@ -840,11 +845,18 @@ export interface components {
             reason?: string | null;
             /** @description The request that now runs the approved call, when the engine kept it to run. */
             resumed_as?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "ApprovalDecided";
         };
+        /** @description An approval: one person's (or several people's) decision on exactly one request. */
+        ApprovalId: string;
         /** @description An approval, pending or decided. */
         ApprovalRecord: {
             /** @description Its id (shown to people, used on `approve`/`deny`). */
-            id: string;
+            id: components["schemas"]["ApprovalId"];
             /**
              * @description The keyed hash of the exact request (tool, its code, canonical arguments, session,
              *     principal) it is for.
@@ -931,6 +943,16 @@ export interface components {
             resumed_as?: string | null;
             /** @description The runbook run that walked on, when the call was a runbook step's. */
             runbook_run?: string | null;
+        };
+        /** @description Progress of a running task. */
+        CallProgress: {
+            /**
+             * Format: double
+             * @description Percent complete, 0–100, when known.
+             */
+            pct?: number | null;
+            /** @description What is happening now. */
+            message?: string | null;
         };
         /** @description A call to start. */
         CallRequest: {
@@ -1130,23 +1152,8 @@ export interface components {
             /** @description The request concerned, when there is one. */
             request_id?: string | null;
         };
-        /** @description Something a subscriber may want to see. */
-        Event: components["schemas"]["EventMessage"] | components["schemas"]["Heartbeat"] | components["schemas"]["RegistryEvent"] | components["schemas"]["ToolResponse"] | components["schemas"]["ApprovalAsk"] | components["schemas"]["ApprovalEvent"] | components["schemas"]["RunbookEvent"];
-        /** @description An event about a running request: progress, a chunk of output, a state change. */
-        EventMessage: {
-            /**
-             * @description Always `"EventMessage"`.
-             * @enum {string}
-             */
-            type?: "EventMessage";
-            /** @description The event name, e.g. `TaskProgress` or `OutputChunk`. */
-            event: string;
-            /** @description The request the event belongs to. */
-            request_id: string;
-            progress?: components["schemas"]["Progress"] | null;
-            /** @description Event-specific payload (an output chunk, a state). */
-            data?: unknown;
-        };
+        /** @description Something the event stream carries, named by its `event`. */
+        Event: components["schemas"]["MessageEvent"] | components["schemas"]["HeartbeatEvent"] | components["schemas"]["RegistryEvent"] | components["schemas"]["ResponseEvent"] | components["schemas"]["ApprovalAsk"] | components["schemas"]["ApprovalEvent"] | components["schemas"]["RunbookEvent"];
         /**
          * @description Kinds of evidence.
          * @enum {string}
@@ -1205,7 +1212,7 @@ export interface components {
             hash: string;
         };
         /** @description Liveness of a session. */
-        Heartbeat: {
+        HeartbeatEvent: {
             /**
              * @description Always `"Heartbeat"`.
              * @enum {string}
@@ -1218,6 +1225,11 @@ export interface components {
              * @description Seconds since the Unix epoch.
              */
             timestamp: number;
+            /**
+             * @description Always `"Heartbeat"` on the event stream. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "Heartbeat";
         };
         /** @description The end of a running job's output. */
         JobLog: {
@@ -1318,6 +1330,24 @@ export interface components {
              * @description When it stops working (µs since the Unix epoch).
              */
             expires_us: number;
+        };
+        /** @description An event about a running request: progress, a chunk of output, a state change. */
+        MessageEvent: {
+            /**
+             * @description Always `"EventMessage"`.
+             * @enum {string}
+             */
+            type?: "EventMessage";
+            /**
+             * @description What happened to the request. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "OutputChunk" | "RunStateChanged" | "TaskProgress";
+            /** @description The request the event belongs to. */
+            request_id: string;
+            progress?: components["schemas"]["CallProgress"] | null;
+            /** @description Event-specific payload (an output chunk, a state). */
+            data?: unknown;
         };
         /** @description Seed 003's metrics, named as it names them. */
         MetricsSnapshot: {
@@ -1628,6 +1658,39 @@ export interface components {
             /** @description Structured details (the field, the rule, the limit…). */
             details?: unknown;
         };
+        /** @description The outcome of one tool call. */
+        ResponseEvent: {
+            /**
+             * @description Always `"ToolResponse"`.
+             * @enum {string}
+             */
+            type?: "ToolResponse";
+            /** @description `true` when the tool ran and its output passed validation. */
+            ok: boolean;
+            /** @description The registry id of the tool. */
+            tool: string;
+            /** @description The id of the request this answers. */
+            request_id: string;
+            /**
+             * Format: int64
+             * @description Wall time of the call in milliseconds.
+             */
+            duration_ms: number;
+            /** @description The tool's output (valid against its `outputSchema` when `ok`). */
+            data?: unknown;
+            /** @description Why the call failed; empty when `ok`. */
+            errors?: components["schemas"]["ResponseError"][];
+            /** @description Deterministic run identity (DESIGN.md §5). */
+            run_id?: string | null;
+            /** @description `true` when the result was replayed from the audit store instead of executed. */
+            replayed?: boolean;
+            job?: components["schemas"]["SubmittedJob"] | null;
+            /**
+             * @description Always `"ToolResponse"` on the event stream. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "ToolResponse";
+        };
         /**
          * @description What a person may do. Each role may do what the ones before it may.
          * @enum {string}
@@ -1770,6 +1833,11 @@ export interface components {
             runbook: string;
             /** @description `paused` (waiting for people), `completed`, `failed`, `error` or `denied`. */
             status: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "RunbookRunChanged";
         };
         /** @description A runbook run as the store lists it (its state proper is its journal). */
         RunbookRunRecord: {

@@ -140,7 +140,7 @@ fn statement_of(op: &Op, now: i64) -> Option<Statement> {
                  clear_request, request_id) \
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, NULL, ?, NULL, NULL, ?, '[]', ?, ?)",
             )
-            .arg(&approval.id)
+            .arg(approval.id.as_str())
             .arg(&approval.request_hash)
             .arg(&approval.tool)
             .arg(approval.session_id.as_deref())

@@ -111,6 +111,9 @@ pub(super) async fn interactive(
         Op::MoveJobRun { update, packet } => {
             move_job_run(conn, dialect, update, packet, head, now).await
         }
+        Op::People(op) => {
+            super::people::apply(conn, dialect, op, head, now).await.map(Outcome::People)
+        }
         other => Err(AuditError::Commit(format!(
             "internal error: {other:?} is a blind write, not a read-write operation"
         ))),
@@ -294,12 +297,12 @@ async fn consume(
     if let Some(refusal) = refusal {
         return Ok(Outcome::TokenRefused(refusal));
     }
-    if !decided_in_chain(conn, &approval.id, token_hash, request_hash).await? {
+    if !decided_in_chain(conn, approval.id.as_str(), token_hash, request_hash).await? {
         return Ok(Outcome::TokenRefused(TokenRefusal::NotInChain));
     }
     let used = sqlx::query("UPDATE approvals SET state = 'consumed', consumed_us = $1 WHERE id = $2 AND state = 'approved'")
         .bind(now)
-        .bind(&approval.id)
+        .bind(approval.id.as_str())
         .execute(&mut *conn)
         .await?
         .rows_affected();
@@ -318,7 +321,7 @@ async fn consume(
         .execute(&mut *conn)
         .await?;
     }
-    Ok(Outcome::Consumed { approval: approval.id, waiting: approval.request_id })
+    Ok(Outcome::Consumed { approval: approval.id.into_string(), waiting: approval.request_id })
 }
 
 /// End the run waiting for approval `id` as `state`, with `error` saying why — only while it

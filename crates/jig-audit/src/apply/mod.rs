@@ -11,6 +11,7 @@
 
 mod blind;
 mod interactive;
+mod people;
 
 use sqlx::AnyConnection;
 
@@ -81,7 +82,7 @@ pub(crate) async fn apply_batch(
 
 /// Append `packet` when a conditional change happened (a change that lost its race leaves
 /// nothing in the chain).
-pub(super) async fn append_if(
+pub(crate) async fn append_if(
     happened: bool,
     packet: &NewPacket,
     conn: &mut AnyConnection,

@@ -4,6 +4,7 @@
 mod chain;
 mod feed;
 mod forward;
+mod people;
 mod runbooks;
 mod state;
 

@@ -227,7 +227,7 @@ fn row(approval: &ApprovalRecord) -> String {
     }
     format!(
         "{:<10} {:<9} {:<20} {:<12} {:<8} {args}",
-        approval.id.get(..8).unwrap_or(&approval.id),
+        approval.id.short(),
         state,
         approval.tool,
         approval.principal.as_deref().unwrap_or("-"),

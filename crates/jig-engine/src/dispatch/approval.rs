@@ -2,6 +2,7 @@
 //! the exact request and the principal who asked), and refusing.
 
 use super::*;
+use jig_model::ApprovalId;
 
 impl Call<'_> {
     /// Use an approval token; on refusal, the call is denied and answered here.
@@ -109,7 +110,7 @@ impl Call<'_> {
         decision: &Decision,
     ) -> ToolResponse {
         self.pending = true;
-        let id = new_id();
+        let id = ApprovalId::new(new_id());
         self.record_decision(decision, "");
         // The entry files were read once, for the hash and for what the reviewer sees.
         let code = self.code.clone();
@@ -144,7 +145,12 @@ impl Call<'_> {
 
     /// Answer that this call waits for approval `id` (asked for now, or earlier for exactly
     /// this request).
-    async fn wait_for(&mut self, tool: &ToolDef, decision: &Decision, id: String) -> ToolResponse {
+    async fn wait_for(
+        &mut self,
+        tool: &ToolDef,
+        decision: &Decision,
+        id: ApprovalId,
+    ) -> ToolResponse {
         let waits = jig_audit::CallPendingApproval {
             approval_id: id.clone(),
             rule: decision.rule.clone(),
@@ -170,7 +176,7 @@ impl Call<'_> {
             Ok(_) => {
                 // Announced once recorded: whoever hears it and reads the queue finds it there.
                 self.engine.notify(&crate::notify::Notice::ApprovalRequested {
-                    approval_id: id.clone(),
+                    approval_id: id.to_string(),
                     tool: tool.id.clone(),
                     asked_by: self.context.principal.clone(),
                     rule: decision.rule.clone(),
@@ -229,7 +235,7 @@ impl Call<'_> {
             jig_audit::ApprovalState::Consumed
                 if self.context.resumes_approval.as_deref() == Some(asked.id.as_str()) =>
             {
-                Err(Box::new(self.used_elsewhere(&asked.id).await))
+                Err(Box::new(self.used_elsewhere(asked.id.as_str()).await))
             }
             // Used already: this is a new request for the same thing, which asks again.
             jig_audit::ApprovalState::Consumed => Ok(None),
@@ -252,7 +258,7 @@ impl Call<'_> {
                     // Another request for this call used it between the read and now (the held
                     // call resumed, or its caller called again): the call runs once, as that one.
                     Some(Outcome::TokenRefused(jig_audit::TokenRefusal::Unknown)) => {
-                        Err(Box::new(self.used_elsewhere(&asked.id).await))
+                        Err(Box::new(self.used_elsewhere(asked.id.as_str()).await))
                     }
                     Some(Outcome::TokenRefused(refusal)) => {
                         let denial = Decision::deny("approval.token", refusal.describe());

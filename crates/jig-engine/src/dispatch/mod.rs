@@ -103,7 +103,7 @@ impl Engine {
                 files_touched: call.files_touched,
             },
         );
-        if let Some(approval_id) = response.pending_approval().filter(|_| call.pending) {
+        if let Some(approval_id) = response.waits_for().filter(|_| call.pending) {
             self.metrics.waiting(approval_id);
         }
         if response.ok {

@@ -163,7 +163,7 @@ async fn metrics_count_calls_errors_and_latency() {
     assert_eq!(metrics.denied, 0);
     // bob denies it: the call waits no more, and it was denied (issue #42: it stayed "waiting"
     // and "not denied" for ever).
-    let approval = waits.pending_approval().expect("waits").to_owned();
+    let approval = waits.waits_for().expect("waits").to_string();
     engine.deny(&approval, "bob", Some("not now"), None).await.expect("deny");
     let after = engine.metrics();
     assert_eq!((after.pending_approval, after.denied), (0, 1));

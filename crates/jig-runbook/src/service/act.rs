@@ -321,16 +321,16 @@ impl Runbooks {
         let Some(run) = self.engine.walk_reads().run(&run_id).await? else { return Ok(None) };
         let Ok(current) = self.shown(run.clone()).await else { return Ok(None) };
         let waiting = current.progress.waiting.iter().find(|w| {
-            matches!(&w.need, Need::Approval { approval_id: waiting, .. } if *waiting == approval.id)
+            matches!(&w.need, Need::Approval { approval_id: waiting, .. } if approval.id == waiting.as_str())
         });
         let Some(waiting) = waiting else { return Ok(None) };
         let entry = Entry::Decision {
-            approval_id: approval.id.clone(),
+            approval_id: approval.id.to_string(),
             approved,
             by: approval.decided_by.clone().unwrap_or_default(),
         };
         let action = if approved { Action::Approve } else { Action::Deny };
-        let journal_key = keys::decision(&waiting.key, &approval.id);
+        let journal_key = keys::decision(&waiting.key, approval.id.as_str());
         self.record_person(&run, &waiting.key, &journal_key, &entry, &action).await?;
         // The step's call uses the approval itself when it runs again (no token travels).
         self.walk(&run.id, HashMap::new()).await.map(Some)

@@ -147,9 +147,10 @@ impl EngineHost {
         let hash = self.engine.approval_hash(&call.tool, &args, &self.run_id, principal)?;
         let approval = self.engine.walk_reads().approval_for_request(&hash).await.ok()??;
         match approval.state {
-            ApprovalState::Pending => {
-                Some(ToolAnswer::PendingApproval { approval_id: approval.id, rule: approval.rule })
-            }
+            ApprovalState::Pending => Some(ToolAnswer::PendingApproval {
+                approval_id: approval.id.into_string(),
+                rule: approval.rule,
+            }),
             ApprovalState::Denied => Some(ToolAnswer::Denied {
                 rule: approval.rule,
                 reason: format!(

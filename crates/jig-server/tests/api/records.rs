@@ -324,7 +324,7 @@ async fn the_series_counts_calls_per_tool_and_bucket_from_the_store() {
 async fn ask_to_write(served: &Served, path: &str) -> String {
     let args = json!({ "path": path, "content": "x" });
     let response = respond(served, "file_write", args, "series-approvals", "alice").await;
-    response.pending_approval().expect("the write waits for approval").to_owned()
+    response.waits_for().expect("the write waits for approval").to_string()
 }
 
 #[tokio::test]

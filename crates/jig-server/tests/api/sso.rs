@@ -643,7 +643,7 @@ async fn tokens_end_admins_revoke_them_and_a_refused_sign_in_takes_them_all() {
         revoked_us: None,
         revoked_by: None,
     };
-    served.engine.store().create_api_token(&old).await.expect("insert");
+    served.engine.store().mint_api_token(&old).await.expect("insert");
     assert_eq!(send(served.get("/api/session"), Some("jig_pat_an-old-token")).await.0, 401);
 }
 

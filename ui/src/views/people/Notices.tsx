@@ -1,6 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { ApprovalRecord } from "../../api/client";
+import type { ApprovalRecord, Schemas } from "../../api/client";
 import { useBackend, useEvents } from "../../api/context";
 import { isMe } from "../../lib/people";
 import type { Platform } from "../../platform";
@@ -36,8 +36,7 @@ export function Notices() {
   const decider = role === "approver" || role === "admin";
   const queries = useQueryClient();
 
-  useEvents((raw) => {
-    const event = raw as Announced;
+  useEvents((event) => {
     const notice =
       event.event === "ApprovalRequested"
         ? asked(event, me, decider)
@@ -101,23 +100,15 @@ export function Notices() {
   );
 }
 
-/** What the event stream says about approvals (the fields notices read). */
-interface Announced {
-  event?: string;
-  approval_id?: string;
-  tool?: string;
-  asked_by?: string;
-  verdict?: string;
-  by?: string;
-  reason?: string;
-}
+type ApprovalAsk = Schemas["ApprovalAsk"];
+type ApprovalEvent = Schemas["ApprovalEvent"];
 
 /** Someone else's request, for a person who may decide it. */
-function asked(event: Announced, me: string | undefined, decider: boolean): Notice | null {
+function asked(event: ApprovalAsk, me: string | undefined, decider: boolean): Notice | null {
   if (!decider || event.asked_by === me) return null;
   return {
-    id: event.approval_id ?? String(Date.now()),
-    text: `${event.asked_by ?? "Someone"} asks to run ${event.tool ?? "a tool"}`,
+    id: event.approval_id,
+    text: `${event.asked_by || "Someone"} asks to run ${event.tool || "a tool"}`,
     link: href("approvals"),
     action: "Review",
   };
@@ -128,7 +119,7 @@ function asked(event: Announced, me: string | undefined, decider: boolean): Noti
  * (the list every person has of their own requests), read before the decision refreshes it.
  */
 function decided(
-  event: Announced,
+  event: ApprovalEvent,
   me: string | undefined,
   waiting: ApprovalRecord[] | undefined,
 ): Notice | null {
@@ -141,13 +132,13 @@ function decided(
   if (event.verdict === "approved")
     return {
       id,
-      text: `${event.by ?? "A reviewer"} approved your ${approval.tool}: it runs now`,
+      text: `${event.by || "A reviewer"} approved your ${approval.tool}: it runs now`,
       link,
       action: "Open",
     };
   return {
     id,
-    text: `${event.by ?? "A reviewer"} denied your ${approval.tool}${event.reason ? `: ${event.reason}` : ""}`,
+    text: `${event.by || "A reviewer"} denied your ${approval.tool}${event.reason ? `: ${event.reason}` : ""}`,
     link,
     action: "Open",
     tone: "bad",

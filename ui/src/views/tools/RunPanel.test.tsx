@@ -173,6 +173,7 @@ describe("the run form", () => {
 
     // The response arrives on the event stream and is shown, checked against the output schema.
     platform.emit({
+      event: "ToolResponse",
       type: "ToolResponse",
       ok: true,
       tool: "acme.grant",

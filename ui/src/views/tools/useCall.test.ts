@@ -17,7 +17,8 @@ const started: CallView = {
 };
 
 const queued = {
-  type: "ToolResponse",
+  event: "ToolResponse" as const,
+  type: "ToolResponse" as const,
   ok: true,
   tool: "acme.latency_report",
   request_id: "r1",
@@ -44,7 +45,7 @@ describe("following a call whose work is a Slurm job", () => {
       ...queued,
       data: { exit_code: 0, artifacts: [] },
       job: undefined,
-    } as never);
+    });
     expect(done.phase).toBe("done");
     expect(done.message).toBe("collected from slurm job 105");
     expect(done.response?.data).toEqual({ exit_code: 0, artifacts: [] });
@@ -65,7 +66,7 @@ describe("following a call whose work is a Slurm job", () => {
       request_id: "r0",
       data: { exit_code: 0 },
       job: undefined,
-    } as never);
+    });
     expect(done.phase).toBe("done");
   });
 
@@ -133,7 +134,7 @@ describe("catching up with a call the stream could not follow", () => {
       request_id: "r1",
       state: "succeeded",
       resumed_as: "r2",
-      response: answer as never,
+      response: answer,
     });
     expect(done).toMatchObject({ phase: "done", recheck: null });
     expect(done.response?.data).toEqual({ ok: 1 });

@@ -1,7 +1,8 @@
 import type { Chunk } from "../../components/OutputLog";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { unwrap, type Schemas, type ToolResponse } from "../../api/client";
-import { STREAM_RESUMED, useApi, useEvents } from "../../api/context";
+import { useApi, useEvents } from "../../api/context";
+import type { StreamEvent } from "../../api/events";
 
 /** A call as the store has it (`GET /api/calls/{id}`). */
 type CallRecord = Schemas["CallState"];
@@ -54,20 +55,10 @@ const idle: CallView = {
   error: null,
 };
 
-interface Message {
-  type?: string;
-  event?: string;
-  request_id?: string;
-  progress?: { pct?: number; message?: string };
-  data?: unknown;
-  approval_id?: string;
-  verdict?: string;
-  by?: string;
-  reason?: string | null;
-  resumed_as?: string | null;
-  ok?: boolean;
-  errors?: { code: string; details?: { approval_id?: string } }[];
-}
+/** An approval's decision, as the stream says it. */
+type Decided = Extract<StreamEvent, { event: "ApprovalDecided" }>;
+/** Progress, output or a state change of a request. */
+type Moved = Extract<StreamEvent, { event: "TaskProgress" | "OutputChunk" | "RunStateChanged" }>;
 
 /** Start a call and follow it on the event stream to its response (through an approval). */
 export function useCall() {
@@ -75,10 +66,9 @@ export function useCall() {
   const [view, setView] = useState<CallView>(idle);
   // Events that arrive while the start request is in flight: a quick call can answer on the
   // stream before its request id does over HTTP.
-  const early = useRef<Message[] | null>(null);
+  const early = useRef<StreamEvent[] | null>(null);
 
-  useEvents((raw) => {
-    const event = raw as Message;
+  useEvents((event) => {
     early.current?.push(event);
     setView((current) => follow(current, event));
   });
@@ -150,86 +140,106 @@ export function useCall() {
 }
 
 /** The next view of a call after one event. */
-export function follow(current: CallView, event: Message): CallView {
-  // The stream was down: whatever ended or moved the call meanwhile is in the store.
-  if (event.event === STREAM_RESUMED)
-    return following(current.phase) ? { ...current, recheck: 0 } : current;
-  if (current.phase === "waiting" && event.event === "ApprovalDecided") {
-    if (event.approval_id !== current.approvalId) return current;
-    if (event.verdict === "approved" && event.resumed_as)
-      return {
-        ...current,
-        phase: "running",
-        requestId: event.resumed_as,
-        message: `approved by ${event.by ?? "a reviewer"}`,
-        orphaned: false,
-        recheck: null,
-      };
-    // Approved without the request that runs it yet: the process holding the call (this one,
-    // or another instance) starts it and says so; if it does not soon, the store says why.
-    if (event.verdict === "approved")
-      return {
-        ...current,
-        message: `approved by ${event.by ?? "a reviewer"}`,
-        recheck: HOLDER_GRACE_MS,
-      };
-    if (event.verdict === "seconded")
-      return { ...current, message: `seconded by ${event.by ?? "a reviewer"}` };
+export function follow(current: CallView, event: StreamEvent): CallView {
+  switch (event.event) {
+    // The stream was down: whatever ended or moved the call meanwhile is in the store.
+    case "StreamResumed":
+      return following(current.phase) ? { ...current, recheck: 0 } : current;
+    case "ApprovalDecided":
+      return current.phase === "waiting" && event.approval_id === current.approvalId
+        ? decided(current, event)
+        : current;
+    case "TaskProgress":
+    case "OutputChunk":
+    case "RunStateChanged":
+      return current.requestId && event.request_id === current.requestId
+        ? moved(current, event)
+        : current;
+    case "ToolResponse":
+      return current.requestId && event.request_id === current.requestId
+        ? answered(current, event)
+        : current;
+    default:
+      return current;
+  }
+}
+
+/** A call waiting for approval after the decision on it. */
+function decided(current: CallView, event: Decided): CallView {
+  const by = event.by || "a reviewer";
+  if (event.verdict === "approved" && event.resumed_as)
     return {
       ...current,
-      phase: "done",
-      message: null,
-      ended: {
-        verdict: event.verdict ?? "decided",
-        by: event.by ?? null,
-        reason: event.reason ?? null,
-      },
+      phase: "running",
+      requestId: event.resumed_as,
+      message: `approved by ${by}`,
+      orphaned: false,
+      recheck: null,
     };
-  }
-  if (!current.requestId || event.request_id !== current.requestId) return current;
-  if (event.type === "EventMessage") {
-    const state = (event.data as { state?: string } | undefined)?.state;
-    // Another process ran it (the call resumed there) and ended it: its answer is in the store.
-    if (event.event === "RunStateChanged" && current.phase === "running" && ended(state))
-      return { ...current, recheck: 0 };
-    if (event.event === "RunStateChanged" && current.phase === "queued") {
-      const job = current.response?.job;
+  // Approved without the request that runs it yet: the process holding the call (this one, or
+  // another instance) starts it and says so; if it does not soon, the store says why.
+  if (event.verdict === "approved")
+    return { ...current, message: `approved by ${by}`, recheck: HOLDER_GRACE_MS };
+  if (event.verdict === "seconded") return { ...current, message: `seconded by ${by}` };
+  return {
+    ...current,
+    phase: "done",
+    message: null,
+    ended: { verdict: event.verdict, by: event.by, reason: event.reason ?? null },
+  };
+}
+
+/** A call after its progress, output or a change of its state. */
+function moved(current: CallView, event: Moved): CallView {
+  const state = (event.data as { state?: string } | null | undefined)?.state;
+  switch (event.event) {
+    case "RunStateChanged": {
+      // Another process ran it (the call resumed there) and ended it: its answer is in the store.
+      if (current.phase === "running" && ended(state)) return { ...current, recheck: 0 };
+      const job = current.phase === "queued" ? current.response?.job : undefined;
       return state === "running" && job
         ? { ...current, message: `running as ${job.engine} job ${job.id}` }
         : current;
     }
-    if (event.event === "TaskProgress")
+    case "TaskProgress":
       return {
         ...current,
         percent: event.progress?.pct ?? current.percent,
         message: event.progress?.message ?? current.message,
       };
-    if (event.event === "OutputChunk") {
+    case "OutputChunk":
       return { ...current, output: [...current.output, chunkOf(event.data)] };
-    }
-    return current;
   }
-  if (event.type === "ToolResponse") {
-    const response = event as unknown as ToolResponse;
-    const approvalId = event.errors?.[0]?.details?.approval_id ?? null;
-    if (!response.ok && approvalId) return { ...current, phase: "waiting", response, approvalId };
-    // Accepted by a scheduler: the job's final response comes later, under the same request
-    // (or, for a replay of a queued call, under the call that submitted it).
-    if (response.ok && response.job)
-      return {
-        ...current,
-        phase: "queued",
-        requestId: response.job.request_id,
-        response,
-        percent: null,
-        message: `queued as ${response.job.engine} job ${response.job.id}`,
-      };
-    // A job's result: say where it came from instead of the queued line.
-    const job = current.phase === "queued" ? current.response?.job : undefined;
-    const message = job ? `collected from ${job.engine} job ${job.id}` : current.message;
-    return { ...current, phase: "done", response, percent: 100, message };
+}
+
+/** A call after its response. */
+function answered(current: CallView, response: ToolResponse): CallView {
+  const approvalId = waitsFor(response);
+  if (!response.ok && approvalId) return { ...current, phase: "waiting", response, approvalId };
+  // Accepted by a scheduler: the job's final response comes later, under the same request (or,
+  // for a replay of a queued call, under the call that submitted it).
+  if (response.ok && response.job)
+    return {
+      ...current,
+      phase: "queued",
+      requestId: response.job.request_id,
+      response,
+      percent: null,
+      message: `queued as ${response.job.engine} job ${response.job.id}`,
+    };
+  // A job's result: say where it came from instead of the queued line.
+  const job = current.phase === "queued" ? current.response?.job : undefined;
+  const message = job ? `collected from ${job.engine} job ${job.id}` : current.message;
+  return { ...current, phase: "done", response, percent: 100, message };
+}
+
+/** The approval a refused call waits for (`details.approval_id`, where the engine writes it). */
+function waitsFor(response: ToolResponse): string | null {
+  for (const error of response.errors ?? []) {
+    const id = (error.details as { approval_id?: unknown } | null | undefined)?.approval_id;
+    if (typeof id === "string") return id;
   }
-  return current;
+  return null;
 }
 
 /** Whether the view still follows a call (it has not ended). */

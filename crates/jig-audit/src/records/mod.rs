@@ -1,7 +1,12 @@
-//! The stateful records beside the packet chain: runs, idempotency keys, approvals, sessions.
+//! The stateful records beside the packet chain: runs, idempotency keys, approvals, sessions,
+//! and people's state (`people`).
+
+mod people;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use people::{ApiToken, DesktopGrant, SignIn, WebSession};
 
 macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
@@ -230,7 +235,7 @@ pub struct KeyRecord {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApprovalRecord {
     /// Its id (shown to people, used on `approve`/`deny`).
-    pub id: String,
+    pub id: jig_model::ApprovalId,
     /// The keyed hash of the exact request (tool, its code, canonical arguments, session,
     /// principal) it is for.
     pub request_hash: String,

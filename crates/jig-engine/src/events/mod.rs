@@ -1,9 +1,12 @@
 //! The event bus: progress, output and state changes of running calls, and heartbeats, to any
 //! number of subscribers (the UI, the MCP server, a CLI watching a call).
 
-use jig_model::Diagnostic;
+#[cfg(feature = "openapi")]
+mod schema;
+
 use jig_model::envelope::{EventMessage, Heartbeat};
-use serde::Serialize;
+use jig_model::{ApprovalId, Diagnostic};
+use serde::{Serialize, Serializer};
 use std::sync::Arc;
 
 use tokio::sync::broadcast;
@@ -11,10 +14,12 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use crate::identity::canonical_principal;
 
-/// Something a subscriber may want to see.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+/// Something a subscriber may want to see. On the wire every event names itself in `event`:
+/// Jig's own events and seed 002's `EventMessage` (whose `event` is `TaskProgress`,
+/// `OutputChunk` or `RunStateChanged`) already carry it, and a `Heartbeat` or `ToolResponse`
+/// envelope gets it beside its `type` (`event: "Heartbeat"`, `event: "ToolResponse"`), so a
+/// reader switches on one field. (Its OpenAPI union and that discriminator: `schema.rs`.)
+#[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// About a request: `TaskProgress`, `OutputChunk`, `RunStateChanged`.
     Message(EventMessage),
@@ -30,6 +35,36 @@ pub enum Event {
     Approval(ApprovalEvent),
     /// A runbook run moved: a step ran, a person acted, it finished.
     Runbook(RunbookEvent),
+}
+
+impl Serialize for Event {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Message(message) => message.serialize(serializer),
+            Self::Heartbeat(heartbeat) => Named::new("Heartbeat", heartbeat).serialize(serializer),
+            Self::Registry(registry) => registry.serialize(serializer),
+            Self::Response(response) => {
+                Named::new("ToolResponse", response.as_ref()).serialize(serializer)
+            }
+            Self::ApprovalAsked(asked) => asked.serialize(serializer),
+            Self::Approval(decided) => decided.serialize(serializer),
+            Self::Runbook(runbook) => runbook.serialize(serializer),
+        }
+    }
+}
+
+/// An envelope that does not name itself in `event`, with that name added.
+#[derive(Serialize)]
+struct Named<'a, T> {
+    event: &'static str,
+    #[serde(flatten)]
+    envelope: &'a T,
+}
+
+impl<'a, T> Named<'a, T> {
+    fn new(event: &'static str, envelope: &'a T) -> Self {
+        Self { event, envelope }
+    }
 }
 
 /// A runbook run moved; read it again for where it stands. Everyone may see that a run moved
@@ -53,7 +88,7 @@ pub struct RunbookEvent {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApprovalAsk {
     /// The approval.
-    pub approval_id: String,
+    pub approval_id: ApprovalId,
     /// The tool.
     pub tool: String,
     /// Who asked.
@@ -68,7 +103,7 @@ pub struct ApprovalAsk {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApprovalEvent {
     /// The approval.
-    pub approval_id: String,
+    pub approval_id: ApprovalId,
     /// How it came out (`seconded`: one approval of several, the call still waits;
     /// `refused`: someone who may not decide it tried to).
     pub verdict: jig_model::Verdict,
@@ -192,6 +227,78 @@ impl Subscription {
             if visible {
                 return Ok(published.event);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use jig_model::ErrorCode;
+    use jig_model::envelope::ToolResponse;
+
+    use super::*;
+
+    /// Every event on the wire names itself in `event`; the envelopes keep their `type`.
+    #[test]
+    fn every_event_names_itself_in_event() {
+        let message = EventMessage {
+            kind: Default::default(),
+            event: "TaskProgress".into(),
+            request_id: "r1".into(),
+            progress: None,
+            data: None,
+        };
+        let heartbeat =
+            Heartbeat { kind: Default::default(), session_id: "s".into(), timestamp: 1 };
+        let response = ToolResponse::refused("file_read", "r1", ErrorCode::Policy, "no".into());
+        let approval = jig_model::ApprovalId::new("a1");
+        let events = [
+            (Event::Message(message), "TaskProgress", Some("EventMessage")),
+            (Event::Heartbeat(heartbeat), "Heartbeat", Some("Heartbeat")),
+            (Event::Response(Box::new(response)), "ToolResponse", Some("ToolResponse")),
+            (
+                Event::Registry(RegistryEvent::RegistryRejected {
+                    changed: vec![],
+                    diagnostics: vec![],
+                }),
+                "RegistryRejected",
+                None,
+            ),
+            (
+                Event::ApprovalAsked(ApprovalAsk {
+                    approval_id: approval.clone(),
+                    tool: "file_write".into(),
+                    asked_by: "alice".into(),
+                    rule: "rules[0]".into(),
+                }),
+                "ApprovalRequested",
+                None,
+            ),
+            (
+                Event::Approval(ApprovalEvent {
+                    approval_id: approval,
+                    verdict: jig_model::Verdict::Denied,
+                    by: "bob".into(),
+                    reason: None,
+                    resumed_as: None,
+                }),
+                "ApprovalDecided",
+                None,
+            ),
+            (
+                Event::Runbook(RunbookEvent {
+                    run_id: "run".into(),
+                    runbook: "deploy".into(),
+                    status: "paused".into(),
+                }),
+                "RunbookRunChanged",
+                None,
+            ),
+        ];
+        for (event, name, envelope) in events {
+            let wire = serde_json::to_value(&event).expect("serializes");
+            assert_eq!(wire["event"], name, "{wire}");
+            assert_eq!(wire["type"].as_str(), envelope, "{wire}");
         }
     }
 }

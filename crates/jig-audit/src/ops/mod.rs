@@ -1,7 +1,11 @@
 //! Writes: a batch of operations is applied in one transaction — all of it or none — and is on
 //! disk when `Store::apply` returns.
 
+mod people;
+
 use serde_json::Value;
+
+pub use people::{PeopleOp, PeopleOutcome};
 
 use crate::packet::NewPacket;
 use crate::records::{ApprovalRecord, KeyRecord, KeyState, RunRecord, RunState};
@@ -149,6 +153,9 @@ pub enum Op {
         /// The packet recording the change.
         packet: NewPacket,
     },
+    /// Change people's state (sign-ins, sessions, grants, tokens), with the packets a token's
+    /// change is recorded by.
+    People(PeopleOp),
 }
 
 impl Op {
@@ -223,6 +230,8 @@ pub enum Outcome {
         /// The recorded entry.
         entry: Value,
     },
+    /// What a change to people's state did.
+    People(PeopleOutcome),
     /// Done, nothing to report.
     Done,
 }

@@ -1,0 +1,136 @@
+//! The event union's OpenAPI schema: a `oneOf` with a discriminator on `event`, which every
+//! event carries (see [`super::Event`]). The three envelope events are described as they are
+//! sent: the envelope's own schema with `event` added (a `Heartbeat` or `ToolResponse`) or
+//! narrowed to the names the engine sends (an `EventMessage`). They are copies rather than an
+//! `allOf` of the envelope and `event`, because the envelopes admit no other property
+//! (`additionalProperties: false`), so such an `allOf` would match nothing.
+
+use std::borrow::Cow;
+
+use jig_model::envelope::{EventMessage, Heartbeat, ToolResponse};
+use utoipa::openapi::schema::{Discriminator, OneOfBuilder, Schema};
+use utoipa::openapi::{ObjectBuilder, Ref, RefOr, Type};
+use utoipa::{PartialSchema, ToSchema};
+
+use super::{ApprovalAsk, ApprovalEvent, Event, RegistryEvent, RunbookEvent};
+
+/// The names an `EventMessage` carries on the stream.
+const MESSAGES: [&str; 3] = ["TaskProgress", "OutputChunk", "RunStateChanged"];
+
+/// Each event's name in `event`, and the component that describes it.
+const MAPPING: [(&str, &str); 10] = [
+    ("TaskProgress", "MessageEvent"),
+    ("OutputChunk", "MessageEvent"),
+    ("RunStateChanged", "MessageEvent"),
+    ("Heartbeat", "HeartbeatEvent"),
+    ("ToolResponse", "ResponseEvent"),
+    ("RegistryReloaded", "RegistryEvent"),
+    ("RegistryRejected", "RegistryEvent"),
+    ("ApprovalRequested", "ApprovalAsk"),
+    ("ApprovalDecided", "ApprovalEvent"),
+    ("RunbookRunChanged", "RunbookEvent"),
+];
+
+/// The members of the union, in the order the enum declares them.
+const MEMBERS: [&str; 7] = [
+    "MessageEvent",
+    "HeartbeatEvent",
+    "RegistryEvent",
+    "ResponseEvent",
+    "ApprovalAsk",
+    "ApprovalEvent",
+    "RunbookEvent",
+];
+
+impl PartialSchema for Event {
+    fn schema() -> RefOr<Schema> {
+        let mut discriminator = Discriminator::new("event");
+        for (name, component) in MAPPING {
+            discriminator.mapping.insert(name.to_owned(), reference(component));
+        }
+        let union = MEMBERS
+            .iter()
+            .fold(OneOfBuilder::new(), |union, member| union.item(Ref::from_schema_name(*member)));
+        union
+            .description(Some("Something the event stream carries, named by its `event`."))
+            .discriminator(Some(discriminator))
+            .into()
+    }
+}
+
+impl ToSchema for Event {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Event")
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push(("MessageEvent".to_owned(), message()));
+        schemas.push(("HeartbeatEvent".to_owned(), named::<Heartbeat>("Heartbeat")));
+        schemas.push(("ResponseEvent".to_owned(), named::<ToolResponse>("ToolResponse")));
+        for (name, schema) in [
+            (RegistryEvent::name(), RegistryEvent::schema()),
+            (ApprovalAsk::name(), ApprovalAsk::schema()),
+            (ApprovalEvent::name(), ApprovalEvent::schema()),
+            (RunbookEvent::name(), RunbookEvent::schema()),
+        ] {
+            schemas.push((name.into_owned(), schema));
+        }
+        <EventMessage as ToSchema>::schemas(schemas);
+        <Heartbeat as ToSchema>::schemas(schemas);
+        <ToolResponse as ToSchema>::schemas(schemas);
+        <RegistryEvent as ToSchema>::schemas(schemas);
+        <ApprovalAsk as ToSchema>::schemas(schemas);
+        <ApprovalEvent as ToSchema>::schemas(schemas);
+        <RunbookEvent as ToSchema>::schemas(schemas);
+    }
+}
+
+fn reference(component: &str) -> String {
+    format!("#/components/schemas/{component}")
+}
+
+/// `T`'s object schema with `event` added, always `name`.
+fn named<T: PartialSchema>(name: &str) -> RefOr<Schema> {
+    with_event(T::schema(), &[name], &format!("Always `\"{name}\"` on the event stream."))
+}
+
+/// `EventMessage` with `event` narrowed to the names the stream carries.
+fn message() -> RefOr<Schema> {
+    with_event(EventMessage::schema(), &MESSAGES, "What happened to the request.")
+}
+
+fn with_event(schema: RefOr<Schema>, names: &[&str], description: &str) -> RefOr<Schema> {
+    let RefOr::T(Schema::Object(mut object)) = schema else {
+        // The envelopes are plain objects; anything else is described as it is.
+        return schema;
+    };
+    let event = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(names.iter().copied()))
+        .description(Some(description))
+        .build();
+    object.properties.insert("event".to_owned(), event.into());
+    if !object.required.iter().any(|field| field == "event") {
+        object.required.push("event".to_owned());
+    }
+    RefOr::T(Schema::Object(object))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The discriminator names only members of the union, and every member is named.
+    #[test]
+    fn the_discriminator_maps_every_name_to_a_member() {
+        for (name, component) in MAPPING {
+            assert!(MEMBERS.contains(&component), "{name} maps to {component}, not a member");
+        }
+        for member in MEMBERS {
+            assert!(MAPPING.iter().any(|(_, component)| *component == member), "{member}");
+        }
+        for name in MESSAGES {
+            assert!(MAPPING.contains(&(name, "MessageEvent")));
+        }
+    }
+}
