@@ -14,10 +14,6 @@ use tokio::process::Command;
 use crate::confine::Confinement;
 use crate::executor::{Cancel, Events, ToolError};
 
-/// What a tool's otherwise empty environment inherits (it reads Jig's own, so it lives with
-/// the rest of what is Jig's: `crate::host`).
-pub use crate::host::inherited;
-
 /// Re-exported where callers outside the crate have always found it.
 pub use crate::program::find_program;
 

@@ -181,7 +181,7 @@ impl Executor for ScriptExecutor {
 
 /// The interpreter's own needs (PATH, HOME, locale), then the tool's `env`.
 fn environment(tool: &jig_model::ToolDef) -> BTreeMap<String, String> {
-    let mut env = process::inherited(&["PATH", "HOME", "LANG", "PYENV_ROOT"]);
+    let mut env = jig_exec::host::inherited(&["PATH", "HOME", "LANG", "PYENV_ROOT"]);
     env.extend(cli::environment(tool));
     env
 }

@@ -82,7 +82,7 @@ pub(crate) async fn apply_batch(
 
 /// Append `packet` when a conditional change happened (a change that lost its race leaves
 /// nothing in the chain).
-pub(crate) async fn append_if(
+pub(super) async fn append_if(
     happened: bool,
     packet: &NewPacket,
     conn: &mut AnyConnection,
@@ -91,8 +91,19 @@ pub(crate) async fn append_if(
     now: i64,
 ) -> Result<(), AuditError> {
     if happened {
-        let (statement, _) = crate::chain::append(&[packet], head, now);
-        statement::run(conn, dialect, &[statement]).await?;
+        append(packet, conn, dialect, head, now).await?;
     }
     Ok(())
+}
+
+/// Append `packet` on the open transaction, moving `head`.
+async fn append(
+    packet: &NewPacket,
+    conn: &mut AnyConnection,
+    dialect: Dialect,
+    head: &mut (i64, String),
+    now: i64,
+) -> Result<(), AuditError> {
+    let (statement, _) = crate::chain::append(&[packet], head, now);
+    statement::run(conn, dialect, &[statement]).await
 }

@@ -5,7 +5,7 @@
 
 use sqlx::AnyConnection;
 
-use super::append_if;
+use super::append;
 use crate::dialect::Dialect;
 use crate::error::AuditError;
 use crate::ops::{PeopleOp, PeopleOutcome};
@@ -27,7 +27,7 @@ pub(super) async fn apply(
             begin_sign_in(conn, sign_in, *since_us, *most).await
         }
         PeopleOp::TakeSignIn { state, since_us } => {
-            drop_older(conn, OLD_SIGN_INS, *since_us).await?;
+            SIGN_INS.drop_older(conn, *since_us).await?;
             let row = sqlx::query("DELETE FROM sign_ins WHERE state = $1 RETURNING *")
                 .bind(state)
                 .fetch_optional(&mut *conn)
@@ -38,7 +38,7 @@ pub(super) async fn apply(
             grant_desktop(conn, grant, *since_us, *most).await
         }
         PeopleOp::TakeDesktopGrant { code_hash, since_us } => {
-            drop_older(conn, OLD_GRANTS, *since_us).await?;
+            GRANTS.drop_older(conn, *since_us).await?;
             let row = sqlx::query("DELETE FROM desktop_grants WHERE code_hash = $1 RETURNING *")
                 .bind(code_hash)
                 .fetch_optional(&mut *conn)
@@ -56,7 +56,7 @@ pub(super) async fn apply(
         PeopleOp::MintToken(token) => {
             mint_token(conn, token).await?;
             let packet = token_packet(PacketKind::TokenMinted, token, &token.owner, None);
-            append_if(true, &packet, conn, dialect, head, now).await?;
+            append(&packet, conn, dialect, head, now).await?;
             Ok(PeopleOutcome::Changed(true))
         }
         PeopleOp::UseToken { token_hash, now_us } => {
@@ -94,22 +94,6 @@ pub(super) async fn apply(
     }
 }
 
-/// Sign-ins under way made before a time: they have ended.
-const OLD_SIGN_INS: &str = "DELETE FROM sign_ins WHERE created_us < $1";
-/// Desktop grants made before a time: they have ended.
-const OLD_GRANTS: &str = "DELETE FROM desktop_grants WHERE created_us < $1";
-
-/// Drop the one-time things (sign-ins, grants) `statement` names that were made before
-/// `since_us`.
-async fn drop_older(
-    conn: &mut AnyConnection,
-    statement: &'static str,
-    since_us: i64,
-) -> Result<(), AuditError> {
-    sqlx::query(statement).bind(since_us).execute(&mut *conn).await?;
-    Ok(())
-}
-
 /// Sign out the browser of a cookie's hash.
 const SIGN_OUT_ONE: &str =
     "UPDATE web_sessions SET revoked_us = $1 WHERE id_hash = $2 AND revoked_us IS NULL";
@@ -128,16 +112,50 @@ async fn revoke_sessions(
     Ok(changed.rows_affected())
 }
 
+/// The sign-ins under way: made before a time, they have ended.
+const SIGN_INS: OneTime = OneTime {
+    old: "DELETE FROM sign_ins WHERE created_us < $1",
+    count: "SELECT COUNT(*) FROM sign_ins",
+};
+/// The desktop grants outstanding: made before a time, they have ended.
+const GRANTS: OneTime = OneTime {
+    old: "DELETE FROM desktop_grants WHERE created_us < $1",
+    count: "SELECT COUNT(*) FROM desktop_grants",
+};
+
+/// A table of one-time things (sign-ins, grants) that anyone may start, so bounded in number.
+struct OneTime {
+    old: &'static str,
+    count: &'static str,
+}
+
+impl OneTime {
+    /// Drop those made before `since_us`.
+    async fn drop_older(&self, conn: &mut AnyConnection, since_us: i64) -> Result<(), AuditError> {
+        sqlx::query(self.old).bind(since_us).execute(&mut *conn).await?;
+        Ok(())
+    }
+
+    /// Whether one more fits beside those made since `since_us` (the older ones dropped).
+    async fn has_room(
+        &self,
+        conn: &mut AnyConnection,
+        since_us: i64,
+        most: i64,
+    ) -> Result<bool, AuditError> {
+        self.drop_older(conn, since_us).await?;
+        let live: i64 = sqlx::query_scalar(self.count).fetch_one(&mut *conn).await?;
+        Ok(live < most)
+    }
+}
+
 async fn begin_sign_in(
     conn: &mut AnyConnection,
     sign_in: &SignIn,
     since_us: i64,
     most: i64,
 ) -> Result<PeopleOutcome, AuditError> {
-    drop_older(conn, OLD_SIGN_INS, since_us).await?;
-    let under_way: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM sign_ins").fetch_one(&mut *conn).await?;
-    if under_way >= most {
+    if !SIGN_INS.has_room(conn, since_us, most).await? {
         return Ok(PeopleOutcome::Changed(false));
     }
     sqlx::query(
@@ -161,10 +179,7 @@ async fn grant_desktop(
     since_us: i64,
     most: i64,
 ) -> Result<PeopleOutcome, AuditError> {
-    drop_older(conn, OLD_GRANTS, since_us).await?;
-    let outstanding: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM desktop_grants").fetch_one(&mut *conn).await?;
-    if outstanding >= most {
+    if !GRANTS.has_room(conn, since_us, most).await? {
         return Ok(PeopleOutcome::Changed(false));
     }
     sqlx::query(
@@ -267,7 +282,7 @@ async fn record_revoked(
 ) -> Result<(), AuditError> {
     for token in tokens {
         let packet = token_packet(PacketKind::TokenRevoked, token, by, reason);
-        append_if(true, &packet, conn, dialect, head, now).await?;
+        append(&packet, conn, dialect, head, now).await?;
     }
     Ok(())
 }

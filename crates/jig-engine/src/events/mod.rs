@@ -41,10 +41,12 @@ impl Serialize for Event {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             Self::Message(message) => message.serialize(serializer),
-            Self::Heartbeat(heartbeat) => Named::new("Heartbeat", heartbeat).serialize(serializer),
+            Self::Heartbeat(envelope) => {
+                Named { event: "Heartbeat", envelope }.serialize(serializer)
+            }
             Self::Registry(registry) => registry.serialize(serializer),
             Self::Response(response) => {
-                Named::new("ToolResponse", response.as_ref()).serialize(serializer)
+                Named { event: "ToolResponse", envelope: response.as_ref() }.serialize(serializer)
             }
             Self::ApprovalAsked(asked) => asked.serialize(serializer),
             Self::Approval(decided) => decided.serialize(serializer),
@@ -59,12 +61,6 @@ struct Named<'a, T> {
     event: &'static str,
     #[serde(flatten)]
     envelope: &'a T,
-}
-
-impl<'a, T> Named<'a, T> {
-    fn new(event: &'static str, envelope: &'a T) -> Self {
-        Self { event, envelope }
-    }
 }
 
 /// A runbook run moved; read it again for where it stands. Everyone may see that a run moved

@@ -105,7 +105,7 @@ impl Server {
                 format!("`{}` needs `{program}`, which was not found on PATH", invocation.tool.id),
             )
         })?;
-        let mut env = jig_exec::process::inherited(&["PATH", "LANG"]);
+        let mut env = jig_exec::host::inherited(&["PATH", "LANG"]);
         env.extend(crate::cli::environment(invocation.tool));
         let (scratch, confinement) =
             jig_exec::confine::prepare(invocation, program, None, &mut env)?;
