@@ -18,6 +18,7 @@ use crate::dialect::Dialect;
 use crate::error::AuditError;
 use crate::ops::{Op, Outcome};
 use crate::packet::NewPacket;
+use crate::payload::JournalSeal;
 use crate::statement::{self, Arg, Statement};
 use crate::time::now_us;
 
@@ -125,7 +126,8 @@ fn seal(run_id: &str, key: &str, entry: &Value, packet: Option<&NewPacket>) -> N
         data: Value::Object(serde_json::Map::new()),
     });
     if let Value::Object(data) = &mut packet.data {
-        data.insert("journal".to_owned(), journal_seal(key, entry));
+        let seal = JournalSeal::of(key, entry);
+        data.insert(JournalSeal::FIELD.to_owned(), serde_json::to_value(seal).unwrap_or_default());
     }
     packet
 }
@@ -139,10 +141,4 @@ async fn kept(conn: &mut AnyConnection, run_id: &str, key: &str) -> Result<Value
             .await?;
     serde_json::from_str(&kept)
         .map_err(|e| AuditError::Corrupt(format!("journal entry {key}: {e}")))
-}
-
-/// What a journal row's packet says of it: its key and the SHA-256 of its canonical JSON.
-pub(crate) fn journal_seal(key: &str, entry: &Value) -> Value {
-    let hash = jig_model::Sha256Hash::of_json(entry).to_hex();
-    serde_json::json!({ "key": key, "hash": hash })
 }

@@ -48,7 +48,10 @@ pub use error::AuditError;
 pub use jobs::{JobRecord, JobSummary};
 pub use ops::{Op, Outcome, PeopleOp, PeopleOutcome, RunUpdate, TokenRefusal};
 pub use packet::{GENESIS, NewPacket, Packet, PacketKind};
-pub use payload::{ApprovalDecided, CallPendingApproval, TokenChanged};
+pub use payload::{
+    ApprovalDecided, CallDecided, CallMoved, CallPendingApproval, JournalSeal, RecordedError,
+    TokenChanged,
+};
 
 pub use query::{MAX_PAGE, RunPage, RunQuery, RunTotal};
 pub use records::{

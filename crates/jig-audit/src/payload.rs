@@ -4,9 +4,11 @@
 //! (older packets lack it) and skipped when empty (the bytes of a packet written today are
 //! what they were).
 
+use jig_model::runbook::kernel::GovernanceAction;
 use jig_model::{ApprovalId, Verdict};
 use serde::{Deserialize, Serialize};
 
+use crate::RunState;
 use crate::packet::{Packet, PacketKind};
 
 /// `approval.decided`: someone (or the clock) decided an approval.
@@ -128,7 +130,112 @@ impl TokenChanged {
     }
 }
 
+/// `tool.call.decision`: what the policy said of a call, under which policy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallDecided {
+    /// `allow`, `require-approval` or `deny`.
+    pub action: GovernanceAction,
+    /// The rule that decided.
+    #[serde(default)]
+    pub rule: String,
+    /// Why, for people.
+    #[serde(default)]
+    pub reason: String,
+    /// The hash of the policy that decided.
+    #[serde(default)]
+    pub policy_hash: String,
+    /// The caller's note, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl CallDecided {
+    /// As a packet's data.
+    pub fn to_data(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+/// What a reader takes from `tool.call.result`, `tool.call.failed` and `tool.call.state`:
+/// where the call went, and the first error an end names. (Each writer adds its own fields —
+/// a replay's source, a job's handle — that no reader here needs.)
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct CallMoved {
+    /// The state it reached; older results and failures do not say (succeeded, failed).
+    #[serde(default)]
+    pub state: Option<RunState>,
+    /// The errors a failure names (a success writes `null` or none).
+    #[serde(default)]
+    pub errors: Option<Vec<RecordedError>>,
+}
+
+impl CallMoved {
+    /// The first error it names.
+    pub fn first_error(&self) -> Option<&RecordedError> {
+        self.errors.as_deref()?.first()
+    }
+}
+
+/// One error as an ended call's packet records it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct RecordedError {
+    /// Its stable code (`E_…`).
+    #[serde(default)]
+    pub code: String,
+    /// Its message.
+    #[serde(default)]
+    pub message: String,
+}
+
+/// What a runbook packet says of the journal row it puts in the chain: the row's key and the
+/// SHA-256 of its canonical JSON, so a row changed behind the chain's back is found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalSeal {
+    /// The journal row's key.
+    pub key: String,
+    /// The SHA-256 (hex) of the row's canonical JSON.
+    pub hash: String,
+}
+
+impl JournalSeal {
+    /// The seal of `entry` under `key`.
+    pub fn of(key: &str, entry: &serde_json::Value) -> Self {
+        Self { key: key.to_owned(), hash: jig_model::Sha256Hash::of_json(entry).to_hex() }
+    }
+
+    /// Where a packet keeps it.
+    pub(crate) const FIELD: &'static str = "journal";
+
+    /// The seal a runbook packet's data carries, if any.
+    pub fn in_data(data: &serde_json::Value) -> Option<Self> {
+        Self::deserialize(data.get(Self::FIELD)?).ok()
+    }
+}
+
 impl Packet {
+    /// The policy's decision, when this is a `tool.call.decision` packet that reads as one.
+    pub fn call_decided(&self) -> Option<CallDecided> {
+        self.payload(PacketKind::CallDecision)
+    }
+
+    /// Where the call went, when this is a result, a failure or a state change: a result
+    /// that does not say succeeded, a failure that does not say failed.
+    pub fn call_moved(&self) -> Option<CallMoved> {
+        let (kind, default) = match PacketKind::parse(&self.kind)? {
+            PacketKind::CallResult => (PacketKind::CallResult, Some(RunState::Succeeded)),
+            PacketKind::CallFailed => (PacketKind::CallFailed, Some(RunState::Failed)),
+            PacketKind::CallState => (PacketKind::CallState, None),
+            _ => return None,
+        };
+        let mut moved: CallMoved = self.payload(kind)?;
+        moved.state = moved.state.or(default);
+        Some(moved)
+    }
+
+    /// The journal row a runbook packet seals, if it seals one.
+    pub fn journal_seal(&self) -> Option<JournalSeal> {
+        self.kind.starts_with("runbook.").then(|| JournalSeal::in_data(&self.data)).flatten()
+    }
     /// This packet's token change, when it is a `token.minted` or `token.revoked` packet.
     pub fn token_changed(&self) -> Option<TokenChanged> {
         self.payload(PacketKind::TokenMinted).or_else(|| self.payload(PacketKind::TokenRevoked))

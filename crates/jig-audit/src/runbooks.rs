@@ -5,6 +5,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use crate::error::AuditError;
+use crate::payload::JournalSeal;
 use crate::records::RunbookRunRecord;
 use crate::rows::json_column;
 use crate::store::Store;
@@ -71,11 +72,7 @@ impl Store {
         let mut sealed = std::collections::HashMap::new();
         for row in &rows {
             let packet = crate::rows::packet_from_row(row)?;
-            let journal = &packet.data["journal"];
-            let (Some(key), Some(hash)) = (journal["key"].as_str(), journal["hash"].as_str())
-            else {
-                continue;
-            };
+            let Some(JournalSeal { key, hash }) = packet.journal_seal() else { continue };
             let next: Option<String> = row.try_get("next_prev_hash")?;
             let linked = next.as_deref().is_none_or(|next| next == packet.hash);
             if packet.expected_hash() != packet.hash || !linked {
@@ -84,11 +81,10 @@ impl Store {
                     packet.seq
                 )));
             }
-            sealed.insert(key.to_owned(), hash.to_owned());
+            sealed.insert(key, hash);
         }
         for (key, entry) in &journal {
-            let seal = crate::journal_ops::journal_seal(key, entry);
-            if sealed.get(key).map(String::as_str) != seal["hash"].as_str() {
+            if sealed.get(key) != Some(&JournalSeal::of(key, entry).hash) {
                 return Err(AuditError::Tampered(format!(
                     "runbook run {run_id}: journal entry `{key}` does not match the packet that recorded it (changed outside Jig); the run will not go on"
                 )));
@@ -133,11 +129,8 @@ impl Store {
             let run_id: Option<String> = row.try_get("run_id")?;
             let payload: String = row.try_get("payload")?;
             let payload: Value = serde_json::from_str(&payload).unwrap_or_default();
-            let journal = &payload["journal"];
-            if let (Some(run_id), Some(key), Some(hash)) =
-                (run_id, journal["key"].as_str(), journal["hash"].as_str())
-            {
-                sealed.insert((run_id, key.to_owned(), hash.to_owned()));
+            if let (Some(run_id), Some(seal)) = (run_id, JournalSeal::in_data(&payload)) {
+                sealed.insert((run_id, seal.key, seal.hash));
             }
         }
         for row in &rows {
@@ -145,8 +138,7 @@ impl Store {
             let key: String = row.try_get("key")?;
             let entry: String = row.try_get("entry")?;
             let entry: Value = serde_json::from_str(&entry).unwrap_or(Value::Null);
-            let seal = crate::journal_ops::journal_seal(&key, &entry);
-            let hash = seal["hash"].as_str().unwrap_or_default().to_owned();
+            let hash = JournalSeal::of(&key, &entry).hash;
             if !sealed.contains(&(run_id.clone(), key.clone(), hash)) {
                 return Ok(Some(format!(
                     "runbook run {run_id}: journal entry `{key}` does not match the packet that recorded it (changed outside Jig)"

@@ -371,7 +371,7 @@ fn decided_notice(
     reason: Option<&str>,
 ) -> crate::notify::Notice {
     crate::notify::Notice::ApprovalDecided {
-        approval_id: approval.id.to_string(),
+        approval_id: approval.id.clone(),
         tool: approval.tool.clone(),
         verdict,
         by: by.to_owned(),

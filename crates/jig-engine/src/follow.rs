@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use jig_audit::{Packet, PacketKind};
+use jig_audit::{Packet, PacketKind, RunState};
 use jig_model::envelope::EventMessage;
 use serde_json::json;
 
@@ -79,7 +79,6 @@ impl Engine {
 
     fn announce_packet(self: &Arc<Self>, packet: &Packet) {
         let principal = packet.principal.clone().unwrap_or_default();
-        let data = &packet.data;
         let state = match PacketKind::parse(&packet.kind) {
             Some(PacketKind::CallRequest) => Some("created"),
             Some(PacketKind::CallPendingApproval) => {
@@ -93,10 +92,10 @@ impl Engine {
                 }
                 Some("pending_approval")
             }
-            Some(PacketKind::CallResult) => Some(data["state"].as_str().unwrap_or("succeeded")),
-            Some(PacketKind::CallFailed) => Some(data["state"].as_str().unwrap_or("failed")),
+            Some(PacketKind::CallResult | PacketKind::CallFailed | PacketKind::CallState) => {
+                packet.call_moved().and_then(|moved| moved.state).map(RunState::as_str)
+            }
             Some(PacketKind::CallSubmitted) => Some("queued"),
-            Some(PacketKind::CallState) => data["state"].as_str(),
             Some(PacketKind::ApprovalDecided) => {
                 if let Some(decided) = packet.approval_decided() {
                     self.heard_decision(&decided, &principal);

@@ -5,8 +5,9 @@
 
 use serde_json::{Map, Value, json};
 
-use jig_audit::Packet;
 use jig_audit::time::rfc3339;
+use jig_audit::{Packet, RunState};
+use jig_model::runbook::kernel::GovernanceAction;
 
 /// The OCSF schema version the events follow.
 pub const OCSF_VERSION: &str = "1.3.0";
@@ -79,17 +80,17 @@ fn cloud_event(packet: &Packet, source: &str, data: Value, schema: Option<String
 /// what the policy or a person decided (actor.authorizations, disposition) and how it ended
 /// (status); the rest of the packet under `unmapped.jig`.
 fn ocsf(packet: &Packet, source: &str) -> Value {
-    let data = &packet.data;
     let kind = packet.kind.as_str();
+    let decided = packet.call_decided();
     let (status_id, status) = match kind {
         "tool.call.result" | "tool.select.result" => (1, "Success"),
         "tool.call.failed" => (2, "Failure"),
-        "tool.call.decision" if data["action"] == "deny" => (2, "Failure"),
+        _ if decided.as_ref().is_some_and(|d| d.action == GovernanceAction::Deny) => (2, "Failure"),
         _ => (0, "Unknown"),
     };
     let decision = match kind {
-        "tool.call.decision" => data["action"].as_str(),
-        "approval.decided" => data["verdict"].as_str(),
+        "tool.call.decision" => decided.as_ref().map(|d| d.action.as_str()),
+        "approval.decided" => packet.approval_decided().map(|d| d.verdict.as_str()),
         "tool.call.pending_approval" => Some("require-approval"),
         _ => None,
     };
@@ -110,8 +111,8 @@ fn ocsf(packet: &Packet, source: &str) -> Value {
     }
     if let Some(decision) = decision {
         let mut authorization = json!({ "decision": decision });
-        if let Some(rule) = data["rule"].as_str() {
-            authorization["policy"] = json!({ "name": rule, "uid": data["policy_hash"] });
+        if let Some(decided) = &decided {
+            authorization["policy"] = json!({ "name": decided.rule, "uid": decided.policy_hash });
         }
         actor["authorizations"] = json!([authorization]);
     }
@@ -159,7 +160,7 @@ fn ocsf(packet: &Packet, source: &str) -> Value {
         event["disposition_id"] = json!(id);
         event["disposition"] = json!(name);
     }
-    if let Some(error) = first_error(data) {
+    if let Some(error) = first_error(packet) {
         event["status_detail"] = json!(error);
     }
     event
@@ -169,33 +170,31 @@ fn ocsf(packet: &Packet, source: &str) -> Value {
 fn message(packet: &Packet) -> String {
     let who = packet.principal.as_deref().unwrap_or("someone");
     let tool = packet.tool.as_deref().unwrap_or("a tool");
-    let data = &packet.data;
     match packet.kind.as_str() {
         "tool.call.request" => format!("{who} called {tool}"),
-        "tool.call.decision" => format!(
-            "the policy decided {} for {tool} ({})",
-            data["action"].as_str().unwrap_or("?"),
-            data["rule"].as_str().unwrap_or("no rule")
-        ),
+        "tool.call.decision" => match packet.call_decided() {
+            Some(d) => format!("the policy decided {} for {tool} ({})", d.action.as_str(), d.rule),
+            None => format!("the policy decided ? for {tool} (no rule)"),
+        },
         "tool.call.pending_approval" => format!("{tool} waits for a person's approval"),
         "approval.decided" => {
-            format!("{who} {} a call of {tool}", data["verdict"].as_str().unwrap_or("decided"))
+            let verdict = packet.approval_decided().map_or("decided", |d| d.verdict.as_str());
+            format!("{who} {verdict} a call of {tool}")
         }
         "tool.call.result" => format!("{tool} succeeded"),
         "tool.call.failed" => {
-            format!("{tool} ended {}", data["state"].as_str().unwrap_or("failed"))
+            let state = packet.call_moved().and_then(|m| m.state).unwrap_or(RunState::Failed);
+            format!("{tool} ended {state}")
         }
         other => format!("{other} by {who}"),
     }
 }
 
-fn first_error(data: &Value) -> Option<String> {
-    let error = data["errors"].as_array()?.first()?;
-    Some(format!(
-        "{}: {}",
-        error["code"].as_str().unwrap_or("E_INTERNAL"),
-        error["message"].as_str().unwrap_or_default()
-    ))
+fn first_error(packet: &Packet) -> Option<String> {
+    let moved = packet.call_moved()?;
+    let error = moved.first_error()?;
+    let code = if error.code.is_empty() { "E_INTERNAL" } else { &error.code };
+    Some(format!("{code}: {}", error.message))
 }
 
 /// The packet's own fields that OCSF has no place for, so nothing recorded is lost.
@@ -276,7 +275,8 @@ mod tests {
         assert_eq!(ocsf["resources"][0]["name"], "file_write");
         assert_eq!(ocsf["time"], 1_795_886_192_663_i64);
         assert_eq!(ocsf["unmapped"]["jig"]["data"]["rule"], "rules[2]");
-        let approved = packet("approval.decided", json!({ "verdict": "approved" }));
+        let approved =
+            packet("approval.decided", json!({ "approval_id": "a1", "verdict": "approved" }));
         let ocsf = &render(&approved, ExportFormat::Ocsf, "jig/acme")["data"];
         assert_eq!(
             (ocsf["disposition_id"].as_i64(), ocsf["severity_id"].as_i64()),

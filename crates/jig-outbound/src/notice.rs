@@ -12,6 +12,7 @@
 //! while the receiver fails or answers 5xx/429. A short-lived process (`jig call`) waits for
 //! its notices at most [`FLUSH_WITHIN`] before it exits ([`notices_sent`]).
 
+use jig_model::ApprovalId;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -42,7 +43,7 @@ pub enum Notice {
     #[serde(rename = "approval.requested")]
     ApprovalRequested {
         /// The approval.
-        approval_id: String,
+        approval_id: ApprovalId,
         /// The tool asked for.
         tool: String,
         /// Who asked.
@@ -54,7 +55,7 @@ pub enum Notice {
     #[serde(rename = "approval.decided")]
     ApprovalDecided {
         /// The approval.
-        approval_id: String,
+        approval_id: ApprovalId,
         /// The tool asked for.
         tool: String,
         /// How it ended.

@@ -2,6 +2,7 @@
 //! a durable journal to record into, and a trace to append to.
 
 use async_trait::async_trait;
+use jig_model::ApprovalId;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -95,7 +96,7 @@ pub enum ToolAnswer {
     /// It waits for a person's approval.
     PendingApproval {
         /// The approval to decide.
-        approval_id: String,
+        approval_id: ApprovalId,
         /// The rule that asked.
         rule: String,
     },

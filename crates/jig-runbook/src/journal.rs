@@ -6,6 +6,7 @@
 //! that needs something new (a tool call, a person's evidence). That is what makes a paused run
 //! resumable from any process, and a replay after a crash exact.
 
+use jig_model::ApprovalId;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -135,7 +136,7 @@ pub enum Entry {
     /// this names it in the run's record).
     Decision {
         /// The approval.
-        approval_id: String,
+        approval_id: ApprovalId,
         /// Approved, or denied.
         approved: bool,
         /// Who.

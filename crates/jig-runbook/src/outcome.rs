@@ -1,6 +1,7 @@
 //! Where an advance left a run: finished with an outcome, stopped by a failure, or waiting for
 //! people — and what each waiting step shows them.
 
+use jig_model::ApprovalId;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -61,7 +62,7 @@ pub enum Need {
     /// A person's approval of the exact tool call (the engine's approval queue).
     Approval {
         /// The approval to decide.
-        approval_id: String,
+        approval_id: ApprovalId,
         /// The rule that asked.
         rule: String,
     },

@@ -51,7 +51,7 @@ use routes::{
         (name = "events", description = "The event stream"),
     ),
     // What `/api/events` sends: one JSON text message per event.
-    components(schemas(jig_engine::Event)),
+    components(schemas(jig_engine::Event, routes::events::EventsLost)),
 )]
 struct ApiDoc;
 

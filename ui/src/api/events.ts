@@ -1,11 +1,8 @@
-import type { EngineEvent } from "./client";
+import type { EngineEvent, Schemas } from "./client";
 
-/** Sent by the server instead of events a slow listener lost (jig-server's `Outgoing::Lost`):
- * whatever is shown must be read again. */
-export interface EventsLost {
-  event: "EventsLost";
-  missed: number;
-}
+/** Sent by the server instead of events a slow listener lost: whatever is shown must be read
+ * again. */
+export type EventsLost = Schemas["EventsLost"];
 
 /** Dispatched by the UI itself (never by the server) when the event stream comes back after
  * a drop: what happened meanwhile must be read, not heard. */

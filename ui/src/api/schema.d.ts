@@ -1153,7 +1153,22 @@ export interface components {
             request_id?: string | null;
         };
         /** @description Something the event stream carries, named by its `event`. */
-        Event: components["schemas"]["MessageEvent"] | components["schemas"]["HeartbeatEvent"] | components["schemas"]["RegistryEvent"] | components["schemas"]["ResponseEvent"] | components["schemas"]["ApprovalAsk"] | components["schemas"]["ApprovalEvent"] | components["schemas"]["RunbookEvent"];
+        Event: components["schemas"]["MessageEvent"] | components["schemas"]["HeartbeatEvent"] | components["schemas"]["RegistryReloaded"] | components["schemas"]["RegistryRejected"] | components["schemas"]["ResponseEvent"] | components["schemas"]["ApprovalAsk"] | components["schemas"]["ApprovalEvent"] | components["schemas"]["RunbookEvent"];
+        /** @description Sent instead of the events a slow listener lost: whatever it shows must be read again. */
+        EventsLost: {
+            /** @description Always `EventsLost`. */
+            event: components["schemas"]["EventsLostName"];
+            /**
+             * Format: int64
+             * @description How many events were lost.
+             */
+            missed: number;
+        };
+        /**
+         * @description The one name a lost-events notice carries in `event`.
+         * @enum {string}
+         */
+        EventsLostName: "EventsLost";
         /**
          * @description Kinds of evidence.
          * @enum {string}
@@ -1434,7 +1449,7 @@ export interface components {
             need: "choice";
         } | {
             /** @description The approval to decide. */
-            approval_id: string;
+            approval_id: components["schemas"]["ApprovalId"];
             /** @description The rule that asked. */
             rule: string;
             /** @enum {string} */
@@ -1631,23 +1646,31 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description What live reload did with a change of the project's files. */
-        RegistryEvent: {
+        /** @description The project is invalid now; the last valid registry keeps serving. */
+        RegistryRejected: {
+            /** @description The files that changed. */
+            changed: string[];
+            /** @description Every diagnostic of the failed load. */
+            diagnostics: components["schemas"]["Diagnostic"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "RegistryRejected";
+        };
+        /** @description A valid project was swapped in; calls from now on use it. */
+        RegistryReloaded: {
             /** @description The new registry hash. */
             registry_hash: string;
             /** @description How many tools it has. */
             tools: number;
             /** @description The files that changed. */
             changed: string[];
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "RegistryReloaded";
-        } | {
-            /** @description The files that changed. */
-            changed: string[];
-            /** @description Every diagnostic of the failed load. */
-            diagnostics: components["schemas"]["Diagnostic"][];
-            /** @enum {string} */
-            event: "RegistryRejected";
         };
         /** @description One error inside a [`ToolResponse`]. */
         ResponseError: {

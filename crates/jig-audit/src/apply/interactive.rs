@@ -321,7 +321,7 @@ async fn consume(
         .execute(&mut *conn)
         .await?;
     }
-    Ok(Outcome::Consumed { approval: approval.id.into_string(), waiting: approval.request_id })
+    Ok(Outcome::Consumed { approval: approval.id, waiting: approval.request_id })
 }
 
 /// End the run waiting for approval `id` as `state`, with `error` saying why — only while it

@@ -211,7 +211,7 @@ pub enum Outcome {
     /// A token was accepted for this request.
     Consumed {
         /// The approval.
-        approval: String,
+        approval: jig_model::ApprovalId,
         /// The request that waited for it, when known (its run now follows this one).
         waiting: Option<String>,
     },

@@ -173,22 +173,29 @@ fn summary(packet: &Packet) -> String {
     let text = |key: &str| d.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
     match packet.kind.as_str() {
         "tool.call.request" => compact(&d["args"], 60),
-        "tool.call.decision" => format!("{} ({})", text("action"), text("rule")),
-        "tool.call.pending_approval" => format!("approval {}", text("approval_id")),
+        "tool.call.decision" => packet
+            .call_decided()
+            .map(|d| format!("{} ({})", d.action.as_str(), d.rule))
+            .unwrap_or_default(),
+        "tool.call.pending_approval" => packet
+            .pending_approval()
+            .map(|w| format!("approval {}", w.approval_id))
+            .unwrap_or_default(),
         "tool.call.result" if d.get("replayed_from").is_some() => {
             format!("replayed from {}", text("replayed_from").get(..12).unwrap_or_default())
         }
         "tool.call.result" => format!("ok in {} ms", d["duration_ms"]),
-        "tool.call.failed" => {
-            let code = d["errors"][0]["code"].as_str().unwrap_or_default();
-            if d["incomplete"] == true {
-                "incomplete (the process stopped)".to_owned()
-            } else {
-                format!("{} {code}", text("state"))
-            }
+        "tool.call.failed" if d["incomplete"] == true => {
+            "incomplete (the process stopped)".to_owned()
         }
+        "tool.call.failed" => packet.call_moved().map_or_else(String::new, |moved| {
+            let code = moved.first_error().map_or("", |e| e.code.as_str());
+            let state = moved.state.map_or("", jig_engine::RunState::as_str);
+            format!("{state} {code}")
+        }),
         "approval.decided" => {
-            format!("{} by {}", text("verdict"), packet.principal.as_deref().unwrap_or("-"))
+            let verdict = packet.approval_decided().map_or("", |d| d.verdict.as_str());
+            format!("{verdict} by {}", packet.principal.as_deref().unwrap_or("-"))
         }
         "tool.select.request" => compact(&d["intent"]["summary"], 60),
         "tool.select.result" => match d["selection"]["selected_tool"].as_str() {

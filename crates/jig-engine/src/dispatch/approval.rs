@@ -10,7 +10,7 @@ impl Call<'_> {
         &mut self,
         tool: &ToolDef,
         token: &str,
-    ) -> Result<String, Box<ToolResponse>> {
+    ) -> Result<ApprovalId, Box<ToolResponse>> {
         // Bound to who asked too: another principal's token does not fit this request.
         let bound_to = self.request_hash(tool, &self.code);
         self.ops.push(Op::ConsumeApproval {
@@ -176,7 +176,7 @@ impl Call<'_> {
             Ok(_) => {
                 // Announced once recorded: whoever hears it and reads the queue finds it there.
                 self.engine.notify(&crate::notify::Notice::ApprovalRequested {
-                    approval_id: id.to_string(),
+                    approval_id: id.clone(),
                     tool: tool.id.clone(),
                     asked_by: self.context.principal.clone(),
                     rule: decision.rule.clone(),
@@ -205,7 +205,7 @@ impl Call<'_> {
         &mut self,
         tool: &ToolDef,
         decision: &Decision,
-    ) -> Result<Option<String>, Box<ToolResponse>> {
+    ) -> Result<Option<ApprovalId>, Box<ToolResponse>> {
         if !self.context.retry_approved {
             return Ok(None);
         }

@@ -111,11 +111,14 @@ impl Call<'_> {
 
     pub(super) fn record_decision(&mut self, decision: &Decision, note: &str) {
         self.span.decided(decision.action.as_str(), &decision.rule, &decision.reason);
-        let mut data = json!({ "action": decision.action, "rule": decision.rule, "reason": decision.reason, "policy_hash": self.registry.policy.hash() });
-        if !note.is_empty() {
-            data["note"] = json!(note);
-        }
-        self.record(PacketKind::CallDecision, data);
+        let decided = jig_audit::CallDecided {
+            action: decision.action,
+            rule: decision.rule.clone(),
+            reason: decision.reason.clone(),
+            policy_hash: self.registry.policy.hash().to_owned(),
+            note: (!note.is_empty()).then(|| note.to_owned()),
+        };
+        self.record(PacketKind::CallDecision, decided.to_data());
     }
 
     /// Commit the call's outcome, with what the caller asked to commit with it.

@@ -21,8 +21,8 @@ const MAPPING: [(&str, &str); 10] = [
     ("OutputChunk", "MessageEvent"),
     ("RunStateChanged", "MessageEvent"),
     ("Heartbeat", "HeartbeatEvent"),
-    ("RegistryReloaded", "RegistryEvent"),
-    ("RegistryRejected", "RegistryEvent"),
+    ("RegistryReloaded", "RegistryReloaded"),
+    ("RegistryRejected", "RegistryRejected"),
     ("ToolResponse", "ResponseEvent"),
     ("ApprovalRequested", "ApprovalAsk"),
     ("ApprovalDecided", "ApprovalEvent"),
@@ -70,8 +70,8 @@ impl ToSchema for Event {
         schemas.push(("MessageEvent".to_owned(), message()));
         schemas.push(("HeartbeatEvent".to_owned(), named::<Heartbeat>("Heartbeat")));
         schemas.push(("ResponseEvent".to_owned(), named::<ToolResponse>("ToolResponse")));
+        schemas.extend(registry_members());
         for (name, schema) in [
-            (RegistryEvent::name(), RegistryEvent::schema()),
             (ApprovalAsk::name(), ApprovalAsk::schema()),
             (ApprovalEvent::name(), ApprovalEvent::schema()),
             (RunbookEvent::name(), RunbookEvent::schema()),
@@ -86,6 +86,20 @@ impl ToSchema for Event {
         <ApprovalEvent as ToSchema>::schemas(schemas);
         <RunbookEvent as ToSchema>::schemas(schemas);
     }
+}
+
+/// `RegistryEvent`'s two variants, each its own component named by its `event`: a
+/// discriminator maps a name to an object, not to another union.
+fn registry_members() -> Vec<(String, RefOr<Schema>)> {
+    let RefOr::T(Schema::OneOf(union)) = RegistryEvent::schema() else {
+        return vec![(RegistryEvent::name().into_owned(), RegistryEvent::schema())];
+    };
+    let name_of = |variant: &RefOr<Schema>| {
+        let RefOr::T(Schema::Object(object)) = variant else { return None };
+        let RefOr::T(Schema::Object(event)) = object.properties.get("event")? else { return None };
+        event.enum_values.as_ref()?.first()?.as_str().map(str::to_owned)
+    };
+    union.items.into_iter().filter_map(|variant| Some((name_of(&variant)?, variant))).collect()
 }
 
 fn reference(component: &str) -> String {
@@ -123,11 +137,25 @@ fn with_event(schema: RefOr<Schema>, names: &[&str], description: &str) -> RefOr
 mod tests {
     use super::*;
 
-    /// The union is the seven kinds of event, an `EventMessage` under its three names.
+    /// The union is eight kinds of event, an `EventMessage` under its three names.
     #[test]
     fn the_discriminator_maps_every_name_to_a_member() {
-        assert_eq!(members().len(), 7);
+        assert_eq!(members().len(), 8);
         assert_eq!(names_of("MessageEvent"), ["TaskProgress", "OutputChunk", "RunStateChanged"]);
         assert_eq!(names_of("HeartbeatEvent"), ["Heartbeat"]);
+    }
+
+    /// Every member the mapping names is a component the union brings, and an object.
+    #[test]
+    fn every_member_is_an_object_the_union_brings() {
+        let mut schemas = Vec::new();
+        <Event as ToSchema>::schemas(&mut schemas);
+        for member in members() {
+            let schema = schemas.iter().find(|(name, _)| name == member).map(|(_, s)| s);
+            assert!(
+                matches!(schema, Some(RefOr::T(Schema::Object(_)))),
+                "{member} is not an object the union brings"
+            );
+        }
     }
 }

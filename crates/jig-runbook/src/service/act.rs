@@ -161,12 +161,12 @@ impl Runbooks {
         };
         let asserted_by = self.asserted_by.as_deref();
         let token = if approve {
-            match self.engine.approve(approval_id, principal, asserted_by).await? {
+            match self.engine.approve(approval_id.as_str(), principal, asserted_by).await? {
                 jig_engine::Approval::Granted(token) => Some(token),
                 jig_engine::Approval::Seconded { .. } => return Ok(None),
             }
         } else {
-            self.engine.deny(approval_id, principal, None, asserted_by).await?;
+            self.engine.deny(approval_id.as_str(), principal, None, asserted_by).await?;
             None
         };
         let entry = Entry::Decision {
@@ -174,7 +174,7 @@ impl Runbooks {
             approved: approve,
             by: principal.to_owned(),
         };
-        Ok(Some(Decided { journal_key: keys::decision(key, approval_id), entry, token }))
+        Ok(Some(Decided { journal_key: keys::decision(key, approval_id.as_str()), entry, token }))
     }
 
     /// A person asks a run to hold before its next step that would do something: at once when
@@ -325,7 +325,7 @@ impl Runbooks {
         });
         let Some(waiting) = waiting else { return Ok(None) };
         let entry = Entry::Decision {
-            approval_id: approval.id.to_string(),
+            approval_id: approval.id.clone(),
             approved,
             by: approval.decided_by.clone().unwrap_or_default(),
         };

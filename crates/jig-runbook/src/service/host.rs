@@ -147,10 +147,9 @@ impl EngineHost {
         let hash = self.engine.approval_hash(&call.tool, &args, &self.run_id, principal)?;
         let approval = self.engine.walk_reads().approval_for_request(&hash).await.ok()??;
         match approval.state {
-            ApprovalState::Pending => Some(ToolAnswer::PendingApproval {
-                approval_id: approval.id.into_string(),
-                rule: approval.rule,
-            }),
+            ApprovalState::Pending => {
+                Some(ToolAnswer::PendingApproval { approval_id: approval.id, rule: approval.rule })
+            }
             ApprovalState::Denied => Some(ToolAnswer::Denied {
                 rule: approval.rule,
                 reason: format!(
@@ -339,7 +338,7 @@ fn answer_of(response: &ToolResponse) -> ToolAnswer {
     let detail = |name: &str| {
         error.details.as_ref().and_then(|d| d.get(name)).and_then(Value::as_str).map(str::to_owned)
     };
-    match (error.code, detail("approval_id")) {
+    match (error.code, error.approval_id()) {
         (ErrorCode::Policy, Some(approval_id)) => {
             ToolAnswer::PendingApproval { approval_id, rule: detail("rule").unwrap_or_default() }
         }

@@ -43,7 +43,7 @@ impl Runbooks {
             .packets(id)
             .await?
             .into_iter()
-            .filter_map(|p| p.data["journal"]["key"].as_str().map(str::to_owned))
+            .filter_map(|p| p.journal_seal().map(|seal| seal.key))
             .collect();
         let mut scenario = Scenario {
             description: Some(format!(

@@ -366,7 +366,7 @@ async fn runbook_governance_denies_asks_and_approves() {
     assert!(host.calls().is_empty());
     let host = TestHost::new(probe(), |call| match &call.approval_required_by {
         Some(rule) => {
-            ToolAnswer::PendingApproval { approval_id: "ap-1".to_owned(), rule: rule.clone() }
+            ToolAnswer::PendingApproval { approval_id: "ap-1".into(), rule: rule.clone() }
         }
         None => ok(json!({})),
     });
@@ -374,10 +374,7 @@ async fn runbook_governance_denies_asks_and_approves() {
     assert_eq!(asked.status, RunStatus::Paused);
     assert_eq!(
         asked.waiting[0].need,
-        Need::Approval {
-            approval_id: "ap-1".to_owned(),
-            rule: "meta.governance.rules[0]".to_owned()
-        },
+        Need::Approval { approval_id: "ap-1".into(), rule: "meta.governance.rules[0]".to_owned() },
         "the engine's approval queue decides, bound to the exact call"
     );
 }

@@ -90,7 +90,7 @@ async fn a_run_pauses_for_people_resumes_in_another_engine_and_is_all_in_the_cha
     let waiting = &won.progress.waiting[0];
     assert_eq!(waiting.step_id, "write");
     let Need::Approval { approval_id, .. } = &waiting.need else { panic!("{waiting:?}") };
-    assert!(!approval_id.is_empty());
+    assert!(!approval_id.as_str().is_empty());
     assert_eq!(waiting.tool.as_deref(), Some("file_write"), "the reviewer sees the exact call");
     drop(runbooks);
     drop(engine);
@@ -295,7 +295,8 @@ async fn a_step_whose_rule_asks_for_two_approvers_waits_for_the_second() {
     assert_eq!(once.progress.status, RunStatus::Paused, "one approval of two: {:?}", once.progress);
     assert_eq!(once.progress.waiting[0].step_id, "write");
     assert!(!dir.path().join("out.txt").exists());
-    let record = engine.store().approval(&approval_id).await.expect("read").expect("exists");
+    let record =
+        engine.store().approval(approval_id.as_str()).await.expect("read").expect("exists");
     assert_eq!((record.required, record.approvers.as_slice()), (2, ["bob".to_owned()].as_slice()));
     let twice = runbooks.act(&started.id, "write", Action::Approve, "bob").await;
     assert_eq!(twice.expect_err("bob again").code().as_str(), "E_CONFLICT");

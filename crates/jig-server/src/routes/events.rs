@@ -39,19 +39,32 @@ pub enum Outgoing {
     /// One engine event.
     Event(jig_engine::Event),
     /// A slow listener lost events: it should re-read what it shows.
-    Lost {
-        /// Always `EventsLost`.
-        event: &'static str,
-        /// How many.
-        missed: u64,
-    },
+    Lost(EventsLost),
+}
+
+/// Sent instead of the events a slow listener lost: whatever it shows must be read again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct EventsLost {
+    /// Always `EventsLost`.
+    pub event: EventsLostName,
+    /// How many events were lost.
+    pub missed: u64,
+}
+
+/// The one name a lost-events notice carries in `event`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub enum EventsLostName {
+    /// `"EventsLost"`.
+    EventsLost,
 }
 
 /// The next thing `viewer` may be sent, or `None` when the engine has gone.
 pub async fn next(events: &mut Subscription, viewer: &Viewer) -> Option<Outgoing> {
     match events.recv_as(viewer).await {
         Ok(event) => Some(Outgoing::Event(event)),
-        Err(RecvError::Lagged(missed)) => Some(Outgoing::Lost { event: "EventsLost", missed }),
+        Err(RecvError::Lagged(missed)) => {
+            Some(Outgoing::Lost(EventsLost { event: EventsLostName::EventsLost, missed }))
+        }
         Err(RecvError::Closed) => None,
     }
 }
