@@ -4,6 +4,7 @@
 //! (older packets lack it) and skipped when empty (the bytes of a packet written today are
 //! what they were).
 
+use jig_model::policy::LayerKind;
 use jig_model::runbook::kernel::GovernanceAction;
 use jig_model::{ApprovalId, Verdict};
 use serde::{Deserialize, Serialize};
@@ -147,6 +148,9 @@ pub struct CallDecided {
     /// The caller's note, when it gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The policy layer whose rule decided; written only when a layer above the project did.
+    #[serde(default, skip_serializing_if = "LayerKind::is_project")]
+    pub layer: LayerKind,
 }
 
 impl CallDecided {

@@ -106,6 +106,23 @@ pub enum Command {
     /// ($XDG_STATE_HOME/jig/consent) and any change to the item voids it. Without --yes it
     /// asks on a terminal. Upstream MCP servers are consented to by `jig mcp discover`.
     Trust(TrustArgs),
+    /// The effective policy: the project's beneath the layers above it (machine, person)
+    ///
+    /// A layer above the project can only narrow what it allows; `show` lists every rule with
+    /// the layer it came from, the tools it decides and what it overrode.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+}
+
+/// `jig policy …`.
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Every rule of the effective policy with its layer, and each tool's decision
+    Show {
+        /// Print the account as JSON
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `jig trust`.

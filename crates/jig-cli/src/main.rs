@@ -48,6 +48,7 @@ fn main() -> ExitCode {
         }
         cli::Command::Mcp(args) => block_on(commands::mcp::run(&settings, args, &mut out)),
         cli::Command::Trust(args) => commands::trust::run(&settings, args, &mut out),
+        cli::Command::Policy(command) => commands::policy::run(&settings, command, &mut out),
     };
     match result {
         Ok(code) => code.into(),

@@ -9,7 +9,6 @@ use jig_audit::Store;
 use jig_exec::Executors;
 use jig_load::{LoadOptions, Loader, Snapshot};
 use jig_model::envelope::{Heartbeat, ToolResponse};
-use jig_model::policy::PolicyConfig;
 use jig_model::{SideEffect, ToolDef};
 use jig_policy::Policy;
 use jig_policy::budget::{Remaining, SessionUsage};
@@ -214,7 +213,7 @@ impl Engine {
         let mut loader = Loader::with_options(&options.project, load_options.clone());
         let snapshot = loader.load()?;
         let watching = if options.watch { Some(start_watching(loader, &snapshot)?) } else { None };
-        let policy = Arc::new(Policy::new(policy_of(&snapshot))?);
+        let policy = Arc::new(crate::policy_view::compile(&snapshot)?);
         let root = snapshot.root().to_path_buf();
         check_state_dir(&root)?;
         let db = options.db.clone().unwrap_or_else(|| default_db(&root));
@@ -277,7 +276,7 @@ impl Engine {
 
     /// Swap in a new snapshot (the watcher's job); calls in flight keep the one they started with.
     pub fn swap(&self, snapshot: Arc<Snapshot>) -> Result<(), EngineError> {
-        let policy = Arc::new(Policy::new(policy_of(&snapshot))?);
+        let policy = Arc::new(crate::policy_view::compile(&snapshot)?);
         if let Ok(mut registry) = self.registry.write() {
             tracing::info!(name: "tools.registered", count = snapshot.len(), registry_hash = snapshot.registry_hash(), "tools.registered");
             registry.snapshot = snapshot;
@@ -407,11 +406,6 @@ impl Engine {
             }
         }
     }
-}
-
-/// The project's policy; an empty policy is seed 003's defaults (side effects need approval).
-fn policy_of(snapshot: &Snapshot) -> PolicyConfig {
-    snapshot.policy().cloned().unwrap_or_default()
 }
 
 /// `<root>/.jig/audit.db`.

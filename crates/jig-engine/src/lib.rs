@@ -26,6 +26,7 @@ mod notify;
 mod os_user;
 mod outbound;
 mod people;
+pub mod policy_view;
 mod presets;
 mod preview;
 mod reload;

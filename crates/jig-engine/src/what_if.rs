@@ -84,7 +84,9 @@ impl Engine {
         mut query: RunQuery,
         last: usize,
     ) -> Result<WhatIf, EngineError> {
-        let policy = Policy::new(draft)?;
+        // The draft is a project's: the layers above still hold over it.
+        let above = self.registry().policy.layers().cloned().collect();
+        let policy = Policy::layered(draft, above)?;
         let last = last.clamp(1, MAX_WHAT_IF);
         let history = self.history();
         let mut calls = Vec::new();

@@ -13,6 +13,7 @@
 mod auth_check;
 mod buffer;
 pub mod consent;
+pub mod layers;
 mod loader;
 mod located;
 mod package;

@@ -329,6 +329,12 @@ impl Loader {
         let mut tools = collect_tools(&index, &mut diagnostics);
         let mcp_servers = upstream_tools(layout, &mut tools, &mut diagnostics);
         check_exports(layout, &index, &mut diagnostics);
+        // The layers above the project are read with it, so every surface (validate, list,
+        // call, serve) stops on a layer it cannot read, and a reload picks up their changes.
+        let layers = crate::layers::read_layers().unwrap_or_else(|mut problems| {
+            diagnostics.append(&mut problems);
+            Vec::new()
+        });
         for (p, runbooks) in index.runbooks.iter().enumerate() {
             for file in runbooks.values() {
                 diagnostics.extend(file.diagnostics.iter().cloned());
@@ -364,6 +370,7 @@ impl Loader {
         snapshot.extensions = config.map(|c| c.extensions.clone()).unwrap_or_default();
         snapshot.auth = config.and_then(|c| c.auth.clone()).filter(crate::auth_check::usable);
         snapshot.mcp_servers = mcp_servers;
+        snapshot.layers = layers;
         snapshot.notifications = root_manifest.and_then(|m| m.notifications.clone());
         let audit = config.and_then(|c| c.audit.as_ref());
         snapshot.forward = audit.map(|a| a.forward.clone()).unwrap_or_default();

@@ -99,6 +99,8 @@ pub struct Snapshot {
     pub(crate) notifications: Option<jig_model::manifest::Notifications>,
     /// The root manifest's upstream MCP servers that are valid, by name.
     pub(crate) mcp_servers: BTreeMap<String, UpstreamServer>,
+    /// The policy layers above the project this process is under, strongest first.
+    pub(crate) layers: Vec<crate::layers::LayerRead>,
 }
 
 /// An upstream MCP server of the project (`mcp_servers:`): how Jig starts it, and the hash its
@@ -152,6 +154,7 @@ impl Snapshot {
             origin: "jig/project".to_owned(),
             notifications: None,
             mcp_servers: BTreeMap::new(),
+            layers: Vec::new(),
         }
     }
 
@@ -245,6 +248,11 @@ impl Snapshot {
     /// The project's policy (its own manifest's `policy:`; required packages' do not apply).
     pub fn policy(&self) -> Option<&PolicyConfig> {
         self.policy.as_ref()
+    }
+
+    /// The policy layers above the project (machine, person), strongest first, as read with it.
+    pub fn layers(&self) -> &[crate::layers::LayerRead] {
+        &self.layers
     }
 
     /// SHA-256 over every tool's and runbook's hash, in name order.

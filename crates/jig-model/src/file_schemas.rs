@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::gert_tool::GertTool;
 use crate::manifest::Manifest;
+use crate::policy::PolicyLayerFile;
 use crate::runbook::kernel::KernelRunbook;
 use crate::runbook::legacy::LegacyRunbook;
 use crate::scenario::{Scenario, ScenarioTest};
@@ -35,11 +36,13 @@ pub enum FileFormat {
     Scenario,
     /// `test.yaml`.
     ScenarioTest,
+    /// A policy layer above the project (`/etc/jig/policy.yaml`, a person's, a team's).
+    PolicyLayer,
 }
 
 impl FileFormat {
     /// Every format, in the order of `schemas/`.
-    pub const ALL: [FileFormat; 7] = [
+    pub const ALL: [FileFormat; 8] = [
         Self::Toolpack,
         Self::GertTool,
         Self::Manifest,
@@ -47,6 +50,7 @@ impl FileFormat {
         Self::KernelRunbook,
         Self::Scenario,
         Self::ScenarioTest,
+        Self::PolicyLayer,
     ];
 
     /// The file name under `schemas/`.
@@ -59,6 +63,7 @@ impl FileFormat {
             Self::KernelRunbook => "runbook-kernel-v0.schema.json",
             Self::Scenario => "scenario.schema.json",
             Self::ScenarioTest => "scenario-test.schema.json",
+            Self::PolicyLayer => "policy-layer.schema.json",
         }
     }
 
@@ -72,6 +77,7 @@ impl FileFormat {
             Self::KernelRunbook => "kernel/v0 runbook",
             Self::Scenario => "scenario",
             Self::ScenarioTest => "scenario test",
+            Self::PolicyLayer => "policy layer",
         }
     }
 
@@ -90,6 +96,7 @@ impl FileFormat {
             Self::KernelRunbook => generator.into_root_schema_for::<KernelRunbook>(),
             Self::Scenario => generator.into_root_schema_for::<Scenario>(),
             Self::ScenarioTest => generator.into_root_schema_for::<ScenarioTest>(),
+            Self::PolicyLayer => generator.into_root_schema_for::<PolicyLayerFile>(),
         };
         schema.to_value()
     }

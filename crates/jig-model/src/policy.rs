@@ -22,9 +22,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::runbook::kernel::GovernanceRule;
 
+mod layer;
 mod mcp;
 mod plans;
 
+pub use layer::{LAYER_KEYS, LayerKind, PolicyLayerFile, ProjectLimits, ToolMatch};
 pub use mcp::{McpPolicy, McpResource};
 pub use plans::{DockerEngine, DockerTls, HybridRuntime, PlansPolicy, SlurmCluster};
 

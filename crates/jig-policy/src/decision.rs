@@ -1,5 +1,6 @@
 //! What the policy says about one call, and why.
 
+use jig_model::policy::LayerKind;
 use jig_model::runbook::kernel::GovernanceAction;
 use serde::{Deserialize, Serialize};
 
@@ -14,22 +15,42 @@ pub struct Decision {
     pub rule: String,
     /// Why, for people.
     pub reason: String,
+    /// The policy layer whose rule decided (the project's unless a layer above did; only a
+    /// layer above is written out).
+    #[serde(default, skip_serializing_if = "LayerKind::is_project")]
+    pub layer: LayerKind,
 }
 
 impl Decision {
+    /// The project's decision `action`, by `rule`, for `reason`.
+    pub fn new(
+        action: GovernanceAction,
+        rule: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Self { action, rule: rule.into(), reason: reason.into(), layer: LayerKind::Project }
+    }
+
     /// An allowing decision.
     pub fn allow(rule: impl Into<String>, reason: impl Into<String>) -> Self {
-        Self { action: GovernanceAction::Allow, rule: rule.into(), reason: reason.into() }
+        Self::new(GovernanceAction::Allow, rule, reason)
     }
 
     /// A denial.
     pub fn deny(rule: impl Into<String>, reason: impl Into<String>) -> Self {
-        Self { action: GovernanceAction::Deny, rule: rule.into(), reason: reason.into() }
+        Self::new(GovernanceAction::Deny, rule, reason)
     }
 
     /// A decision that needs a person's approval.
     pub fn require_approval(rule: impl Into<String>, reason: impl Into<String>) -> Self {
-        Self { action: GovernanceAction::RequireApproval, rule: rule.into(), reason: reason.into() }
+        Self::new(GovernanceAction::RequireApproval, rule, reason)
+    }
+
+    /// The same decision, credited to `layer`.
+    #[must_use]
+    pub fn by(mut self, layer: LayerKind) -> Self {
+        self.layer = layer;
+        self
     }
 
     /// The more restrictive of two decisions (deny > require-approval > allow); the first wins

@@ -3,35 +3,18 @@
 //! `default` rule applies, and without that, seed 003's deny-by-default: a tool with side effects
 //! needs approval, a tool without runs.
 
+use jig_model::policy::ToolMatch;
 use jig_model::runbook::kernel::{GovernanceAction, GovernanceRule};
 use jig_model::tool_def::ToolExecution;
 use jig_model::{EffectTag, SideEffect, ToolDef};
 
 use crate::decision::Decision;
+use crate::layers::Layer;
 
 /// The decision of `rules` for `tool`.
 pub fn govern(rules: &[GovernanceRule], tool: &ToolDef) -> Decision {
-    let mut matched: Option<Decision> = None;
-    let mut fallback: Option<Decision> = None;
-    for (i, rule) in rules.iter().enumerate() {
-        let name = format!("rules[{i}]");
-        match (rule.default, rule.action) {
-            (Some(action), _) => {
-                fallback.get_or_insert_with(|| {
-                    decision(action, name, "the policy's default".to_owned())
-                });
-            }
-            (None, Some(action)) if matches(rule, tool) => {
-                let found = decision(action, name, describe(rule));
-                matched = Some(match matched {
-                    Some(earlier) => earlier.strictest(found),
-                    None => found,
-                });
-            }
-            _ => {}
-        }
-    }
-    let mut result = matched.or(fallback).unwrap_or_else(|| builtin_default(tool));
+    let mut result =
+        weigh(rules, tool, |i| format!("rules[{i}]")).unwrap_or_else(|| builtin_default(tool));
     if let ToolExecution::Gert(gert) = &tool.execution
         && gert.requires_approval
     {
@@ -43,8 +26,80 @@ pub fn govern(rules: &[GovernanceRule], tool: &ToolDef) -> Decision {
     result
 }
 
-fn decision(action: GovernanceAction, rule: String, reason: String) -> Decision {
-    Decision { action, rule, reason }
+/// What a layer above the project says of `tool`: its matching rules, strictest first, or its
+/// own `default`; `None` when it says nothing (the built-in default is the project's to apply).
+pub fn govern_above(layer: &Layer, tool: &ToolDef) -> Option<Decision> {
+    weigh(&layer.file.policy.rules, tool, |i| layer.rule_name(i)).map(|d| {
+        let reason = format!("the {} layer's policy: {}", layer.kind, d.reason);
+        Decision { reason, ..d.by(layer.kind) }
+    })
+}
+
+/// Whether a layer above takes the project's `allow` of `tool` away, and the decision then:
+/// the built-in default, credited to the layer's limit.
+pub fn limit_project_allow(layer: &Layer, tool: &ToolDef) -> Option<Decision> {
+    let limits = &layer.file.project;
+    let outside =
+        limits.may_allow.as_ref().is_some_and(|may| !may.iter().any(|m| matches_tool(m, tool)));
+    let barred = limits.may_not_allow.iter().position(|m| matches_tool(m, tool));
+    let rule = match (barred, outside) {
+        (Some(i), _) => format!("{}:project.may_not_allow[{i}]", layer.kind),
+        (None, true) => format!("{}:project.may_allow", layer.kind),
+        (None, false) => return None,
+    };
+    let fallback = builtin_default(tool);
+    let reason = format!(
+        "the {} layer does not let the project's rules allow `{}`; {}",
+        layer.kind,
+        tool.id,
+        match fallback.action {
+            GovernanceAction::Allow => "it has no side effects, so it runs",
+            _ => "it has side effects, so it needs approval",
+        }
+    );
+    Some(Decision::new(fallback.action, rule, reason).by(layer.kind))
+}
+
+/// The strictest of the rules matching `tool`, or the first `default`; `None` when neither.
+fn weigh(
+    rules: &[GovernanceRule],
+    tool: &ToolDef,
+    name: impl Fn(usize) -> String,
+) -> Option<Decision> {
+    let mut matched: Option<Decision> = None;
+    let mut fallback: Option<Decision> = None;
+    for (i, rule) in rules.iter().enumerate() {
+        match (rule.default, rule.action) {
+            (Some(action), _) => {
+                fallback
+                    .get_or_insert_with(|| Decision::new(action, name(i), "the policy's default"));
+            }
+            (None, Some(action)) if matches(rule, tool) => {
+                let found = Decision::new(action, name(i), describe(rule));
+                matched = Some(match matched {
+                    Some(earlier) => earlier.strictest(found),
+                    None => found,
+                });
+            }
+            _ => {}
+        }
+    }
+    matched.or(fallback)
+}
+
+fn matches_tool(wanted: &ToolMatch, tool: &ToolDef) -> bool {
+    let rule = GovernanceRule {
+        risk: wanted.risk,
+        effects: wanted.effects.clone(),
+        tools: wanted.tools.clone(),
+        writes: None,
+        contract: None,
+        action: None,
+        min_approvers: None,
+        default: None,
+        contract_violations: None,
+    };
+    matches(&rule, tool)
 }
 
 /// Seed 003: side effects are deny-by-default, i.e. need a person's approval.

@@ -12,9 +12,11 @@ pub mod budget;
 pub mod command;
 mod decision;
 pub mod governance;
+pub mod layers;
 pub mod network;
 mod policy;
 pub mod redact;
+pub mod report;
 pub mod sandbox;
 
 pub use decision::{Decision, Denial};

@@ -9,6 +9,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::decision::{Decision, Denial};
+use crate::layers::{self, Layer, Narrowed};
 use crate::{arguments, command, governance, network, sandbox};
 
 /// A policy that cannot be compiled.
@@ -25,33 +26,64 @@ pub enum PolicyError {
     },
 }
 
-/// A compiled policy.
+/// A compiled policy: the project's, beneath the layers above it.
 #[derive(Debug, Clone)]
 pub struct Policy {
+    /// The project's, with every setting a layer above narrows narrowed.
     config: PolicyConfig,
     shell_allow: Vec<Regex>,
+    /// The layers above the project, strongest first, each with its own `shell_allow`.
+    above: Vec<(Layer, Vec<Regex>)>,
+    narrowed: Vec<Narrowed>,
     hash: String,
 }
 
 impl Policy {
-    /// Compile `config`.
+    /// Compile the project's `config`, with no layer above it.
     pub fn new(config: PolicyConfig) -> Result<Self, PolicyError> {
-        let shell_allow = config
-            .shell_allow
-            .iter()
-            .map(|pattern| {
-                Regex::new(pattern)
-                    .map_err(|source| PolicyError::Pattern { pattern: pattern.clone(), source })
-            })
-            .collect::<Result<_, _>>()?;
-        let value = serde_json::to_value(&config).unwrap_or(Value::Null);
-        let hash = Sha256Hash::of_json(&value).to_hex();
-        Ok(Self { config, shell_allow, hash })
+        Self::layered(config, Vec::new())
     }
 
-    /// The policy as written.
+    /// Compile the project's `config` beneath `above` (strongest first: machine, team,
+    /// person). With no layer above, the hash is the project policy's alone, as it always was.
+    pub fn layered(config: PolicyConfig, above: Vec<Layer>) -> Result<Self, PolicyError> {
+        let shell_allow = patterns(&config.shell_allow)?;
+        let written = serde_json::to_value(&config).unwrap_or(Value::Null);
+        let hash = if above.is_empty() {
+            Sha256Hash::of_json(&written).to_hex()
+        } else {
+            let layers: Vec<Value> = above
+                .iter()
+                .map(|l| serde_json::json!({ "layer": l.kind, "file": l.file }))
+                .collect();
+            Sha256Hash::of_json(&serde_json::json!({ "project": written, "above": layers }))
+                .to_hex()
+        };
+        let mut effective = config;
+        let mut narrowed = Vec::new();
+        let mut compiled = Vec::new();
+        for layer in above {
+            layers::narrow(&mut effective, &layer, &mut narrowed);
+            let own = patterns(&layer.file.policy.shell_allow)?;
+            compiled.push((layer, own));
+        }
+        Ok(Self { config: effective, shell_allow, above: compiled, narrowed, hash })
+    }
+
+    /// The effective policy: the project's as written, narrowed where a layer above says so
+    /// (its `rules` are the project's; each layer's are weighed in [`Self::decide`]).
     pub fn config(&self) -> &PolicyConfig {
         &self.config
+    }
+
+    /// The layers above the project, strongest first.
+    pub fn layers(&self) -> impl Iterator<Item = &Layer> {
+        self.above.iter().map(|(layer, _)| layer)
+    }
+
+    /// The project's settings a layer above narrowed.
+    pub fn narrowed(&self) -> &[Narrowed] {
+        &self.narrowed
     }
 
     /// SHA-256 over the canonical JSON of the policy (part of every `run_id`).
@@ -64,6 +96,15 @@ impl Policy {
     pub fn check_command(&self, cmd: &str) -> Result<Vec<String>, Denial> {
         let argv = command::tokenize(cmd)?;
         command::check_argv(&argv, &self.shell_allow)?;
+        // A layer above with its own allow-list: the command must be on it too.
+        for (layer, patterns) in self.above.iter().filter(|(_, p)| !p.is_empty()) {
+            command::check_argv(&argv, patterns).map_err(|denial| {
+                Denial::new(
+                    denial.rule,
+                    format!("{} (the {} layer's `shell_allow`)", denial.reason, layer.kind),
+                )
+            })?;
+        }
         arguments::check_arguments(&argv)?;
         Ok(argv)
     }
@@ -74,6 +115,31 @@ impl Policy {
         if let Err(denial) = self.builtin_checks(tool, args) {
             return denial.into();
         }
+        self.govern(tool)
+    }
+
+    /// Governance across the layers: each layer above speaks where its rules match (or its
+    /// `default` does), the project as it always did; the strictest wins, and on a tie the
+    /// stronger layer is credited.
+    pub fn govern(&self, tool: &ToolDef) -> Decision {
+        let mut project = governance::govern(&self.config.rules, tool);
+        if project.is_allow()
+            && project.rule.starts_with("rules[")
+            && let Some(limited) =
+                self.layers().find_map(|layer| governance::limit_project_allow(layer, tool))
+        {
+            project = limited;
+        }
+        let above = self.layers().filter_map(|layer| governance::govern_above(layer, tool));
+        above.chain(std::iter::once(project)).reduce(Decision::strictest).unwrap_or_else(|| {
+            // Unreachable: the chain holds the project's decision.
+            Decision::deny("policy", "no decision")
+        })
+    }
+
+    /// The project's own governance alone, as if no layer were above it: what a layer's
+    /// decision overrode.
+    pub fn project_decision(&self, tool: &ToolDef) -> Decision {
         governance::govern(&self.config.rules, tool)
     }
 
@@ -117,4 +183,14 @@ impl Policy {
         }
         Ok(())
     }
+}
+
+fn patterns(written: &[String]) -> Result<Vec<Regex>, PolicyError> {
+    written
+        .iter()
+        .map(|pattern| {
+            Regex::new(pattern)
+                .map_err(|source| PolicyError::Pattern { pattern: pattern.clone(), source })
+        })
+        .collect()
 }

@@ -327,7 +327,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The effective policy, as compiled from the manifest. */
+        /** The effective policy: the manifest's beneath the layers above it. */
         get: operations["policy"];
         put?: never;
         post?: never;
@@ -1085,6 +1085,11 @@ export interface components {
             rule: string;
             /** @description Why, for people. */
             reason: string;
+            /**
+             * @description The policy layer whose rule decided (the project's unless a layer above did; only a
+             *     layer above is written out).
+             */
+            layer?: components["schemas"]["LayerKind"];
         };
         /** @description Why a reviewer denies. */
         DenyRequest: {
@@ -1315,6 +1320,18 @@ export interface components {
              */
             p99?: number | null;
         };
+        /**
+         * @description Where a rule or a setting of the effective policy came from.
+         * @enum {string}
+         */
+        LayerKind: "machine" | "team" | "person" | "project";
+        /** @description Where a layer was read from. */
+        LayerSource: {
+            /** @description Which layer. */
+            layer: components["schemas"]["LayerKind"];
+            /** @description Its file (or the team's store; the project's manifest). */
+            source: string;
+        };
         /** @description One line of charts: a value per bucket. */
         Line: {
             /** @description Calls that got a run. */
@@ -1421,6 +1438,20 @@ export interface components {
              */
             "tools.dispatch.files_touched": number;
         };
+        /**
+         * @description A setting of the project's a layer above narrowed: what `jig policy show` reports as
+         *     overridden.
+         */
+        Narrowed: {
+            /** @description The setting, as a pointer into `policy:` (`/git/allow_push`). */
+            setting: string;
+            /** @description The layer that narrowed it. */
+            layer: components["schemas"]["LayerKind"];
+            /** @description What the project (with the layers before this one) said. */
+            was: unknown;
+            /** @description What holds now. */
+            now: unknown;
+        };
         /** @description What a waiting step needs. */
         Need: {
             /** @description Why: `stepwise`, or the governance rule that asks for approval. */
@@ -1516,6 +1547,17 @@ export interface components {
          * @enum {string}
          */
         OutcomeCategory: "resolved" | "escalated" | "no_action" | "needs_rca";
+        /** @description One tool's decision on the other side of an override. */
+        Overridden: {
+            /** @description The tool. */
+            tool: string;
+            /** @description The other rule. */
+            rule: string;
+            /** @description Its layer. */
+            layer: components["schemas"]["LayerKind"];
+            /** @description What it said. */
+            action: components["schemas"]["GovernanceAction"];
+        };
         /** @description A stored packet. */
         Packet: {
             /**
@@ -1558,14 +1600,38 @@ export interface components {
             /** @description What they may do. */
             role: components["schemas"]["Role"];
         };
+        /** @description The effective policy, rule by rule. */
+        PolicyReport: {
+            /** @description The hash every run records. */
+            policy_hash: string;
+            /** @description The layers, strongest first, the project last. */
+            layers: components["schemas"]["LayerSource"][];
+            /** @description Every rule: the layers' first, then the project's, then the built-in defaults in use. */
+            rules: components["schemas"]["RuleView"][];
+            /**
+             * @description The project's settings a layer above narrowed (network, git, approvals, budgets,
+             *     sandbox, durability).
+             */
+            settings: components["schemas"]["Narrowed"][];
+            /** @description Each tool's decision, with the project's where a layer changed it. */
+            tools: components["schemas"]["ToolGoverned"][];
+        };
         /** @description The effective policy. */
         PolicyView: {
             /** @description `policy_hash`: recorded with every run, part of its run id. */
             hash: string;
-            /** @description The policy as compiled from the manifest, defaults filled in. */
+            /**
+             * @description The effective policy's settings: the manifest's, defaults filled in, narrowed where a
+             *     layer above the project says so. (Each layer's rules are in `report`.)
+             */
             config: {
                 [key: string]: unknown;
             };
+            /**
+             * @description The effective policy rule by rule: the layers above the project and its own, the tools
+             *     each rule decides and what it overrode.
+             */
+            report: components["schemas"]["PolicyReport"];
         };
         /** @description One preset. */
         Preset: {
@@ -1719,6 +1785,39 @@ export interface components {
          * @enum {string}
          */
         Role: "viewer" | "runner" | "approver" | "admin";
+        /**
+         * @description What kind of rule a [`RuleView`] is.
+         * @enum {string}
+         */
+        RuleKind: "rule" | "default" | "limit" | "built_in";
+        /** @description A rule of the effective policy. */
+        RuleView: {
+            /**
+             * @description Its name in decisions and the record: `machine:rules[0]`, `rules[2]`,
+             *     `machine:project.may_not_allow[0]`, `default.side_effects`.
+             */
+            rule: string;
+            /** @description The layer it comes from. */
+            layer: components["schemas"]["LayerKind"];
+            /** @description The file it is written in (or `built in`). */
+            source: string;
+            action?: components["schemas"]["GovernanceAction"] | null;
+            /** @description What kind of rule: `rule`, `default`, `limit` (on the project's allows) or `built_in`. */
+            kind: components["schemas"]["RuleKind"];
+            /** @description Which tools it matches, as written (empty for a default). */
+            matches: {
+                [key: string]: unknown;
+            };
+            /** @description The tools whose decision it makes now. */
+            decides: string[];
+            /**
+             * @description What it overrode: for each tool it decides, the project's own decision when that was
+             *     another (a layer above's rule overriding the project's).
+             */
+            overrode: components["schemas"]["Overridden"][];
+            /** @description Where it was overridden: for a project rule, the tools a layer above decides instead. */
+            overridden_by: components["schemas"]["Overridden"][];
+        };
         /** @description One run and every packet recorded for it. */
         RunDetail: {
             /** @description The run. */
@@ -2028,6 +2127,14 @@ export interface components {
             definition: {
                 [key: string]: unknown;
             };
+        };
+        /** @description One tool under the effective policy. */
+        ToolGoverned: {
+            /** @description The tool. */
+            tool: string;
+            /** @description What governance decides for it (before the per-call checks on its arguments). */
+            decision: components["schemas"]["Decision"];
+            project?: components["schemas"]["Decision"] | null;
         };
         /** @description One tool's line and its totals over the window. */
         ToolLine: {

@@ -9,6 +9,7 @@ pub mod list;
 pub mod mcp;
 pub mod mcp_discover;
 pub mod mcp_import;
+pub mod policy;
 pub mod publish;
 pub mod resident;
 pub mod runbook;

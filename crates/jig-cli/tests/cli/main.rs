@@ -21,6 +21,7 @@ mod forward;
 mod gert_compat;
 mod grants;
 mod launcher;
+mod layers;
 mod notices;
 mod plans;
 mod receiver;

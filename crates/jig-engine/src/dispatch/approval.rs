@@ -168,7 +168,7 @@ impl Call<'_> {
             code: ErrorCode::Policy,
             message: format!("`{}` needs approval: {}", tool.id, decision.reason),
             details: Some(
-                json!({ "approval_id": id, "rule": decision.rule, "reason": decision.reason }),
+                json!({ "approval_id": id, "rule": decision.rule, "reason": decision.reason, "layer": decision.layer }),
             ),
         };
         let response = self.response(false, Value::Null, vec![error], false);
@@ -294,9 +294,13 @@ impl Call<'_> {
         } else {
             ErrorCode::Policy
         };
-        let error =
-            ToolError::new(code, format!("`{}` is not allowed: {}", tool.id, decision.reason))
-                .with_details(json!({ "rule": decision.rule, "reason": decision.reason }));
+        let error = ToolError::new(
+            code,
+            format!("`{}` is not allowed: {}", tool.id, decision.reason),
+        )
+        .with_details(
+            json!({ "rule": decision.rule, "reason": decision.reason, "layer": decision.layer }),
+        );
         self.fail(error, RunState::Denied).await
     }
 }

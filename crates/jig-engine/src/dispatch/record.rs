@@ -117,6 +117,7 @@ impl Call<'_> {
             reason: decision.reason.clone(),
             policy_hash: self.registry.policy.hash().to_owned(),
             note: (!note.is_empty()).then(|| note.to_owned()),
+            layer: decision.layer,
         };
         self.record(PacketKind::CallDecision, decided.to_data());
     }

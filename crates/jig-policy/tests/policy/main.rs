@@ -4,4 +4,5 @@
 #![allow(clippy::disallowed_methods)]
 
 mod decide;
+mod layers;
 mod sandbox;

@@ -130,12 +130,16 @@ pub async fn problems(State(state): State<AppState>) -> Json<Vec<jig_model::Diag
 pub struct PolicyView {
     /// `policy_hash`: recorded with every run, part of its run id.
     pub hash: String,
-    /// The policy as compiled from the manifest, defaults filled in.
+    /// The effective policy's settings: the manifest's, defaults filled in, narrowed where a
+    /// layer above the project says so. (Each layer's rules are in `report`.)
     #[schema(value_type = Object)]
     pub config: Value,
+    /// The effective policy rule by rule: the layers above the project and its own, the tools
+    /// each rule decides and what it overrode.
+    pub report: jig_policy::report::PolicyReport,
 }
 
-/// The effective policy, as compiled from the manifest.
+/// The effective policy: the manifest's beneath the layers above it.
 #[utoipa::path(get, path = "/api/policy", operation_id = "policy", tag = "project",
     responses((status = 200, body = PolicyView)))]
 pub async fn policy(State(state): State<AppState>) -> Json<PolicyView> {
@@ -143,6 +147,7 @@ pub async fn policy(State(state): State<AppState>) -> Json<PolicyView> {
     Json(PolicyView {
         hash: policy.hash().to_owned(),
         config: serde_json::to_value(policy.config()).unwrap_or_default(),
+        report: state.engine.policy_report(),
     })
 }
 

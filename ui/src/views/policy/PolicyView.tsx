@@ -1,32 +1,10 @@
 import { usePolicy } from "../../api/queries";
 import { Failure } from "../../components/Failure";
 import { JsonTree } from "../../components/JsonTree";
-import { VerdictBadge } from "../../components/Verdict";
+import { RuleTable } from "./RuleTable";
 import { WhatIf } from "./WhatIf";
 
-interface Rule {
-  action?: string;
-  risk?: string;
-  effects?: string[];
-  tools?: string[];
-  contract?: unknown;
-  min_approvers?: number;
-  default?: boolean;
-}
-
-/** What a rule matches, in words. */
-function matches(rule: Rule): string {
-  const parts = [
-    rule.risk && `risk ${rule.risk}`,
-    rule.effects?.length && `effects ${rule.effects.join("/")}`,
-    rule.tools?.length && `tools ${rule.tools.join(", ")}`,
-    rule.contract !== undefined && `contract ${JSON.stringify(rule.contract)}`,
-    rule.default && "every call (default)",
-  ].filter(Boolean);
-  return parts.length > 0 ? parts.join("; ") : "every call";
-}
-
-/** The effective policy: its hash, its governance rules in order, and every setting. */
+/** The effective policy: the layers it is made of, every rule with its layer, every setting. */
 export default function PolicyView() {
   const policy = usePolicy();
   if (policy.error)
@@ -37,49 +15,72 @@ export default function PolicyView() {
     );
   const data = policy.data;
   if (!data) return <div className="page" aria-busy="true" />;
-  const config = data.config as { rules?: Rule[] };
-  const rules = config.rules ?? [];
+  const { report } = data;
+  const above = report.layers.filter((l) => l.layer !== "project");
+  const project = report.layers.find((l) => l.layer === "project");
   return (
     <div className="page">
       <header className="page-head">
         <h1>Policy</h1>
         <span className="sub">
-          As compiled from <code>jig.yaml</code>; every run records its hash{" "}
-          <code title={data.hash}>{data.hash.slice(0, 12)}</code>.
+          The project&apos;s <code>{project?.source ?? "jig.yaml"}</code>
+          {above.length > 0 ? " beneath the layers above it" : ""}; every run records its hash{" "}
+          <code title={report.policy_hash}>{report.policy_hash.slice(0, 12)}</code>.
         </span>
       </header>
+      <section className="card" aria-labelledby="layers-title">
+        <h2 id="layers-title">Layers, strongest first</h2>
+        <ul className="layers" aria-label="Layers">
+          {report.layers.map((l) => (
+            <li key={l.layer}>
+              <span className={`layer layer-${l.layer}`}>{l.layer}</span> <code>{l.source}</code>
+            </li>
+          ))}
+        </ul>
+        {above.length === 0 && (
+          <p className="muted">
+            Only the project&apos;s policy applies. A machine&apos;s administrator can set one above
+            it in <code>/etc/jig/policy.yaml</code> (or the file <code>$JIG_MANAGED_POLICY</code>{" "}
+            names), and you your own in <code>~/.config/jig/policy.yaml</code>: the project can
+            narrow what they say and never widen it.
+          </p>
+        )}
+      </section>
       <section className="card" aria-labelledby="rules-title">
-        <h2 id="rules-title">Governance rules, first match wins</h2>
-        {rules.length === 0 ? (
-          <p className="muted">No rules: side effects are denied by default, reads are allowed.</p>
-        ) : (
-          <table className="grid" aria-label="Rules">
+        <h2 id="rules-title">Governance rules: the strictest match wins, across every layer</h2>
+        <RuleTable rules={report.rules} />
+      </section>
+      {report.settings.length > 0 && (
+        <section className="card" aria-labelledby="narrowed-title">
+          <h2 id="narrowed-title">Settings a layer above narrowed</h2>
+          <table className="grid" aria-label="Narrowed settings">
             <thead>
               <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">Matches</th>
-                <th scope="col">Action</th>
-                <th scope="col">Approvers</th>
+                <th scope="col">Setting</th>
+                <th scope="col">Layer</th>
+                <th scope="col">The project said</th>
+                <th scope="col">In effect</th>
               </tr>
             </thead>
             <tbody>
-              {rules.map((rule, i) => (
-                <tr key={i}>
-                  <td className="mono" title="in jig.yaml, under policy.rules">
-                    rules[{i}]
+              {report.settings.map((s) => (
+                <tr key={s.setting}>
+                  <td className="mono">{s.setting}</td>
+                  <td>
+                    <span className={`layer layer-${s.layer}`}>{s.layer}</span>
                   </td>
-                  <td>{matches(rule)}</td>
-                  <td>{rule.action && <VerdictBadge action={rule.action} />}</td>
-                  <td>{rule.min_approvers ?? ""}</td>
+                  <td className="mono">{JSON.stringify(s.was)}</td>
+                  <td className="mono">{JSON.stringify(s.now)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-        )}
-      </section>
+        </section>
+      )}
+      {/* The draft starts from the project's rules; the layers above hold over any draft. */}
       <WhatIf current={data.config} />
       <section className="card" aria-labelledby="settings-title">
-        <h2 id="settings-title">Every setting</h2>
+        <h2 id="settings-title">Every setting in effect</h2>
         <JsonTree value={data.config} label="Policy settings" />
       </section>
     </div>

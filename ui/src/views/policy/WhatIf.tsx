@@ -37,7 +37,8 @@ export function WhatIf({ current }: { current: unknown }) {
       <p className="muted">
         Edit the policy below (YAML or JSON, as under <code>policy:</code> in <code>jig.yaml</code>)
         and replay the latest calls: each is decided again by the draft, beside what was decided
-        then. Nothing runs and nothing is recorded; session budgets are not replayed.
+        then. The layers above the project hold over the draft as they hold over the project.
+        Nothing runs and nothing is recorded; session budgets are not replayed.
       </p>
       <label htmlFor="draft">Draft policy</label>
       <textarea
@@ -166,6 +167,9 @@ export function WhatIf({ current }: { current: unknown }) {
                   </td>
                   <td>
                     <VerdictBadge action={c.now.action} /> <code>{c.now.rule}</code>
+                    {c.now.layer && c.now.layer !== "project" && (
+                      <span className={`layer layer-${c.now.layer}`}>{c.now.layer}</span>
+                    )}
                     <div className="muted">
                       <Inline text={c.now.reason} />
                     </div>

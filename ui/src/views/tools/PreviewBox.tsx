@@ -84,6 +84,12 @@ export function PreviewBox({
         <strong>If you run it now:</strong> <VerdictBadge action={decision.action} />
         <span>
           by rule <code>{decision.rule}</code>
+          {decision.layer && decision.layer !== "project" && (
+            <>
+              {" "}
+              of the <span className={`layer layer-${decision.layer}`}>{decision.layer}</span> layer
+            </>
+          )}
         </span>
       </div>
       <div>

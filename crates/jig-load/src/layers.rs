@@ -1,0 +1,129 @@
+//! Reading the policy layers above the project: the machine's (`$JIG_MANAGED_POLICY`, else
+//! `/etc/jig/policy.yaml`) and the person's (`$XDG_CONFIG_HOME/jig/policy.yaml`, by default
+//! `~/.config/jig/policy.yaml`). Both live outside the project, so nothing the governed
+//! repository contains can write or choose them. A layer that is absent is no layer; one that
+//! is there and cannot be read or is not valid stops Jig (fail closed): falling back to the
+//! project's word would hand the governed the governor's pen.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use jig_model::Diagnostic;
+use jig_model::diagnostic::codes;
+use jig_model::file_schemas::FileFormat;
+use jig_model::policy::{LAYER_KEYS, LayerKind, PolicyLayerFile};
+use serde_json::Value;
+
+use crate::located::Located;
+use crate::yaml;
+
+/// The variable naming the machine layer's file (tests, and machines that keep it elsewhere).
+pub const MANAGED_POLICY_VAR: &str = "JIG_MANAGED_POLICY";
+
+/// The machine layer's file when `$JIG_MANAGED_POLICY` is not set.
+pub const MACHINE_POLICY: &str = "/etc/jig/policy.yaml";
+
+/// A layer as read from its file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerRead {
+    /// Which layer.
+    pub kind: LayerKind,
+    /// The file.
+    pub path: PathBuf,
+    /// Its contents.
+    pub file: PolicyLayerFile,
+    /// Its `policy:` as written (which settings it speaks to).
+    pub said: Value,
+}
+
+/// Where this process finds each layer above the project, and whether it must be there.
+pub fn layer_paths() -> Vec<(LayerKind, PathBuf, bool)> {
+    let mut paths = Vec::new();
+    match std::env::var_os(MANAGED_POLICY_VAR).filter(|v| !v.is_empty()) {
+        // Named: it must be there — a machine that says where its policy is and lost it must
+        // not run on the project's word.
+        Some(named) => paths.push((LayerKind::Machine, PathBuf::from(named), true)),
+        None => paths.push((LayerKind::Machine, PathBuf::from(MACHINE_POLICY), false)),
+    }
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")));
+    if let Some(config) = config {
+        paths.push((LayerKind::Person, config.join("jig").join("policy.yaml"), false));
+    }
+    paths
+}
+
+/// Every layer above the project that this process is under, strongest first.
+pub fn read_layers() -> Result<Vec<LayerRead>, Vec<Diagnostic>> {
+    let mut layers = Vec::new();
+    let mut problems = Vec::new();
+    for (kind, path, required) in layer_paths() {
+        match read_layer(kind, &path, required) {
+            Ok(Some(layer)) => layers.push(layer),
+            Ok(None) => {}
+            Err(mut found) => problems.append(&mut found),
+        }
+    }
+    if problems.is_empty() { Ok(layers) } else { Err(problems) }
+}
+
+/// The layer `kind` in `path`: `None` when the file is absent and not `required`.
+pub fn read_layer(
+    kind: LayerKind,
+    path: &Path,
+    required: bool,
+) -> Result<Option<LayerRead>, Vec<Diagnostic>> {
+    let display = path.display().to_string();
+    let caps = yaml::Caps::DEFAULT;
+    let problem = |message: String| {
+        vec![Diagnostic::error(codes::POLICY, message).in_file(display.clone()).with_hint(format!(
+            "the {kind} policy layer must be readable and valid, or absent; Jig does not run on the project's policy alone when a layer above cannot be read"
+        ))]
+    };
+    let text = match read_capped(path, caps.max_bytes) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
+        Err(e) => return Err(problem(format!("the {kind} policy layer cannot be read: {e}"))),
+    };
+    let doc = yaml::parse(&text, &caps).map_err(|e| {
+        let mut diagnostic = Diagnostic::error(e.code, e.message).in_file(display.clone());
+        if let Some(pos) = e.pos {
+            diagnostic = diagnostic.at_line(pos.line, pos.column);
+        }
+        vec![diagnostic]
+    })?;
+    let located = Located { display: display.clone(), doc: Arc::new(doc) };
+    let file: PolicyLayerFile = crate::shape::check(&located, FileFormat::PolicyLayer)?;
+    let said = located.doc.value.get("policy").cloned().unwrap_or(Value::Null);
+    let mut found = crate::policy_check::check(&file.policy, &located);
+    if let Value::Object(keys) = &said {
+        for key in keys.keys().filter(|key| !LAYER_KEYS.contains(&key.as_str())) {
+            let message = format!(
+                "`policy.{key}` is the project's to set; a layer above may set {}",
+                LAYER_KEYS.map(|k| format!("`{k}`")).join(", ")
+            );
+            found.push(
+                located
+                    .at_key(Diagnostic::error(codes::POLICY, message), &format!("/policy/{key}")),
+            );
+        }
+    }
+    if found.iter().any(|d| d.severity == jig_model::Severity::Error) {
+        return Err(found);
+    }
+    Ok(Some(LayerRead { kind, path: path.to_path_buf(), file, said }))
+}
+
+/// The file's text, refusing one larger than `max_bytes`.
+fn read_capped(path: &Path, max_bytes: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let file = fs_err::File::open(path)?;
+    let mut text = String::new();
+    file.take(max_bytes + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > max_bytes {
+        return Err(std::io::Error::other(format!("larger than {max_bytes} bytes")));
+    }
+    Ok(text)
+}
