@@ -3,7 +3,6 @@
 
 use jig_load::Snapshot;
 use jig_policy::Policy;
-use jig_policy::layers::Layer;
 use jig_policy::report::PolicyReport;
 
 use crate::{Engine, EngineError};
@@ -13,12 +12,8 @@ use crate::{Engine, EngineError};
 /// "Layers"). A layer that cannot be read failed the load already: Jig never runs on the
 /// project's word alone.
 pub fn compile(snapshot: &Snapshot) -> Result<Policy, EngineError> {
-    let above = snapshot
-        .layers()
-        .iter()
-        .map(|l| Layer::new(l.kind, l.path.display().to_string(), l.file.clone(), l.said.clone()))
-        .collect();
-    Ok(Policy::layered(snapshot.policy().cloned().unwrap_or_default(), above)?)
+    let project = snapshot.policy().cloned().unwrap_or_default();
+    Ok(Policy::layered(project, snapshot.layers().to_vec())?)
 }
 
 /// The effective `policy` over `snapshot`'s tools, rule by rule, each with its layer.

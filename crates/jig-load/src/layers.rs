@@ -11,10 +11,11 @@ use std::sync::Arc;
 use jig_model::Diagnostic;
 use jig_model::diagnostic::codes;
 use jig_model::file_schemas::FileFormat;
-use jig_model::policy::{LAYER_KEYS, LayerKind, PolicyLayerFile};
+use jig_model::policy::{LAYER_KEYS, Layer, LayerKind, PolicyLayerFile};
 use serde_json::Value;
 
 use crate::located::Located;
+use crate::vfs::{DiskFs, ReadError, Vfs};
 use crate::yaml;
 
 /// The variable naming the machine layer's file (tests, and machines that keep it elsewhere).
@@ -22,19 +23,6 @@ pub const MANAGED_POLICY_VAR: &str = "JIG_MANAGED_POLICY";
 
 /// The machine layer's file when `$JIG_MANAGED_POLICY` is not set.
 pub const MACHINE_POLICY: &str = "/etc/jig/policy.yaml";
-
-/// A layer as read from its file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LayerRead {
-    /// Which layer.
-    pub kind: LayerKind,
-    /// The file.
-    pub path: PathBuf,
-    /// Its contents.
-    pub file: PolicyLayerFile,
-    /// Its `policy:` as written (which settings it speaks to).
-    pub said: Value,
-}
 
 /// Where this process finds each layer above the project, and whether it must be there.
 pub fn layer_paths() -> Vec<(LayerKind, PathBuf, bool)> {
@@ -56,7 +44,7 @@ pub fn layer_paths() -> Vec<(LayerKind, PathBuf, bool)> {
 }
 
 /// Every layer above the project that this process is under, strongest first.
-pub fn read_layers() -> Result<Vec<LayerRead>, Vec<Diagnostic>> {
+pub fn read_layers() -> Result<Vec<Layer>, Vec<Diagnostic>> {
     let mut layers = Vec::new();
     let mut problems = Vec::new();
     for (kind, path, required) in layer_paths() {
@@ -74,7 +62,7 @@ pub fn read_layer(
     kind: LayerKind,
     path: &Path,
     required: bool,
-) -> Result<Option<LayerRead>, Vec<Diagnostic>> {
+) -> Result<Option<Layer>, Vec<Diagnostic>> {
     let display = path.display().to_string();
     let caps = yaml::Caps::DEFAULT;
     let problem = |message: String| {
@@ -82,10 +70,22 @@ pub fn read_layer(
             "the {kind} policy layer must be readable and valid, or absent; Jig does not run on the project's policy alone when a layer above cannot be read"
         ))]
     };
-    let text = match read_capped(path, caps.max_bytes) {
+    // The file is the administrator's or the person's, outside any project: a link to where
+    // their configuration management keeps it is followed, then read as every file the loader
+    // reads (a regular file, capped, never blocking on a FIFO).
+    let read = fs_err::canonicalize(path)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => ReadError::NotFound,
+            _ => ReadError::Io(e.to_string()),
+        })
+        .and_then(|real| DiskFs.read(&real, caps.max_bytes));
+    let text = match read {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
-        Err(e) => return Err(problem(format!("the {kind} policy layer cannot be read: {e}"))),
+        Err(ReadError::NotFound) if !required => return Ok(None),
+        Err(e) => {
+            let why = crate::refs::read_error(e, &display, &caps).message;
+            return Err(problem(format!("the {kind} policy layer cannot be read: {why}")));
+        }
     };
     let doc = yaml::parse(&text, &caps).map_err(|e| {
         let mut diagnostic = Diagnostic::error(e.code, e.message).in_file(display.clone());
@@ -113,17 +113,5 @@ pub fn read_layer(
     if found.iter().any(|d| d.severity == jig_model::Severity::Error) {
         return Err(found);
     }
-    Ok(Some(LayerRead { kind, path: path.to_path_buf(), file, said }))
-}
-
-/// The file's text, refusing one larger than `max_bytes`.
-fn read_capped(path: &Path, max_bytes: u64) -> std::io::Result<String> {
-    use std::io::Read;
-    let file = fs_err::File::open(path)?;
-    let mut text = String::new();
-    file.take(max_bytes + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > max_bytes {
-        return Err(std::io::Error::other(format!("larger than {max_bytes} bytes")));
-    }
-    Ok(text)
+    Ok(Some(Layer::new(kind, display, file, said)))
 }

@@ -15,7 +15,8 @@ use std::path::Path;
 
 use jig_model::{Diagnostic, Severity};
 
-use crate::vfs::STD_ROOT;
+use crate::vfs::{DiskFs, STD_ROOT, Vfs as _};
+use crate::yaml::Caps;
 
 /// Render `diagnostics` (file names relative to `root`) as text, with ANSI colours when `color`.
 pub fn render(diagnostics: &[Diagnostic], root: &Path, color: bool) -> String {
@@ -72,7 +73,10 @@ fn read_source(root: &Path, file: &str) -> Option<String> {
     if file.starts_with(STD_ROOT) {
         return None;
     }
-    fs_err::read_to_string(root.join(file)).ok()
+    // Through the loader's own read: a regular file, capped, and a FIFO or device named in a
+    // diagnostic is skipped at once instead of holding the report up.
+    let real = fs_err::canonicalize(root.join(file)).ok()?;
+    DiskFs.read(&real, Caps::DEFAULT.max_bytes).ok().map(|t| t.to_string())
 }
 
 /// Underline the token at `column`: up to the next space (or the whole rest for a quoted

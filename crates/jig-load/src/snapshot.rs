@@ -100,7 +100,7 @@ pub struct Snapshot {
     /// The root manifest's upstream MCP servers that are valid, by name.
     pub(crate) mcp_servers: BTreeMap<String, UpstreamServer>,
     /// The policy layers above the project this process is under, strongest first.
-    pub(crate) layers: Vec<crate::layers::LayerRead>,
+    pub(crate) layers: Vec<jig_model::policy::Layer>,
 }
 
 /// An upstream MCP server of the project (`mcp_servers:`): how Jig starts it, and the hash its
@@ -251,7 +251,7 @@ impl Snapshot {
     }
 
     /// The policy layers above the project (machine, person), strongest first, as read with it.
-    pub fn layers(&self) -> &[crate::layers::LayerRead] {
+    pub fn layers(&self) -> &[jig_model::policy::Layer] {
         &self.layers
     }
 

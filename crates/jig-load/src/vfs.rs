@@ -69,7 +69,12 @@ impl Vfs for DiskFs {
         use std::io::Read as _;
         use std::os::unix::fs::OpenOptionsExt as _;
         // One open (not following a link) and one fstat: no separate lookups of the path.
-        let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path);
+        // Non-blocking: opening a FIFO put where a file is expected must not wait for a writer
+        // (the fstat below then refuses it); a regular file reads as always.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path);
         let mut file = match file {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadError::NotFound),

@@ -26,7 +26,7 @@ mod layer;
 mod mcp;
 mod plans;
 
-pub use layer::{LAYER_KEYS, LayerKind, PolicyLayerFile, ProjectLimits, ToolMatch};
+pub use layer::{LAYER_KEYS, Layer, LayerKind, PolicyLayerFile, ProjectLimits, ToolMatch};
 pub use mcp::{McpPolicy, McpResource};
 pub use plans::{DockerEngine, DockerTls, HybridRuntime, PlansPolicy, SlurmCluster};
 

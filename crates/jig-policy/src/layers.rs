@@ -5,48 +5,12 @@
 //! where the layer above speaks to it — a layer that says nothing of the sandbox leaves the
 //! project's sandbox as the project wrote it.
 
+pub use jig_model::policy::Layer;
 use jig_model::policy::{
-    Durability, LayerKind, PolicyConfig, PolicyLayerFile, ProcessNetwork, SandboxEnforcement,
-    SessionBudgets,
+    Durability, LayerKind, PolicyConfig, ProcessNetwork, SandboxEnforcement, SessionBudgets,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
-
-/// One layer above the project, as read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Layer {
-    /// Which.
-    pub kind: LayerKind,
-    /// Where it was read from: a file, or the team's store.
-    pub source: String,
-    /// Its contents.
-    pub file: PolicyLayerFile,
-    /// Its `policy:` as written: which settings it speaks to (a default it did not write is
-    /// no word of its own).
-    pub said: Value,
-}
-
-impl Layer {
-    /// A layer of `kind` read from `source`, whose `policy:` was written as `said`.
-    pub fn new(
-        kind: LayerKind,
-        source: impl Into<String>,
-        file: PolicyLayerFile,
-        said: Value,
-    ) -> Self {
-        Self { kind, source: source.into(), file, said }
-    }
-
-    /// Whether the layer wrote the setting at `pointer` (`/network/allowed_domains`).
-    pub fn says(&self, pointer: &str) -> bool {
-        self.said.pointer(pointer).is_some()
-    }
-
-    /// The name its `rules[i]` goes by in decisions and the record: `machine:rules[0]`.
-    pub fn rule_name(&self, index: usize) -> String {
-        format!("{}:rules[{index}]", self.kind)
-    }
-}
 
 /// A setting of the project's a layer above narrowed: what `jig policy show` reports as
 /// overridden.
@@ -215,6 +179,7 @@ fn beneath(grant: &str, bound: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jig_model::policy::PolicyLayerFile;
 
     fn layer(yaml: Value) -> Layer {
         let file: PolicyLayerFile =

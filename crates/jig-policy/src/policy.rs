@@ -130,11 +130,15 @@ impl Policy {
         {
             project = limited;
         }
-        let above = self.layers().filter_map(|layer| governance::govern_above(layer, tool));
-        above.chain(std::iter::once(project)).reduce(Decision::strictest).unwrap_or_else(|| {
-            // Unreachable: the chain holds the project's decision.
-            Decision::deny("policy", "no decision")
-        })
+        // Strongest first, so a tie keeps the stronger layer's name.
+        match self
+            .layers()
+            .filter_map(|layer| governance::govern_above(layer, tool))
+            .reduce(Decision::strictest)
+        {
+            Some(above) => above.strictest(project),
+            None => project,
+        }
     }
 
     /// The project's own governance alone, as if no layer were above it: what a layer's

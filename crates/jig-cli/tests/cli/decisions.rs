@@ -11,13 +11,7 @@ use crate::{jig, stderr, stdout_json};
 
 /// The `approval.decided` packets of the record, oldest first.
 fn decisions(root: &Path) -> Vec<Value> {
-    let export = jig(root, &["audit", "export"]);
-    assert_eq!(export.status.code(), Some(0), "{}", stderr(&export));
-    String::from_utf8_lossy(&export.stdout)
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
-        .filter(|packet| packet["kind"] == "approval.decided")
-        .collect()
+    crate::packets_of(root, &[], "approval.decided")
 }
 
 /// The last decision's verdict, who made it and who asserted that name.

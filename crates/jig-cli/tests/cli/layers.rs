@@ -41,13 +41,8 @@ const WRITE: &str = r#"{"path": "out.txt", "content": "from the clone\n"}"#;
 
 /// The `tool.call.decision` packets of the record.
 fn decisions(root: &Path, env: &[(&'static str, String)]) -> Vec<Value> {
-    let export = run(root, env, &["audit", "export"]);
-    assert_eq!(export.status.code(), Some(0), "{}", stderr(&export));
-    String::from_utf8_lossy(&export.stdout)
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
-        .filter(|packet| packet["kind"] == "tool.call.decision")
-        .collect()
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    crate::packets_of(root, &env, "tool.call.decision")
 }
 
 #[test]
@@ -149,8 +144,13 @@ fn a_layer_that_cannot_be_read_stops_jig_naming_its_file() {
         ("plans.yaml", Some("policy:\n  plans: {}\n"), "`policy.plans` is the project's to set"),
         ("wrong.yaml", Some("policy:\n  rules: [{ action: maybe }]\n"), ""),
         ("a-directory", None, "cannot be read"),
+        ("a-fifo", None, "not a regular file"),
     ];
     std::fs::create_dir(layers.path().join("a-directory")).expect("mkdir");
+    // A FIFO where the file should be: refused at once, never waited on.
+    let fifo = layers.path().join("a-fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
     for (name, text, says) in cases {
         let path = layers.path().join(name);
         if let Some(text) = text {

@@ -52,6 +52,18 @@ pub fn jig_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .expect("run jig")
 }
 
+/// The packets of `kind` in the project's record (`jig audit export`, with `env` set), oldest
+/// first.
+pub fn packets_of(dir: &Path, env: &[(&str, &str)], kind: &str) -> Vec<Value> {
+    let export = jig_env(dir, &["audit", "export"], env);
+    assert_eq!(export.status.code(), Some(0), "{}", stderr(&export));
+    String::from_utf8_lossy(&export.stdout)
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
+        .filter(|packet| packet["kind"] == kind)
+        .collect()
+}
+
 /// The repository root.
 pub fn repo() -> PathBuf {
     Path::new(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR").as_str())

@@ -167,9 +167,7 @@ impl Call<'_> {
         let error = ResponseError {
             code: ErrorCode::Policy,
             message: format!("`{}` needs approval: {}", tool.id, decision.reason),
-            details: Some(
-                json!({ "approval_id": id, "rule": decision.rule, "reason": decision.reason, "layer": decision.layer }),
-            ),
+            details: Some(details(decision, Some(&id))),
         };
         let response = self.response(false, Value::Null, vec![error], false);
         match self.commit_answer(&response).await {
@@ -294,13 +292,20 @@ impl Call<'_> {
         } else {
             ErrorCode::Policy
         };
-        let error = ToolError::new(
-            code,
-            format!("`{}` is not allowed: {}", tool.id, decision.reason),
-        )
-        .with_details(
-            json!({ "rule": decision.rule, "reason": decision.reason, "layer": decision.layer }),
-        );
+        let error =
+            ToolError::new(code, format!("`{}` is not allowed: {}", tool.id, decision.reason))
+                .with_details(details(decision, None));
         self.fail(error, RunState::Denied).await
     }
+}
+
+/// What a refused or waiting call's error says of its decision (`details`): the rule, why, the
+/// layer it came from and, while it waits, the approval.
+fn details(decision: &Decision, approval: Option<&ApprovalId>) -> Value {
+    let mut details =
+        json!({ "rule": decision.rule, "reason": decision.reason, "layer": decision.layer });
+    if let Some(id) = approval {
+        details["approval_id"] = json!(id);
+    }
+    details
 }

@@ -5,6 +5,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::PolicyConfig;
 
@@ -61,6 +62,42 @@ impl LayerKind {
 impl std::fmt::Display for LayerKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// One layer above the project, as read: what the loader hands on and the policy weighs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layer {
+    /// Which.
+    pub kind: LayerKind,
+    /// Where it was read from: a file, or the team's store.
+    pub source: String,
+    /// Its contents.
+    pub file: PolicyLayerFile,
+    /// Its `policy:` as written: which settings it speaks to (a default it did not write is
+    /// no word of its own).
+    pub said: Value,
+}
+
+impl Layer {
+    /// A layer of `kind` read from `source`, whose `policy:` was written as `said`.
+    pub fn new(
+        kind: LayerKind,
+        source: impl Into<String>,
+        file: PolicyLayerFile,
+        said: Value,
+    ) -> Self {
+        Self { kind, source: source.into(), file, said }
+    }
+
+    /// Whether the layer wrote the setting at `pointer` (`/network/allowed_domains`).
+    pub fn says(&self, pointer: &str) -> bool {
+        self.said.pointer(pointer).is_some()
+    }
+
+    /// The name its `rules[i]` goes by in decisions and the record: `machine:rules[0]`.
+    pub fn rule_name(&self, index: usize) -> String {
+        format!("{}:rules[{index}]", self.kind)
     }
 }
 
